@@ -1,0 +1,64 @@
+# ai-training: the two commands of the README, and friends.
+#   make run           install what is missing, build, run the bundled program
+#   make test          install what is missing, build, run the whole test suite (ctest)
+#   make check-intree  build and test the module inside an ns-3.37 source tree (Debian's source)
+#   make format        clang-format every C++ file;  make check-format  fail if one is not
+#   make sample        regenerate the sample pcap in traces/ from the demo
+# Work on a fresh Debian 12 machine: packages come from apt (sudo when not root).
+
+SHELL      := /bin/bash
+BUILD      ?= build
+BUILD_TYPE ?= Release
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+OUT        ?= out
+RUN_ARGS   ?=
+SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+# Everything the standalone build, its tests, plots and pcap checks need.
+PKGS := cmake g++ make python3 libns3-dev libboost-dev libgtest-dev tshark gnuplot-nox
+
+.PHONY: all deps configure build run test check-intree format check-format sample clean
+
+all: build
+
+deps:
+	@missing=""; \
+	for p in $(PKGS); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "== installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || \
+	    { echo "apt-get install of$$missing failed"; exit 1; }; \
+	fi
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+
+configure: deps $(BUILD)/CMakeCache.txt
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	./$(BUILD)/roce-link-demo --OutDir=$(OUT) $(RUN_ARGS)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+check-intree:
+	bash cmake/check-intree.sh
+
+format:
+	clang-format -i $$(git ls-files '*.cc' '*.h')
+
+check-format:
+	clang-format --dry-run -Werror $$(git ls-files '*.cc' '*.h')
+
+sample: build
+	./$(BUILD)/roce-link-demo --OutDir=$(BUILD)/sample >/dev/null
+	cp $(BUILD)/sample/roce-link-demo-0-0.pcap traces/
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,133 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-link-helper.h"
+
+#include "ns3/config.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/packet.h"
+#include "ns3/roce-channel.h"
+#include "ns3/roce-net-device.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceLinkHelper");
+
+RoceLinkHelper::RoceLinkHelper()
+{
+    m_deviceFactory.SetTypeId("ns3::RoceNetDevice");
+    m_channelFactory.SetTypeId("ns3::RoceChannel");
+}
+
+RoceLinkHelper::~RoceLinkHelper() = default;
+
+void
+RoceLinkHelper::SetDeviceAttribute(std::string name, const AttributeValue& value)
+{
+    m_deviceFactory.Set(name, value);
+}
+
+void
+RoceLinkHelper::SetChannelAttribute(std::string name, const AttributeValue& value)
+{
+    m_channelFactory.Set(name, value);
+}
+
+NetDeviceContainer
+RoceLinkHelper::Install(NodeContainer c)
+{
+    if (c.GetN() != 2)
+    {
+        NS_FATAL_ERROR("RoceLinkHelper::Install: a cable connects 2 nodes, the container has "
+                       << c.GetN());
+    }
+    return Install(c.Get(0), c.Get(1));
+}
+
+NetDeviceContainer
+RoceLinkHelper::Install(Ptr<Node> a, Ptr<Node> b)
+{
+    NS_ABORT_MSG_IF(!a || !b, "RoceLinkHelper::Install: null node");
+    NetDeviceContainer devices;
+    Ptr<RoceChannel> channel = m_channelFactory.Create<RoceChannel>();
+    for (Ptr<Node> node : {a, b})
+    {
+        Ptr<RoceNetDevice> dev = m_deviceFactory.Create<RoceNetDevice>();
+        dev->SetAddress(Mac48Address::Allocate());
+        node->AddDevice(dev);
+        dev->Attach(channel);
+        devices.Add(dev);
+    }
+    return devices;
+}
+
+void
+RoceLinkHelper::EnablePcapInternal(std::string prefix,
+                                   Ptr<NetDevice> nd,
+                                   bool promiscuous,
+                                   bool explicitFilename)
+{
+    Ptr<RoceNetDevice> device = nd->GetObject<RoceNetDevice>();
+    if (!device)
+    {
+        NS_LOG_INFO("RoceLinkHelper::EnablePcapInternal(): device " << nd
+                                                                    << " is not a RoceNetDevice");
+        return;
+    }
+    PcapHelper pcapHelper;
+    std::string filename = explicitFilename ? prefix : pcapHelper.GetFilenameFromDevice(prefix, nd);
+    Ptr<PcapFileWrapper> file =
+        pcapHelper.CreateFile(filename, std::ios::out, PcapHelper::DLT_EN10MB);
+    pcapHelper.HookDefaultSink<RoceNetDevice>(device,
+                                              promiscuous ? "PromiscSniffer" : "Sniffer",
+                                              file);
+}
+
+void
+RoceLinkHelper::EnableAsciiInternal(Ptr<OutputStreamWrapper> stream,
+                                    std::string prefix,
+                                    Ptr<NetDevice> nd,
+                                    bool explicitFilename)
+{
+    Ptr<RoceNetDevice> device = nd->GetObject<RoceNetDevice>();
+    if (!device)
+    {
+        NS_LOG_INFO("RoceLinkHelper::EnableAsciiInternal(): device " << nd
+                                                                     << " is not a RoceNetDevice");
+        return;
+    }
+    Packet::EnablePrinting();
+    AsciiTraceHelper ascii;
+    if (!stream)
+    {
+        // One file per device: no context needed. "+" accepted, "-" on the wire, "d" dropped,
+        // "r" received.
+        std::string filename =
+            explicitFilename ? prefix : ascii.GetFilenameFromDevice(prefix, device);
+        Ptr<OutputStreamWrapper> s = ascii.CreateFileStream(filename);
+        ascii.HookDefaultEnqueueSinkWithoutContext<RoceNetDevice>(device, "MacTx", s);
+        ascii.HookDefaultDequeueSinkWithoutContext<RoceNetDevice>(device, "PhyTxBegin", s);
+        ascii.HookDefaultDropSinkWithoutContext<RoceNetDevice>(device, "MacTxDrop", s);
+        ascii.HookDefaultDropSinkWithoutContext<RoceNetDevice>(device, "PhyRxDrop", s);
+        ascii.HookDefaultReceiveSinkWithoutContext<RoceNetDevice>(device, "MacRx", s);
+        return;
+    }
+    // A shared stream: connect by path so that every line carries its context.
+    std::ostringstream path;
+    path << "/NodeList/" << nd->GetNode()->GetId() << "/DeviceList/" << nd->GetIfIndex()
+         << "/$ns3::RoceNetDevice/";
+    Config::Connect(path.str() + "MacTx",
+                    MakeBoundCallback(&AsciiTraceHelper::DefaultEnqueueSinkWithContext, stream));
+    Config::Connect(path.str() + "PhyTxBegin",
+                    MakeBoundCallback(&AsciiTraceHelper::DefaultDequeueSinkWithContext, stream));
+    Config::Connect(path.str() + "MacTxDrop",
+                    MakeBoundCallback(&AsciiTraceHelper::DefaultDropSinkWithContext, stream));
+    Config::Connect(path.str() + "PhyRxDrop",
+                    MakeBoundCallback(&AsciiTraceHelper::DefaultDropSinkWithContext, stream));
+    Config::Connect(path.str() + "MacRx",
+                    MakeBoundCallback(&AsciiTraceHelper::DefaultReceiveSinkWithContext, stream));
+}
+
+} // namespace ns3

@@ -1,0 +1,131 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-channel.h"
+
+#include "roce-net-device.h"
+
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/packet.h"
+#include "ns3/simulator.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceChannel");
+
+NS_OBJECT_ENSURE_REGISTERED(RoceChannel);
+
+TypeId
+RoceChannel::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RoceChannel")
+            .SetParent<Channel>()
+            .SetGroupName("AiTraining")
+            .AddConstructor<RoceChannel>()
+            .AddAttribute("Delay",
+                          "One-way propagation delay of the cable (e.g. 5 ns per metre of fibre).",
+                          TimeValue(NanoSeconds(1000)),
+                          MakeTimeAccessor(&RoceChannel::SetDelay, &RoceChannel::GetDelay),
+                          MakeTimeChecker());
+    return tid;
+}
+
+RoceChannel::RoceChannel()
+    : m_nDevices(0)
+{
+    NS_LOG_FUNCTION(this);
+}
+
+RoceChannel::~RoceChannel()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+RoceChannel::DoDispose()
+{
+    m_dev[0] = nullptr;
+    m_dev[1] = nullptr;
+    m_nDevices = 0;
+    Channel::DoDispose();
+}
+
+void
+RoceChannel::SetDelay(Time delay)
+{
+    if (delay.IsStrictlyNegative())
+    {
+        NS_FATAL_ERROR("RoceChannel: Delay " << delay.As(Time::NS)
+                                             << " is negative (allowed: >= 0 ns)");
+    }
+    m_delay = delay;
+}
+
+Time
+RoceChannel::GetDelay() const
+{
+    return m_delay;
+}
+
+void
+RoceChannel::Attach(Ptr<RoceNetDevice> device)
+{
+    NS_LOG_FUNCTION(this << device);
+    NS_ABORT_MSG_IF(!device, "RoceChannel::Attach: null device");
+    if (m_nDevices >= 2)
+    {
+        NS_FATAL_ERROR("RoceChannel::Attach: a point-to-point cable has two ends; a third device "
+                       "cannot be attached");
+    }
+    m_dev[m_nDevices++] = device;
+}
+
+void
+RoceChannel::TransmitStart(Ptr<Packet> frame, Ptr<RoceNetDevice> src, Time txTime)
+{
+    NS_LOG_FUNCTION(this << frame << src << txTime);
+    Ptr<RoceNetDevice> dst = (src == m_dev[0]) ? m_dev[1] : m_dev[0];
+    if (!dst)
+    {
+        return; // an unconnected end: the frame leaves into nowhere
+    }
+    Simulator::ScheduleWithContext(dst->GetNode()->GetId(),
+                                   txTime + m_delay,
+                                   &RoceNetDevice::Receive,
+                                   dst,
+                                   frame);
+}
+
+Ptr<RoceNetDevice>
+RoceChannel::GetPeer(Ptr<const RoceNetDevice> device) const
+{
+    if (device == m_dev[0])
+    {
+        return m_dev[1];
+    }
+    if (device == m_dev[1])
+    {
+        return m_dev[0];
+    }
+    return nullptr;
+}
+
+std::size_t
+RoceChannel::GetNDevices() const
+{
+    return m_nDevices;
+}
+
+Ptr<NetDevice>
+RoceChannel::GetDevice(std::size_t i) const
+{
+    NS_ABORT_MSG_IF(i >= m_nDevices,
+                    "RoceChannel::GetDevice: index " << i << " out of range (the cable has "
+                                                     << m_nDevices << " devices)");
+    return m_dev[i];
+}
+
+} // namespace ns3

@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#include "roce-icrc-trailer.h"
+
+#include "ns3/crc32.h"
+#include "ns3/log.h"
+
+#include <cstring>
+#include <iomanip>
+#include <vector>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceIcrcTrailer");
+
+NS_OBJECT_ENSURE_REGISTERED(RoceIcrcTrailer);
+
+namespace
+{
+
+/// Bytes of 0xFF that stand for the (masked) LRH in front of the IP header.
+constexpr uint32_t ICRC_PREFIX = 8;
+/// UDP header bytes.
+constexpr uint32_t UDP_HEADER = 8;
+/// BTH bytes.
+constexpr uint32_t BTH_HEADER = 12;
+
+/**
+ * \brief Per-thread scratch buffer, grown to the largest packet seen and then reused.
+ * \param size bytes needed
+ * \return a buffer of at least \p size bytes
+ */
+uint8_t*
+Scratch(uint32_t size)
+{
+    thread_local std::vector<uint8_t> buffer;
+    if (buffer.size() < size)
+    {
+        buffer.resize(size);
+    }
+    return buffer.data();
+}
+
+} // namespace
+
+RoceIcrcTrailer::RoceIcrcTrailer()
+    : m_icrc(0)
+{
+}
+
+TypeId
+RoceIcrcTrailer::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RoceIcrcTrailer")
+                            .SetParent<Trailer>()
+                            .SetGroupName("AiTraining")
+                            .AddConstructor<RoceIcrcTrailer>();
+    return tid;
+}
+
+TypeId
+RoceIcrcTrailer::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+void
+RoceIcrcTrailer::Print(std::ostream& os) const
+{
+    std::ios_base::fmtflags flags = os.flags();
+    os << "icrc=0x" << std::hex << std::setw(8) << std::setfill('0') << m_icrc;
+    os.flags(flags);
+}
+
+uint32_t
+RoceIcrcTrailer::GetSerializedSize() const
+{
+    return SIZE;
+}
+
+void
+RoceIcrcTrailer::Serialize(Buffer::Iterator end) const
+{
+    end.Prev(SIZE);
+    end.WriteHtolsbU32(m_icrc); // little-endian, whatever the host byte order
+}
+
+uint32_t
+RoceIcrcTrailer::Deserialize(Buffer::Iterator end)
+{
+    end.Prev(SIZE);
+    m_icrc = end.ReadLsbtohU32();
+    return SIZE;
+}
+
+void
+RoceIcrcTrailer::SetIcrc(uint32_t icrc)
+{
+    m_icrc = icrc;
+}
+
+uint32_t
+RoceIcrcTrailer::GetIcrc() const
+{
+    return m_icrc;
+}
+
+void
+RoceIcrcTrailer::CalcIcrc(Ptr<const Packet> ipPacketWithoutIcrc)
+{
+    m_icrc = Compute(ipPacketWithoutIcrc);
+}
+
+uint32_t
+RoceIcrcTrailer::MaskAndCompute(uint8_t* buf,
+                                uint32_t ipLength,
+                                uint32_t available,
+                                const char* where)
+{
+    const uint32_t trailer = available - ipLength;
+    uint8_t* ip = buf + ICRC_PREFIX;
+    if (available < 20 + UDP_HEADER + BTH_HEADER + trailer)
+    {
+        NS_FATAL_ERROR("RoceIcrcTrailer::"
+                       << where << ": packet of " << available
+                       << " bytes is too short for IPv4 (20) + UDP (8) + BTH (12)"
+                       << (trailer != 0 ? " + ICRC (4)" : "") << " (need at least "
+                       << 20 + UDP_HEADER + BTH_HEADER + trailer << ")");
+    }
+    const unsigned version = ip[0] >> 4;
+    if (version != 4)
+    {
+        NS_FATAL_ERROR("RoceIcrcTrailer::" << where << ": IP version " << version
+                                           << " is not supported (allowed: 4, IPv4)");
+    }
+    const uint32_t ihl = (ip[0] & 0x0fu) * 4u;
+    if (ihl < 20)
+    {
+        NS_FATAL_ERROR("RoceIcrcTrailer::" << where << ": IPv4 header length " << ihl
+                                           << " bytes is invalid (allowed 20..60)");
+    }
+    if (available < ihl + UDP_HEADER + BTH_HEADER + trailer)
+    {
+        NS_FATAL_ERROR("RoceIcrcTrailer::"
+                       << where << ": packet of " << available << " bytes is too short for IPv4 ("
+                       << ihl << ") + UDP (8) + BTH (12)" << (trailer != 0 ? " + ICRC (4)" : "")
+                       << " (need at least " << ihl + UDP_HEADER + BTH_HEADER + trailer << ")");
+    }
+    std::memset(buf, 0xff, ICRC_PREFIX);
+    ip[1] = 0xff;  // TOS (DSCP + ECN)
+    ip[8] = 0xff;  // TTL
+    ip[10] = 0xff; // header checksum
+    ip[11] = 0xff;
+    uint8_t* udp = ip + ihl;
+    udp[6] = 0xff; // UDP checksum
+    udp[7] = 0xff;
+    uint8_t* bth = udp + UDP_HEADER;
+    bth[4] = 0xff; // resv8a (FECN/BECN)
+    return CRC32Calculate(buf, static_cast<int>(ICRC_PREFIX + ipLength));
+}
+
+uint32_t
+RoceIcrcTrailer::Compute(const uint8_t* ipPacket, uint32_t length)
+{
+    NS_LOG_FUNCTION(static_cast<const void*>(ipPacket) << length);
+    if (ipPacket == nullptr)
+    {
+        NS_FATAL_ERROR("RoceIcrcTrailer::Compute: null packet pointer (length " << length << ")");
+    }
+    uint8_t* buf = Scratch(ICRC_PREFIX + length);
+    std::memcpy(buf + ICRC_PREFIX, ipPacket, length);
+    return MaskAndCompute(buf, length, length, "Compute");
+}
+
+uint32_t
+RoceIcrcTrailer::Compute(Ptr<const Packet> ipPacket)
+{
+    NS_LOG_FUNCTION(ipPacket);
+    const uint32_t length = ipPacket->GetSize();
+    uint8_t* buf = Scratch(ICRC_PREFIX + length);
+    ipPacket->CopyData(buf + ICRC_PREFIX, length);
+    return MaskAndCompute(buf, length, length, "Compute");
+}
+
+bool
+RoceIcrcTrailer::Check(Ptr<const Packet> ipPacketWithIcrc)
+{
+    NS_LOG_FUNCTION(ipPacketWithIcrc);
+    const uint32_t length = ipPacketWithIcrc->GetSize();
+    uint8_t* buf = Scratch(ICRC_PREFIX + length);
+    ipPacketWithIcrc->CopyData(buf + ICRC_PREFIX, length);
+    if (length < 20 + UDP_HEADER + BTH_HEADER + SIZE)
+    {
+        NS_FATAL_ERROR("RoceIcrcTrailer::Check: packet of "
+                       << length
+                       << " bytes is too short for IPv4 (20) + UDP (8) + BTH (12) + ICRC (4)"
+                       << " (need at least " << 20 + UDP_HEADER + BTH_HEADER + SIZE << ")");
+    }
+    const uint8_t* stored = buf + ICRC_PREFIX + length - SIZE;
+    const uint32_t wire =
+        static_cast<uint32_t>(stored[0]) | (static_cast<uint32_t>(stored[1]) << 8) |
+        (static_cast<uint32_t>(stored[2]) << 16) | (static_cast<uint32_t>(stored[3]) << 24);
+    const uint32_t computed = MaskAndCompute(buf, length - SIZE, length, "Check");
+    NS_LOG_LOGIC("stored ICRC 0x" << std::hex << wire << " computed 0x" << computed << std::dec);
+    return wire == computed;
+}
+
+} // namespace ns3

@@ -1,0 +1,1074 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-net-device.h"
+
+#include "pfc-header.h"
+#include "roce-channel.h"
+#include "vlan-header.h"
+
+#include "ns3/boolean.h"
+#include "ns3/error-model.h"
+#include "ns3/ethernet-header.h"
+#include "ns3/ethernet-trailer.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/packet.h"
+#include "ns3/pointer.h"
+#include "ns3/simulator.h"
+#include "ns3/socket.h"
+#include "ns3/string.h"
+#include "ns3/trace-source-accessor.h"
+#include "ns3/uinteger.h"
+
+#include <sstream>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceNetDevice");
+
+NS_OBJECT_ENSURE_REGISTERED(RoceNetDevice);
+
+namespace
+{
+/// EtherType of IPv4.
+constexpr uint16_t ETHERTYPE_IPV4 = 0x0800;
+/// Index of the MAC-control queue in m_queues.
+constexpr uint32_t CONTROL_QUEUE = RoceNetDevice::NUM_PRIORITIES;
+} // namespace
+
+TypeId
+RoceNetDevice::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RoceNetDevice")
+            .SetParent<NetDevice>()
+            .SetGroupName("AiTraining")
+            .AddConstructor<RoceNetDevice>()
+            .AddAttribute("Mtu",
+                          "Largest packet (e.g. IPv4 datagram) a frame can carry, in bytes "
+                          "(60..9216). RoCE MTU 4096 needs at least 4096 + 60.",
+                          UintegerValue(9000),
+                          MakeUintegerAccessor(&RoceNetDevice::SetMtu, &RoceNetDevice::GetMtu),
+                          MakeUintegerChecker<uint16_t>())
+            .AddAttribute("Address",
+                          "The MAC address of this device.",
+                          Mac48AddressValue(Mac48Address("ff:ff:ff:ff:ff:ff")),
+                          MakeMac48AddressAccessor(&RoceNetDevice::m_address),
+                          MakeMac48AddressChecker())
+            .AddAttribute(
+                "DataRate",
+                "Line rate of the port.",
+                DataRateValue(DataRate("100Gbps")),
+                MakeDataRateAccessor(&RoceNetDevice::SetDataRate, &RoceNetDevice::GetDataRate),
+                MakeDataRateChecker())
+            .AddAttribute("InterframeGap",
+                          "Silence after each frame (set 20 bytes' worth, e.g. 1.6 ns at "
+                          "100 Gb/s, to model preamble, SFD and IFG).",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&RoceNetDevice::SetInterframeGap,
+                                           &RoceNetDevice::GetInterframeGap),
+                          MakeTimeChecker())
+            .AddAttribute("FcsEnabled",
+                          "Compute a real Ethernet FCS, carry it in the frame (and pcap) and "
+                          "drop received frames whose FCS is wrong. The 4 FCS bytes count "
+                          "towards the serialization time either way.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RoceNetDevice::m_fcsEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute("VlanEnabled",
+                          "Send 802.1Q-tagged frames carrying the priority in the PCP field "
+                          "(otherwise the priority of an untagged IPv4 frame is DSCP >> 3).",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RoceNetDevice::m_vlanEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute("VlanId",
+                          "VLAN ID of tagged frames (0..4094; 0 = priority tag only).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RoceNetDevice::SetVlanId),
+                          MakeUintegerChecker<uint16_t>())
+            .AddAttribute("StrictPriorityClasses",
+                          "How many of the highest priorities (7, 6, ...) are served in strict "
+                          "priority order before the DWRR classes (0..8).",
+                          UintegerValue(2),
+                          MakeUintegerAccessor(&RoceNetDevice::SetStrictPriorityClasses),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute(
+                "DwrrWeights",
+                "Comma-separated weights of priorities 0..7 (8 positive integers). "
+                "The DWRR quantum of a priority is weight x the largest frame. "
+                "Priorities served in strict priority must keep weight 1.",
+                StringValue("1,1,1,1,1,1,1,1"),
+                MakeStringAccessor(&RoceNetDevice::SetDwrrWeights, &RoceNetDevice::GetDwrrWeights),
+                MakeStringChecker())
+            .AddAttribute("TxQueueMaxBytes",
+                          "Capacity of each egress priority queue in bytes; a frame that does not "
+                          "fit is dropped (MacTxDrop). 0 = unlimited (the switch buffer or the "
+                          "NIC does the admission).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RoceNetDevice::m_maxQueueBytes),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("ReceiveErrorModel",
+                          "Error model deciding which received frames are corrupted and dropped.",
+                          PointerValue(),
+                          MakePointerAccessor(&RoceNetDevice::m_receiveErrorModel),
+                          MakePointerChecker<ErrorModel>())
+            .AddTraceSource("MacTx",
+                            "A packet was accepted for transmission (before framing).",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_macTxTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("MacTxDrop",
+                            "A packet was dropped because its priority queue was full.",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_macTxDropTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("MacRx",
+                            "A packet was received and handed up (headers removed).",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_macRxTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("MacPromiscRx",
+                            "A packet was received and handed to the promiscuous callback.",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_macPromiscRxTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PhyTxBegin",
+                            "The first bit of a frame is put on the wire.",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_phyTxBeginTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PhyTxEnd",
+                            "The last bit of a frame left.",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_phyTxEndTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PhyRxEnd",
+                            "The last bit of a frame arrived.",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_phyRxEndTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PhyRxDrop",
+                            "A received frame was dropped (error model, bad FCS, unknown "
+                            "MAC-control opcode).",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_phyRxDropTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("Sniffer",
+                            "Every frame sent or received, as on the wire (for pcap).",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_snifferTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PromiscSniffer",
+                            "Every frame sent or received, as on the wire (for pcap).",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_promiscSnifferTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PfcTx",
+                            "A PFC frame was put on the wire: one call per enabled priority.",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_pfcTxTrace),
+                            "ns3::RoceNetDevice::PfcTracedCallback")
+            .AddTraceSource("PfcRx",
+                            "A PFC frame was received: one call per enabled priority.",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_pfcRxTrace),
+                            "ns3::RoceNetDevice::PfcTracedCallback")
+            .AddTraceSource("PauseEnd",
+                            "A pause of an egress priority ended (expired or resumed).",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_pauseEndTrace),
+                            "ns3::RoceNetDevice::PauseEndTracedCallback");
+    return tid;
+}
+
+RoceNetDevice::RoceNetDevice()
+    : m_ifIndex(0),
+      m_mtu(9000),
+      m_bps(DataRate("100Gbps")),
+      m_fcsEnabled(false),
+      m_vlanEnabled(false),
+      m_vlanId(0),
+      m_strictClasses(2),
+      m_maxQueueBytes(0),
+      m_dwrrCurrent(0),
+      m_dwrrNewTurn(true),
+      m_txBusy(false),
+      m_txCarry(0),
+      m_rxDrops(0)
+{
+    NS_LOG_FUNCTION(this);
+    m_weights.fill(1);
+    m_deficit.fill(0);
+    m_paused.fill(false);
+}
+
+RoceNetDevice::~RoceNetDevice()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+RoceNetDevice::DoInitialize()
+{
+    for (uint32_t p = NUM_PRIORITIES - m_strictClasses; p < NUM_PRIORITIES; ++p)
+    {
+        if (m_weights[p] != 1)
+        {
+            NS_FATAL_ERROR("RoceNetDevice: DwrrWeights gives priority "
+                           << p << " weight " << m_weights[p] << ", but priority " << p
+                           << " is served in strict priority "
+                           << "(StrictPriorityClasses=" << m_strictClasses
+                           << "); give it weight 1 or lower StrictPriorityClasses");
+        }
+    }
+    NetDevice::DoInitialize();
+}
+
+void
+RoceNetDevice::DoDispose()
+{
+    NS_LOG_FUNCTION(this);
+    for (auto& ev : m_resumeEvent)
+    {
+        ev.Cancel();
+    }
+    for (auto& q : m_queues)
+    {
+        q.frames.clear();
+        q.bytes = 0;
+    }
+    m_current = nullptr;
+    m_node = nullptr;
+    m_channel = nullptr;
+    m_receiveErrorModel = nullptr;
+    m_rxCallback =
+        MakeNullCallback<bool, Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&>();
+    m_promiscRxCallback = MakeNullCallback<bool,
+                                           Ptr<NetDevice>,
+                                           Ptr<const Packet>,
+                                           uint16_t,
+                                           const Address&,
+                                           const Address&,
+                                           NetDevice::PacketType>();
+    m_roceRxCallback = MakeNullCallback<void, Ptr<RoceNetDevice>, Ptr<Packet>, uint16_t, uint8_t>();
+    NetDevice::DoDispose();
+}
+
+void
+RoceNetDevice::CheckPriority(uint32_t priority, const char* where)
+{
+    if (priority >= NUM_PRIORITIES)
+    {
+        NS_FATAL_ERROR("RoceNetDevice::" << where << ": unknown priority " << priority
+                                         << " (allowed 0..7)");
+    }
+}
+
+// ------------------------------------------------------------------ configuration
+
+bool
+RoceNetDevice::Attach(Ptr<RoceChannel> channel)
+{
+    NS_LOG_FUNCTION(this << channel);
+    NS_ABORT_MSG_IF(!channel, "RoceNetDevice::Attach: null channel");
+    m_channel = channel;
+    m_channel->Attach(this);
+    m_linkChangeCallbacks();
+    return true;
+}
+
+void
+RoceNetDevice::SetDataRate(DataRate rate)
+{
+    if (rate.GetBitRate() == 0)
+    {
+        NS_FATAL_ERROR("RoceNetDevice: DataRate " << rate.GetBitRate()
+                                                  << " bps is not allowed (must be > 0)");
+    }
+    m_bps = rate;
+}
+
+DataRate
+RoceNetDevice::GetDataRate() const
+{
+    return m_bps;
+}
+
+void
+RoceNetDevice::SetInterframeGap(Time gap)
+{
+    if (gap.IsStrictlyNegative())
+    {
+        NS_FATAL_ERROR("RoceNetDevice: InterframeGap " << gap.As(Time::NS)
+                                                       << " is negative (allowed: >= 0 ns)");
+    }
+    m_ifg = gap;
+}
+
+Time
+RoceNetDevice::GetInterframeGap() const
+{
+    return m_ifg;
+}
+
+void
+RoceNetDevice::SetReceiveErrorModel(Ptr<ErrorModel> em)
+{
+    m_receiveErrorModel = em;
+}
+
+void
+RoceNetDevice::SetVlanId(uint16_t vid)
+{
+    if (vid > 4094)
+    {
+        NS_FATAL_ERROR("RoceNetDevice: VlanId " << vid << " is not allowed (0..4094)");
+    }
+    m_vlanId = vid;
+}
+
+void
+RoceNetDevice::SetStrictPriorityClasses(uint32_t n)
+{
+    if (n > NUM_PRIORITIES)
+    {
+        NS_FATAL_ERROR("RoceNetDevice: StrictPriorityClasses " << n << " is not allowed (0..8)");
+    }
+    m_strictClasses = n;
+}
+
+void
+RoceNetDevice::SetDwrrWeights(std::string weights)
+{
+    std::array<uint32_t, NUM_PRIORITIES> w{};
+    std::istringstream in(weights);
+    std::string item;
+    uint32_t n = 0;
+    while (std::getline(in, item, ','))
+    {
+        std::size_t used = 0;
+        long long v = -1;
+        try
+        {
+            v = std::stoll(item, &used);
+        }
+        catch (const std::exception&)
+        {
+            used = 0;
+        }
+        while (used < item.size() && item[used] == ' ')
+        {
+            ++used;
+        }
+        if (used != item.size() || v <= 0 || v > 1000000 || n >= NUM_PRIORITIES)
+        {
+            NS_FATAL_ERROR("RoceNetDevice: DwrrWeights \""
+                           << weights
+                           << "\" is not allowed (8 comma-separated integers 1..1000000, one "
+                              "per priority 0..7)");
+        }
+        w[n++] = static_cast<uint32_t>(v);
+    }
+    if (n != NUM_PRIORITIES)
+    {
+        NS_FATAL_ERROR("RoceNetDevice: DwrrWeights \""
+                       << weights << "\" has " << n
+                       << " values (8 comma-separated integers 1..1000000, one per priority 0..7)");
+    }
+    m_weights = w;
+}
+
+std::string
+RoceNetDevice::GetDwrrWeights() const
+{
+    std::ostringstream out;
+    for (uint32_t p = 0; p < NUM_PRIORITIES; ++p)
+    {
+        out << (p ? "," : "") << m_weights[p];
+    }
+    return out.str();
+}
+
+uint32_t
+RoceNetDevice::MaxFrameBytes() const
+{
+    return m_mtu + 18 + (m_fcsEnabled ? FCS_BYTES : 0); // Ethernet 14 + VLAN 4
+}
+
+Time
+RoceNetDevice::GetSerializationTime(uint32_t frameBytes) const
+{
+    uint64_t bits = uint64_t(frameBytes + (m_fcsEnabled ? 0 : FCS_BYTES)) * 8;
+    return NanoSeconds(bits * 1000000000ULL / m_bps.GetBitRate());
+}
+
+// ------------------------------------------------------------------ sending
+
+bool
+RoceNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber)
+{
+    uint8_t priority = 0;
+    SocketPriorityTag tag;
+    if (packet->PeekPacketTag(tag))
+    {
+        CheckPriority(tag.GetPriority(), "Send (SocketPriorityTag)");
+        priority = tag.GetPriority();
+    }
+    return Enqueue(packet, m_address, Mac48Address::ConvertFrom(dest), protocolNumber, priority);
+}
+
+bool
+RoceNetDevice::SendFrom(Ptr<Packet> packet,
+                        const Address& source,
+                        const Address& dest,
+                        uint16_t protocolNumber)
+{
+    uint8_t priority = 0;
+    SocketPriorityTag tag;
+    if (packet->PeekPacketTag(tag))
+    {
+        CheckPriority(tag.GetPriority(), "SendFrom (SocketPriorityTag)");
+        priority = tag.GetPriority();
+    }
+    return Enqueue(packet,
+                   Mac48Address::ConvertFrom(source),
+                   Mac48Address::ConvertFrom(dest),
+                   protocolNumber,
+                   priority);
+}
+
+bool
+RoceNetDevice::SendWithPriority(Ptr<Packet> packet,
+                                const Address& dest,
+                                uint16_t protocolNumber,
+                                uint8_t priority)
+{
+    CheckPriority(priority, "SendWithPriority");
+    return Enqueue(packet, m_address, Mac48Address::ConvertFrom(dest), protocolNumber, priority);
+}
+
+void
+RoceNetDevice::Frame(Ptr<Packet> packet,
+                     Mac48Address src,
+                     Mac48Address dst,
+                     uint16_t protocol,
+                     uint8_t priority) const
+{
+    uint32_t headerBytes = 14;
+    EthernetHeader eth(false);
+    eth.SetSource(src);
+    eth.SetDestination(dst);
+    if (m_vlanEnabled)
+    {
+        headerBytes += 4;
+    }
+    if (packet->GetSize() + headerBytes < MIN_FRAME_BYTES)
+    {
+        packet->AddPaddingAtEnd(MIN_FRAME_BYTES - headerBytes - packet->GetSize());
+    }
+    if (m_vlanEnabled)
+    {
+        VlanHeader tag;
+        tag.SetPriority(priority);
+        tag.SetVlanId(m_vlanId);
+        tag.SetInnerType(protocol);
+        packet->AddHeader(tag);
+        eth.SetLengthType(VlanHeader::TPID);
+    }
+    else
+    {
+        eth.SetLengthType(protocol);
+    }
+    packet->AddHeader(eth);
+    if (m_fcsEnabled)
+    {
+        EthernetTrailer fcs;
+        fcs.EnableFcs(true);
+        fcs.CalcFcs(packet);
+        packet->AddTrailer(fcs);
+    }
+}
+
+bool
+RoceNetDevice::Enqueue(Ptr<Packet> packet,
+                       Mac48Address src,
+                       Mac48Address dst,
+                       uint16_t protocol,
+                       uint8_t priority)
+{
+    NS_LOG_FUNCTION(this << packet << dst << protocol << +priority);
+    if (packet->GetSize() > m_mtu)
+    {
+        NS_FATAL_ERROR("RoceNetDevice::Send: packet of "
+                       << packet->GetSize() << " bytes exceeds the Mtu of " << m_mtu << " bytes");
+    }
+    m_macTxTrace(packet);
+    TxQueue& q = m_queues[priority];
+    Frame(packet, src, dst, protocol, priority);
+    uint32_t bytes = packet->GetSize();
+    if (m_maxQueueBytes != 0 && q.bytes + bytes > m_maxQueueBytes)
+    {
+        NS_LOG_LOGIC("priority " << +priority << " queue full, drop");
+        ++m_ctr[priority].txQueueDrops;
+        m_macTxDropTrace(packet);
+        return false;
+    }
+    q.frames.push_back({packet, bytes});
+    q.bytes += bytes;
+    if (!m_txBusy)
+    {
+        TryTransmit();
+    }
+    return true;
+}
+
+int
+RoceNetDevice::SelectQueue()
+{
+    if (!m_queues[CONTROL_QUEUE].frames.empty())
+    {
+        return CONTROL_QUEUE;
+    }
+    const uint32_t firstStrict = NUM_PRIORITIES - m_strictClasses;
+    for (int p = NUM_PRIORITIES - 1; p >= static_cast<int>(firstStrict); --p)
+    {
+        if (!m_queues[p].frames.empty() && !m_paused[p])
+        {
+            return p;
+        }
+    }
+    if (firstStrict == 0)
+    {
+        return -1;
+    }
+    // Deficit weighted round robin over priorities 0..firstStrict-1. The quantum (weight x the
+    // largest frame) always covers the head frame, so two passes suffice.
+    const int64_t unit = MaxFrameBytes();
+    for (uint32_t visits = 0; visits <= 2 * firstStrict; ++visits)
+    {
+        const uint32_t c = m_dwrrCurrent;
+        TxQueue& q = m_queues[c];
+        if (q.frames.empty() || m_paused[c])
+        {
+            if (q.frames.empty())
+            {
+                m_deficit[c] = 0;
+            }
+            m_dwrrCurrent = (c + 1) % firstStrict;
+            m_dwrrNewTurn = true;
+            continue;
+        }
+        if (m_dwrrNewTurn)
+        {
+            m_deficit[c] += unit * m_weights[c];
+            m_dwrrNewTurn = false;
+        }
+        const int64_t head = q.frames.front().bytes;
+        if (m_deficit[c] >= head)
+        {
+            m_deficit[c] -= head;
+            return c;
+        }
+        m_dwrrCurrent = (c + 1) % firstStrict;
+        m_dwrrNewTurn = true;
+    }
+    return -1;
+}
+
+void
+RoceNetDevice::TryTransmit()
+{
+    if (m_txBusy)
+    {
+        return;
+    }
+    int sel = SelectQueue();
+    if (sel < 0)
+    {
+        m_txCarry = 0; // the wire goes idle: the next busy period starts afresh
+        return;
+    }
+    TxQueue& q = m_queues[sel];
+    QueuedFrame qf = q.frames.front();
+    q.frames.pop_front();
+    q.bytes -= qf.bytes;
+
+    if (static_cast<uint32_t>(sel) == CONTROL_QUEUE)
+    {
+        PfcHeader pfc;
+        Ptr<Packet> copy = qf.frame->Copy();
+        EthernetHeader eth(false);
+        copy->RemoveHeader(eth);
+        copy->PeekHeader(pfc);
+        const bool all = pfc.GetOpcode() == PfcHeader::OPCODE_PAUSE; // 802.3x: every priority
+        for (uint8_t p = 0; p < NUM_PRIORITIES; ++p)
+        {
+            if (all || pfc.IsEnabled(p))
+            {
+                uint16_t quanta = all ? pfc.GetPauseTime() : pfc.GetQuanta(p);
+                ++(quanta ? m_ctr[p].pausesSent : m_ctr[p].resumesSent);
+                m_pfcTxTrace(p, quanta);
+            }
+        }
+    }
+    else
+    {
+        ++m_ctr[sel].txFrames;
+        m_ctr[sel].txBytes += qf.bytes;
+    }
+
+    m_txBusy = true;
+    m_current = qf.frame;
+    const uint64_t bits = uint64_t(qf.bytes + (m_fcsEnabled ? 0 : FCS_BYTES)) * 8;
+    const uint64_t bps = m_bps.GetBitRate();
+    const unsigned __int128 num = static_cast<unsigned __int128>(bits) * 1000000000ULL + m_txCarry;
+    const uint64_t ns = static_cast<uint64_t>(num / bps);
+    m_txCarry = static_cast<uint64_t>(num % bps);
+    const Time txTime = NanoSeconds(ns);
+
+    m_phyTxBeginTrace(qf.frame);
+    m_snifferTrace(qf.frame);
+    m_promiscSnifferTrace(qf.frame);
+    NS_LOG_LOGIC("tx priority " << sel << " " << qf.bytes << " B for " << txTime.As(Time::NS));
+    Simulator::Schedule(txTime, &RoceNetDevice::TransmitComplete, this);
+    if (m_channel)
+    {
+        m_channel->TransmitStart(qf.frame, this, txTime);
+    }
+}
+
+void
+RoceNetDevice::TransmitComplete()
+{
+    m_phyTxEndTrace(m_current);
+    m_current = nullptr;
+    if (m_ifg.IsStrictlyPositive())
+    {
+        Simulator::Schedule(m_ifg, &RoceNetDevice::GapComplete, this);
+        return;
+    }
+    m_txBusy = false;
+    TryTransmit();
+}
+
+void
+RoceNetDevice::GapComplete()
+{
+    m_txBusy = false;
+    TryTransmit();
+}
+
+// ------------------------------------------------------------------ PFC
+
+void
+RoceNetDevice::SendPfc(uint8_t priority, uint16_t quanta)
+{
+    CheckPriority(priority, "SendPfc");
+    PfcHeader pfc;
+    pfc.SetPause(priority, quanta);
+    SendPfcFrame(pfc);
+}
+
+void
+RoceNetDevice::SendPfcFrame(const PfcHeader& header)
+{
+    NS_LOG_FUNCTION(this);
+    Ptr<Packet> p = Create<Packet>();
+    p->AddHeader(header);
+    EthernetHeader eth(false);
+    eth.SetSource(m_address);
+    eth.SetDestination(PfcHeader::GetDestination());
+    eth.SetLengthType(PfcHeader::ETHER_TYPE);
+    p->AddHeader(eth);
+    if (m_fcsEnabled)
+    {
+        EthernetTrailer fcs;
+        fcs.EnableFcs(true);
+        fcs.CalcFcs(p);
+        p->AddTrailer(fcs);
+    }
+    TxQueue& q = m_queues[CONTROL_QUEUE];
+    q.frames.push_back({p, p->GetSize()});
+    q.bytes += p->GetSize();
+    TryTransmit();
+}
+
+bool
+RoceNetDevice::IsPaused(uint8_t priority) const
+{
+    CheckPriority(priority, "IsPaused");
+    return m_paused[priority];
+}
+
+Time
+RoceNetDevice::GetPausedTime(uint8_t priority) const
+{
+    CheckPriority(priority, "GetPausedTime");
+    Time t = m_pausedTotal[priority];
+    if (m_paused[priority])
+    {
+        t += Simulator::Now() - m_pauseStart[priority];
+    }
+    return t;
+}
+
+void
+RoceNetDevice::ApplyPause(uint8_t priority, uint16_t quanta)
+{
+    m_resumeEvent[priority].Cancel();
+    if (quanta == 0)
+    {
+        ++m_ctr[priority].resumesReceived;
+        if (m_paused[priority])
+        {
+            Resume(priority);
+        }
+        return;
+    }
+    ++m_ctr[priority].pausesReceived;
+    if (!m_paused[priority])
+    {
+        m_paused[priority] = true;
+        m_pauseStart[priority] = Simulator::Now();
+    }
+    m_resumeEvent[priority] = Simulator::Schedule(PfcHeader::QuantaToTime(quanta, m_bps),
+                                                  &RoceNetDevice::Resume,
+                                                  this,
+                                                  priority);
+}
+
+void
+RoceNetDevice::Resume(uint8_t priority)
+{
+    NS_LOG_FUNCTION(this << +priority);
+    Time d = Simulator::Now() - m_pauseStart[priority];
+    m_paused[priority] = false;
+    m_pausedTotal[priority] += d;
+    m_pauseEndTrace(priority, d);
+    TryTransmit();
+}
+
+void
+RoceNetDevice::ReceiveControl(Ptr<Packet> frame)
+{
+    PfcHeader pfc;
+    if (frame->GetSize() < pfc.GetSerializedSize())
+    {
+        ++m_rxDrops;
+        m_phyRxDropTrace(frame);
+        return;
+    }
+    frame->RemoveHeader(pfc);
+    if (pfc.GetOpcode() == PfcHeader::OPCODE_PFC)
+    {
+        for (uint8_t p = 0; p < NUM_PRIORITIES; ++p)
+        {
+            if (pfc.IsEnabled(p))
+            {
+                m_pfcRxTrace(p, pfc.GetQuanta(p));
+                ApplyPause(p, pfc.GetQuanta(p));
+            }
+        }
+    }
+    else if (pfc.GetOpcode() == PfcHeader::OPCODE_PAUSE)
+    {
+        for (uint8_t p = 0; p < NUM_PRIORITIES; ++p)
+        {
+            m_pfcRxTrace(p, pfc.GetPauseTime());
+            ApplyPause(p, pfc.GetPauseTime());
+        }
+    }
+    else
+    {
+        NS_LOG_WARN("unknown MAC control opcode " << pfc.GetOpcode() << ", frame dropped");
+        ++m_rxDrops;
+        m_phyRxDropTrace(frame);
+    }
+}
+
+// ------------------------------------------------------------------ receiving
+
+void
+RoceNetDevice::Receive(Ptr<Packet> frame)
+{
+    NS_LOG_FUNCTION(this << frame);
+    if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(frame))
+    {
+        ++m_rxDrops;
+        m_phyRxDropTrace(frame);
+        return;
+    }
+    m_snifferTrace(frame);
+    m_promiscSnifferTrace(frame);
+    m_phyRxEndTrace(frame);
+
+    if (m_fcsEnabled)
+    {
+        EthernetTrailer fcs;
+        fcs.EnableFcs(true);
+        frame->RemoveTrailer(fcs);
+        if (!fcs.CheckFcs(frame))
+        {
+            ++m_rxDrops;
+            m_phyRxDropTrace(frame);
+            return;
+        }
+    }
+    EthernetHeader eth(false);
+    frame->RemoveHeader(eth);
+    uint16_t protocol = eth.GetLengthType();
+    uint8_t priority = 0;
+    bool tagged = false;
+    if (protocol == VlanHeader::TPID)
+    {
+        VlanHeader tag;
+        frame->RemoveHeader(tag);
+        protocol = tag.GetInnerType();
+        priority = tag.GetPriority();
+        tagged = true;
+    }
+    if (protocol == PfcHeader::ETHER_TYPE)
+    {
+        ReceiveControl(frame);
+        return;
+    }
+    if (protocol == ETHERTYPE_IPV4 && frame->GetSize() >= 20)
+    {
+        uint8_t ip[4];
+        frame->CopyData(ip, 4);
+        if (!tagged)
+        {
+            priority = ip[1] >> 5; // DSCP >> 3
+        }
+        // drop the Ethernet padding of short frames
+        const uint32_t totalLength = (uint32_t(ip[2]) << 8) | ip[3];
+        if (totalLength >= 20 && totalLength < frame->GetSize())
+        {
+            frame->RemoveAtEnd(frame->GetSize() - totalLength);
+        }
+    }
+    ++m_ctr[priority].rxFrames;
+    m_ctr[priority].rxBytes += frame->GetSize();
+
+    if (!m_roceRxCallback.IsNull())
+    {
+        m_macRxTrace(frame);
+        m_roceRxCallback(this, frame, protocol, priority);
+        return;
+    }
+
+    const Mac48Address dst = eth.GetDestination();
+    PacketType type;
+    if (dst.IsBroadcast())
+    {
+        type = NS3_PACKET_BROADCAST;
+    }
+    else if (dst.IsGroup())
+    {
+        type = NS3_PACKET_MULTICAST;
+    }
+    else if (dst == m_address)
+    {
+        type = NS3_PACKET_HOST;
+    }
+    else
+    {
+        type = NS3_PACKET_OTHERHOST;
+    }
+    if (!m_promiscRxCallback.IsNull())
+    {
+        m_macPromiscRxTrace(frame);
+        m_promiscRxCallback(this, frame, protocol, eth.GetSource(), dst, type);
+    }
+    if (type != NS3_PACKET_OTHERHOST && !m_rxCallback.IsNull())
+    {
+        m_macRxTrace(frame);
+        m_rxCallback(this, frame, protocol, eth.GetSource());
+    }
+}
+
+// ------------------------------------------------------------------ accessors
+
+const RoceNetDevice::PriorityCounters&
+RoceNetDevice::GetCounters(uint8_t priority) const
+{
+    CheckPriority(priority, "GetCounters");
+    return m_ctr[priority];
+}
+
+uint64_t
+RoceNetDevice::GetRxDrops() const
+{
+    return m_rxDrops;
+}
+
+uint64_t
+RoceNetDevice::GetQueueBytes(uint8_t priority) const
+{
+    CheckPriority(priority, "GetQueueBytes");
+    return m_queues[priority].bytes;
+}
+
+uint32_t
+RoceNetDevice::GetQueueFrames(uint8_t priority) const
+{
+    CheckPriority(priority, "GetQueueFrames");
+    return m_queues[priority].frames.size();
+}
+
+bool
+RoceNetDevice::IsTransmitting() const
+{
+    return m_txBusy;
+}
+
+void
+RoceNetDevice::SetRoceReceiveCallback(RoceReceiveCallback cb)
+{
+    m_roceRxCallback = cb;
+}
+
+Mac48Address
+RoceNetDevice::GetRemoteAddress() const
+{
+    if (!m_channel)
+    {
+        NS_FATAL_ERROR("RoceNetDevice::GetRemoteAddress: device is not attached to a channel");
+    }
+    Ptr<RoceNetDevice> peer = m_channel->GetPeer(this);
+    if (!peer)
+    {
+        NS_FATAL_ERROR("RoceNetDevice::GetRemoteAddress: nothing at the other end of the cable");
+    }
+    return peer->m_address;
+}
+
+void
+RoceNetDevice::SetIfIndex(const uint32_t index)
+{
+    m_ifIndex = index;
+}
+
+uint32_t
+RoceNetDevice::GetIfIndex() const
+{
+    return m_ifIndex;
+}
+
+Ptr<Channel>
+RoceNetDevice::GetChannel() const
+{
+    return m_channel;
+}
+
+void
+RoceNetDevice::SetAddress(Address address)
+{
+    m_address = Mac48Address::ConvertFrom(address);
+}
+
+Address
+RoceNetDevice::GetAddress() const
+{
+    return m_address;
+}
+
+bool
+RoceNetDevice::SetMtu(const uint16_t mtu)
+{
+    if (mtu < MIN_MTU || mtu > MAX_MTU)
+    {
+        NS_FATAL_ERROR("RoceNetDevice: Mtu " << mtu << " is not allowed (" << MIN_MTU << ".."
+                                             << MAX_MTU << " bytes; " << MIN_MTU
+                                             << " = IPv4 20 + UDP 8 + BTH 12 + 16 + ICRC 4)");
+    }
+    m_mtu = mtu;
+    return true;
+}
+
+uint16_t
+RoceNetDevice::GetMtu() const
+{
+    return m_mtu;
+}
+
+bool
+RoceNetDevice::IsLinkUp() const
+{
+    return m_channel != nullptr;
+}
+
+void
+RoceNetDevice::AddLinkChangeCallback(Callback<void> callback)
+{
+    m_linkChangeCallbacks.ConnectWithoutContext(callback);
+}
+
+bool
+RoceNetDevice::IsBroadcast() const
+{
+    return true;
+}
+
+Address
+RoceNetDevice::GetBroadcast() const
+{
+    return Mac48Address::GetBroadcast();
+}
+
+bool
+RoceNetDevice::IsMulticast() const
+{
+    return true;
+}
+
+Address
+RoceNetDevice::GetMulticast(Ipv4Address multicastGroup) const
+{
+    return Mac48Address::GetMulticast(multicastGroup);
+}
+
+Address
+RoceNetDevice::GetMulticast(Ipv6Address addr) const
+{
+    return Mac48Address::GetMulticast(addr);
+}
+
+bool
+RoceNetDevice::IsPointToPoint() const
+{
+    return false; // Ethernet framing with real MAC addresses (ARP works over it)
+}
+
+bool
+RoceNetDevice::IsBridge() const
+{
+    return false;
+}
+
+Ptr<Node>
+RoceNetDevice::GetNode() const
+{
+    return m_node;
+}
+
+void
+RoceNetDevice::SetNode(Ptr<Node> node)
+{
+    m_node = node;
+}
+
+bool
+RoceNetDevice::NeedsArp() const
+{
+    return true;
+}
+
+void
+RoceNetDevice::SetReceiveCallback(NetDevice::ReceiveCallback cb)
+{
+    m_rxCallback = cb;
+}
+
+void
+RoceNetDevice::SetPromiscReceiveCallback(NetDevice::PromiscReceiveCallback cb)
+{
+    m_promiscRxCallback = cb;
+}
+
+bool
+RoceNetDevice::SupportsSendFrom() const
+{
+    return true;
+}
+
+} // namespace ns3

@@ -1,0 +1,410 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef ROCE_NET_DEVICE_H
+#define ROCE_NET_DEVICE_H
+
+#include "ns3/data-rate.h"
+#include "ns3/event-id.h"
+#include "ns3/mac48-address.h"
+#include "ns3/net-device.h"
+#include "ns3/nstime.h"
+#include "ns3/traced-callback.h"
+
+#include <array>
+#include <deque>
+#include <string>
+
+namespace ns3
+{
+
+class RoceChannel;
+class ErrorModel;
+class Node;
+class Packet;
+class PfcHeader;
+
+/**
+ * \ingroup ai-training
+ * \brief A full-duplex Ethernet port that carries RoCEv2 traffic and honours 802.1Qbb PFC.
+ *
+ * Frames are real Ethernet II frames (optionally 802.1Q-tagged with the priority in the PCP
+ * field, optionally with a computed FCS trailer), so a pcap of the device opens in Wireshark.
+ *
+ * Egress: eight priority queues plus a MAC-control queue for PFC frames that always goes first
+ * and is never paused. The `StrictPriorityClasses` highest priorities are served in strict
+ * priority order; the other priorities share the port by deficit-weighted round robin with the
+ * quantum of priority p = DwrrWeights[p] x the largest frame. A paused priority is skipped; the
+ * frame on the wire is always completed.
+ *
+ * Timing: a frame occupies the wire for (frame bytes + 4 FCS bytes if the FCS is not carried) x 8
+ * / DataRate, counted in integer nanoseconds with the sub-nanosecond remainder carried over to
+ * the next frame of the same busy period (so back-to-back frames keep the exact line rate), then
+ * InterframeGap of silence; it arrives at the peer after the channel Delay.
+ *
+ * PFC: a received PFC frame pauses each enabled priority for quanta x 512 bit times at this
+ * port's DataRate (rounded up to the nanosecond); a later frame replaces the remaining time and
+ * quanta 0 resumes at once. An 802.3x PAUSE frame pauses all priorities. SendPfc() emits
+ * pause/resume frames for a priority.
+ *
+ * Receive: with a RoceReceiveCallback set (switch ports, RDMA NICs) every data frame is handed
+ * to it together with its priority (the VLAN PCP, or DSCP >> 3 of an untagged IPv4 packet);
+ * otherwise the usual NetDevice receive/promiscuous callbacks are used, so an ns-3 Internet
+ * stack also works over the device.
+ */
+class RoceNetDevice : public NetDevice
+{
+  public:
+    /// Number of priorities (traffic classes) of 802.1Q / 802.1Qbb.
+    static constexpr uint8_t NUM_PRIORITIES = 8;
+    /// Bytes of an Ethernet FCS.
+    static constexpr uint32_t FCS_BYTES = 4;
+    /// Smallest Ethernet frame without FCS (header + 46 bytes of payload).
+    static constexpr uint32_t MIN_FRAME_BYTES = 60;
+    /// Smallest allowed MTU: IPv4 20 + UDP 8 + BTH 12 + 16 + ICRC 4 (a CNP).
+    static constexpr uint16_t MIN_MTU = 60;
+    /// Largest allowed MTU (jumbo frames).
+    static constexpr uint16_t MAX_MTU = 9216;
+
+    /**
+     * \brief Callback for received data frames on the fast path.
+     *
+     * Arguments: receiving device, packet without Ethernet/VLAN header, FCS and padding,
+     * EtherType, priority (0..7).
+     */
+    typedef Callback<void, Ptr<RoceNetDevice>, Ptr<Packet>, uint16_t, uint8_t> RoceReceiveCallback;
+
+    /**
+     * TracedCallback signature for PFC frames sent or received.
+     * \param [in] priority the priority
+     * \param [in] quanta the pause quanta (0 = resume)
+     */
+    typedef void (*PfcTracedCallback)(uint8_t priority, uint16_t quanta);
+
+    /**
+     * TracedCallback signature for the end of a pause.
+     * \param [in] priority the priority that was paused
+     * \param [in] duration how long it was paused
+     */
+    typedef void (*PauseEndTracedCallback)(uint8_t priority, Time duration);
+
+    /// Per-priority counters.
+    struct PriorityCounters
+    {
+        uint64_t txFrames{0};        //!< data frames sent
+        uint64_t txBytes{0};         //!< bytes of data frames sent (as carried, without FCS)
+        uint64_t rxFrames{0};        //!< data frames received and handed up
+        uint64_t rxBytes{0};         //!< bytes of those frames (as carried, without FCS)
+        uint64_t txQueueDrops{0};    //!< frames dropped because the queue was full
+        uint64_t pausesSent{0};      //!< PFC frames sent with quanta > 0 for this priority
+        uint64_t resumesSent{0};     //!< PFC frames sent with quanta 0 for this priority
+        uint64_t pausesReceived{0};  //!< PFC frames received with quanta > 0
+        uint64_t resumesReceived{0}; //!< PFC frames received with quanta 0
+    };
+
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    RoceNetDevice();
+    ~RoceNetDevice() override;
+
+    /**
+     * \brief Attach the device to a channel.
+     * \param channel the channel
+     * \return true
+     */
+    bool Attach(Ptr<RoceChannel> channel);
+
+    /**
+     * \brief Set the line rate.
+     * \param rate the rate; zero is rejected
+     */
+    void SetDataRate(DataRate rate);
+    /// \return the line rate
+    DataRate GetDataRate() const;
+
+    /**
+     * \brief Set the silence between two frames.
+     * \param gap the gap; negative values are rejected
+     */
+    void SetInterframeGap(Time gap);
+    /// \return the interframe gap
+    Time GetInterframeGap() const;
+
+    /**
+     * \brief Set an error model that decides which received frames are corrupted (and dropped).
+     * \param em the error model
+     */
+    void SetReceiveErrorModel(Ptr<ErrorModel> em);
+
+    /**
+     * \brief Queue a packet for transmission in a given priority.
+     * \param packet the packet (an IPv4 datagram for RoCEv2), at most Mtu bytes
+     * \param dest destination MAC address
+     * \param protocolNumber EtherType
+     * \param priority 0..7
+     * \return false if the frame was dropped because the priority queue is full
+     */
+    bool SendWithPriority(Ptr<Packet> packet,
+                          const Address& dest,
+                          uint16_t protocolNumber,
+                          uint8_t priority);
+
+    /**
+     * \brief Send an 802.1Qbb PFC frame for one priority.
+     * \param priority the priority (0..7)
+     * \param quanta pause time in quanta of 512 bit times; 0 resumes the priority
+     */
+    void SendPfc(uint8_t priority, uint16_t quanta);
+
+    /**
+     * \brief Send an arbitrary PFC frame (several priorities at once).
+     * \param header the MAC control payload
+     */
+    void SendPfcFrame(const PfcHeader& header);
+
+    /**
+     * \param priority the priority
+     * \return true while the peer has paused this priority of our egress
+     */
+    bool IsPaused(uint8_t priority) const;
+
+    /**
+     * \param priority the priority
+     * \return total time this priority of our egress has been paused so far (including a pause
+     *         in progress)
+     */
+    Time GetPausedTime(uint8_t priority) const;
+
+    /**
+     * \param priority the priority
+     * \return the counters of the priority
+     */
+    const PriorityCounters& GetCounters(uint8_t priority) const;
+
+    /// \return frames dropped on receive (error model, bad FCS or unknown control frame)
+    uint64_t GetRxDrops() const;
+
+    /**
+     * \param priority the priority
+     * \return bytes waiting in the egress queue of the priority
+     */
+    uint64_t GetQueueBytes(uint8_t priority) const;
+
+    /**
+     * \param priority the priority
+     * \return frames waiting in the egress queue of the priority
+     */
+    uint32_t GetQueueFrames(uint8_t priority) const;
+
+    /// \return true while a frame is being serialized (or the interframe gap runs)
+    bool IsTransmitting() const;
+
+    /**
+     * \brief Set the fast-path receive callback (used by switches and RDMA NICs).
+     * \param cb the callback
+     */
+    void SetRoceReceiveCallback(RoceReceiveCallback cb);
+
+    /// \return the MAC address of the device at the other end of the cable
+    Mac48Address GetRemoteAddress() const;
+
+    /**
+     * \brief Number of nanoseconds a frame of the given size occupies the wire, without the
+     *        carry of a busy period (for closed-form checks).
+     * \param frameBytes bytes of the frame as carried (with FCS if FcsEnabled)
+     * \return serialization time (exact value rounded down to the nanosecond)
+     */
+    Time GetSerializationTime(uint32_t frameBytes) const;
+
+    /**
+     * \brief Deliver a frame from the channel (called by RoceChannel).
+     * \param frame the frame
+     */
+    void Receive(Ptr<Packet> frame);
+
+    // inherited from NetDevice
+    void SetIfIndex(const uint32_t index) override;
+    uint32_t GetIfIndex() const override;
+    Ptr<Channel> GetChannel() const override;
+    void SetAddress(Address address) override;
+    Address GetAddress() const override;
+    bool SetMtu(const uint16_t mtu) override;
+    uint16_t GetMtu() const override;
+    bool IsLinkUp() const override;
+    void AddLinkChangeCallback(Callback<void> callback) override;
+    bool IsBroadcast() const override;
+    Address GetBroadcast() const override;
+    bool IsMulticast() const override;
+    Address GetMulticast(Ipv4Address multicastGroup) const override;
+    Address GetMulticast(Ipv6Address addr) const override;
+    bool IsPointToPoint() const override;
+    bool IsBridge() const override;
+    bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
+    bool SendFrom(Ptr<Packet> packet,
+                  const Address& source,
+                  const Address& dest,
+                  uint16_t protocolNumber) override;
+    Ptr<Node> GetNode() const override;
+    void SetNode(Ptr<Node> node) override;
+    bool NeedsArp() const override;
+    void SetReceiveCallback(NetDevice::ReceiveCallback cb) override;
+    void SetPromiscReceiveCallback(NetDevice::PromiscReceiveCallback cb) override;
+    bool SupportsSendFrom() const override;
+
+  protected:
+    void DoInitialize() override;
+    void DoDispose() override;
+
+  private:
+    /// A queued frame: the finished frame and its wire size.
+    struct QueuedFrame
+    {
+        Ptr<Packet> frame; //!< complete frame (headers, padding, FCS if enabled)
+        uint32_t bytes;    //!< bytes as carried
+    };
+
+    /// A priority queue.
+    struct TxQueue
+    {
+        std::deque<QueuedFrame> frames; //!< FIFO of frames
+        uint64_t bytes{0};              //!< bytes in the FIFO
+    };
+
+    /**
+     * \brief Build the frame and queue it.
+     * \param packet payload
+     * \param src source MAC
+     * \param dst destination MAC
+     * \param protocol EtherType
+     * \param priority priority
+     * \return false if dropped
+     */
+    bool Enqueue(Ptr<Packet> packet,
+                 Mac48Address src,
+                 Mac48Address dst,
+                 uint16_t protocol,
+                 uint8_t priority);
+    /**
+     * \brief Add Ethernet header (+VLAN tag), padding and FCS.
+     * \param packet the payload, modified in place
+     * \param src source MAC
+     * \param dst destination MAC
+     * \param protocol EtherType
+     * \param priority priority (PCP)
+     */
+    void Frame(Ptr<Packet> packet,
+               Mac48Address src,
+               Mac48Address dst,
+               uint16_t protocol,
+               uint8_t priority) const;
+    /// Start the next frame if the wire is free.
+    void TryTransmit();
+    /**
+     * \brief Pick the queue to serve next.
+     * \return the priority, NUM_PRIORITIES for the control queue, or -1 if nothing is eligible
+     */
+    int SelectQueue();
+    /// The last bit of the current frame left.
+    void TransmitComplete();
+    /// The interframe gap after a frame has passed.
+    void GapComplete();
+    /**
+     * \brief Handle a received MAC control frame.
+     * \param frame the frame without Ethernet header
+     */
+    void ReceiveControl(Ptr<Packet> frame);
+    /**
+     * \brief Pause (quanta > 0) or resume (quanta 0) one egress priority.
+     * \param priority priority
+     * \param quanta pause quanta
+     */
+    void ApplyPause(uint8_t priority, uint16_t quanta);
+    /**
+     * \brief End of a pause.
+     * \param priority priority
+     */
+    void Resume(uint8_t priority);
+    /**
+     * \brief Check a priority argument.
+     * \param priority the value
+     * \param where the calling function, for the message
+     */
+    static void CheckPriority(uint32_t priority, const char* where);
+    /**
+     * \brief Setter of the DwrrWeights attribute.
+     * \param weights comma-separated list of 8 positive integers
+     */
+    void SetDwrrWeights(std::string weights);
+    /// \return the DwrrWeights attribute
+    std::string GetDwrrWeights() const;
+    /**
+     * \brief Setter of StrictPriorityClasses.
+     * \param n number of strict-priority classes (0..8)
+     */
+    void SetStrictPriorityClasses(uint32_t n);
+    /**
+     * \brief Setter of VlanId.
+     * \param vid the VLAN ID (0..4094)
+     */
+    void SetVlanId(uint16_t vid);
+    /// \return the largest frame this device can send (without FCS)
+    uint32_t MaxFrameBytes() const;
+
+    Ptr<Node> m_node;                    //!< owning node
+    Ptr<RoceChannel> m_channel;          //!< attached channel
+    Mac48Address m_address;              //!< MAC address
+    uint32_t m_ifIndex;                  //!< interface index
+    uint16_t m_mtu;                      //!< MTU (largest payload)
+    DataRate m_bps;                      //!< line rate
+    Time m_ifg;                          //!< interframe gap
+    bool m_fcsEnabled;                   //!< carry and check a computed FCS
+    bool m_vlanEnabled;                  //!< send 802.1Q-tagged frames
+    uint16_t m_vlanId;                   //!< VLAN ID of tagged frames
+    uint32_t m_strictClasses;            //!< number of strict-priority classes at the top
+    uint64_t m_maxQueueBytes;            //!< per-priority queue limit in bytes (0 = unlimited)
+    Ptr<ErrorModel> m_receiveErrorModel; //!< receive error model
+
+    std::array<TxQueue, NUM_PRIORITIES + 1> m_queues; //!< priority queues + control queue
+    std::array<uint32_t, NUM_PRIORITIES> m_weights;   //!< DWRR weights
+    std::array<int64_t, NUM_PRIORITIES> m_deficit;    //!< DWRR deficit counters
+    uint32_t m_dwrrCurrent;                           //!< DWRR round position
+    bool m_dwrrNewTurn;                               //!< the class at m_dwrrCurrent gets a quantum
+
+    bool m_txBusy;         //!< a frame (or gap) occupies the wire
+    uint64_t m_txCarry;    //!< sub-nanosecond remainder (in units of 1/bps s) of the busy period
+    Ptr<Packet> m_current; //!< frame being serialized
+
+    std::array<Time, NUM_PRIORITIES> m_pauseStart;      //!< start of the current pause
+    std::array<Time, NUM_PRIORITIES> m_pausedTotal;     //!< finished pauses, summed
+    std::array<bool, NUM_PRIORITIES> m_paused;          //!< priority paused by the peer
+    std::array<EventId, NUM_PRIORITIES> m_resumeEvent;  //!< scheduled end of a pause
+    std::array<PriorityCounters, NUM_PRIORITIES> m_ctr; //!< counters
+    uint64_t m_rxDrops;                                 //!< receive drops
+
+    NetDevice::ReceiveCallback m_rxCallback;               //!< generic receive callback
+    NetDevice::PromiscReceiveCallback m_promiscRxCallback; //!< promiscuous callback
+    RoceReceiveCallback m_roceRxCallback;                  //!< fast-path callback
+    TracedCallback<> m_linkChangeCallbacks;                //!< link change callbacks
+
+    TracedCallback<Ptr<const Packet>> m_macTxTrace;          //!< packet accepted for sending
+    TracedCallback<Ptr<const Packet>> m_macTxDropTrace;      //!< packet dropped, queue full
+    TracedCallback<Ptr<const Packet>> m_macRxTrace;          //!< packet handed up
+    TracedCallback<Ptr<const Packet>> m_macPromiscRxTrace;   //!< packet handed up (promiscuous)
+    TracedCallback<Ptr<const Packet>> m_phyTxBeginTrace;     //!< first bit on the wire
+    TracedCallback<Ptr<const Packet>> m_phyTxEndTrace;       //!< last bit on the wire
+    TracedCallback<Ptr<const Packet>> m_phyRxEndTrace;       //!< last bit received
+    TracedCallback<Ptr<const Packet>> m_phyRxDropTrace;      //!< frame dropped on receive
+    TracedCallback<Ptr<const Packet>> m_snifferTrace;        //!< pcap sniffer (tx and rx)
+    TracedCallback<Ptr<const Packet>> m_promiscSnifferTrace; //!< promiscuous sniffer
+    TracedCallback<uint8_t, uint16_t> m_pfcTxTrace;          //!< PFC sent (priority, quanta)
+    TracedCallback<uint8_t, uint16_t> m_pfcRxTrace;          //!< PFC received (priority, quanta)
+    TracedCallback<uint8_t, Time> m_pauseEndTrace;           //!< egress pause ended
+};
+
+} // namespace ns3
+
+#endif // ROCE_NET_DEVICE_H

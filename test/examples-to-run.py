@@ -1,0 +1,8 @@
+#! /usr/bin/env python3
+# Examples that ns-3's test.py runs in-tree: (example name and arguments, run condition,
+# valgrind condition).
+examples_to_run = [
+    ("roce-link-demo --Pcap=0", "True", "True"),
+]
+
+python_examples = []

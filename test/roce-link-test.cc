@@ -1,0 +1,282 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * RoceNetDevice + RoceChannel: timing against closed forms, scheduling, queues, receive drops.
+ */
+#include "ait-link-scenario.h"
+#include "ait-test-fixture.h"
+
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/error-model.h"
+#include "ns3/pointer.h"
+#include "ns3/uinteger.h"
+
+#include <map>
+
+using namespace ns3;
+using namespace ns3::test;
+
+namespace
+{
+
+/// Exact end of the k-th (1-based) back-to-back frame of `wireBytes` bytes, in ns.
+int64_t
+ClosedFormEndNs(uint64_t k, uint64_t wireBytes, uint64_t bps, int64_t ifgNs)
+{
+    unsigned __int128 num = static_cast<unsigned __int128>(k) * wireBytes * 8 * 1000000000ULL;
+    return static_cast<int64_t>(num / bps) + static_cast<int64_t>(k - 1) * ifgNs;
+}
+
+struct TimingCase
+{
+    const char* rate;
+    uint64_t bps;
+    uint32_t payload;
+    int64_t ifgNs;
+    int64_t delayNs;
+};
+
+class RoceLinkTiming : public Ns3Fixture, public ::testing::WithParamInterface<TimingCase>
+{
+};
+
+} // namespace
+
+TEST_P(RoceLinkTiming, BackToBackArrivalsEqualClosedForm)
+{
+    const TimingCase c = GetParam();
+    LinkPair pair(c.rate, std::to_string(c.delayNs) + "ns", NanoSeconds(c.ifgNs));
+    const uint32_t n = 200;
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        pair.SendFromA(c.payload, 0);
+    }
+    Simulator::Run();
+    ASSERT_EQ(pair.rxB.size(), n);
+    // frame as carried = payload + 14 (Ethernet) ; the 4 FCS bytes count on the wire
+    const uint64_t frame = std::max<uint32_t>(c.payload + 14, 60);
+    const uint64_t wire = frame + 4;
+    for (uint32_t k = 1; k <= n; ++k)
+    {
+        const int64_t expected = ClosedFormEndNs(k, wire, c.bps, c.ifgNs) + c.delayNs;
+        ASSERT_EQ(pair.rxB[k - 1].t.GetNanoSeconds(), expected) << "frame " << k;
+        ASSERT_EQ(pair.rxB[k - 1].bytes, frame);
+    }
+    // transmissions start back to back: frame k starts when frame k-1 ended plus the gap
+    for (uint32_t k = 2; k <= n; ++k)
+    {
+        ASSERT_EQ(pair.txBeginA[k - 1].t.GetNanoSeconds(),
+                  ClosedFormEndNs(k - 1, wire, c.bps, c.ifgNs) + c.ifgNs);
+    }
+    EXPECT_EQ(pair.a->GetCounters(0).txFrames, n);
+    EXPECT_EQ(pair.a->GetCounters(0).txBytes, n * frame);
+    EXPECT_EQ(pair.b->GetCounters(0).rxFrames, n);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Rates,
+    RoceLinkTiming,
+    ::testing::Values(TimingCase{"100Gbps", 100000000000ULL, 1000, 0, 1000}, // 81.44 ns/frame
+                      TimingCase{"25Gbps", 25000000000ULL, 4096 + 60, 0, 500},
+                      TimingCase{"400Gbps", 400000000000ULL, 1500, 3, 2000},
+                      TimingCase{"40Gbps", 40000000000ULL, 20, 7, 0}, // padded to 60 bytes
+                      TimingCase{"1Gbps", 1000000000ULL, 9000, 96, 5000}),
+    [](const ::testing::TestParamInfo<TimingCase>& info) {
+        return std::string(info.param.rate) + "_" + std::to_string(info.param.payload) + "B_ifg" +
+               std::to_string(info.param.ifgNs) + "ns";
+    });
+
+TEST_F(Ns3Fixture, IsolatedFramesTakeSerializationPlusDelay)
+{
+    // Frames sent on an idle wire: each arrives after its own serialization time plus delay,
+    // independent of what was sent before (no carry across idle periods).
+    LinkPair pair("100Gbps", "1us");
+    const std::vector<uint32_t> sizes = {1000, 1001, 1002, 64, 9000};
+    for (uint32_t i = 0; i < sizes.size(); ++i)
+    {
+        Simulator::Schedule(MicroSeconds(10 * (i + 1)), &LinkPair::SendFromA, &pair, sizes[i], 0);
+    }
+    Simulator::Run();
+    ASSERT_EQ(pair.rxB.size(), sizes.size());
+    for (uint32_t i = 0; i < sizes.size(); ++i)
+    {
+        const uint64_t wireBits = (sizes[i] + 14 + 4) * 8ULL;
+        const int64_t ser = wireBits * 1000000000ULL / 100000000000ULL; // floor
+        EXPECT_EQ(pair.rxB[i].t.GetNanoSeconds(), 10000 * (i + 1) + ser + 1000)
+            << "size " << sizes[i];
+        EXPECT_EQ(pair.a->GetSerializationTime(sizes[i] + 14).GetNanoSeconds(), ser);
+    }
+}
+
+TEST_F(Ns3Fixture, LongRunThroughputIsExactLineRate)
+{
+    // 10000 frames of 1018 wire bytes at 100 Gb/s: 81.44 ns each, so per-frame rounding would
+    // be off by up to 0.44 ns per frame; the carried remainder keeps the total exact.
+    LinkPair pair("100Gbps", "0ns");
+    for (uint32_t i = 0; i < 10000; ++i)
+    {
+        pair.SendFromA(1000, 0);
+    }
+    Simulator::Run();
+    ASSERT_EQ(pair.rxB.size(), 10000u);
+    EXPECT_EQ(pair.rxB.back().t.GetNanoSeconds(), 814400);
+}
+
+TEST_F(Ns3Fixture, StrictPriorityServesHighestClassFirst)
+{
+    // Default: priorities 7 and 6 are strict. Queue 5 frames each of 0, 6 and 7 while the wire
+    // is busy; after the first frame, all of 7 go, then all of 6, then 0.
+    LinkPair pair("10Gbps", "0ns");
+    pair.SendFromA(1000, 0); // occupies the wire
+    for (uint8_t prio : {0, 6, 7})
+    {
+        for (int i = 0; i < 5; ++i)
+        {
+            pair.SendFromA(1000, prio);
+        }
+    }
+    Simulator::Run();
+    ASSERT_EQ(pair.txBeginA.size(), 16u);
+    std::vector<uint8_t> order;
+    for (const auto& e : pair.txBeginA)
+    {
+        order.push_back(e.priority);
+    }
+    const std::vector<uint8_t> expected = {0, 7, 7, 7, 7, 7, 6, 6, 6, 6, 6, 0, 0, 0, 0, 0};
+    EXPECT_EQ(order, expected);
+}
+
+TEST_F(Ns3Fixture, DwrrSharesBytesByWeight)
+{
+    // Priorities 0 and 1 with weights 3:1 and equal frames: while both are backlogged, priority 0
+    // gets 3/4 of the frames. With weights 1:1 the share is 1/2 (the knob changes behaviour).
+    for (const auto& w : std::vector<std::pair<std::string, double>>{{"3,1,1,1,1,1,1,1", 0.75},
+                                                                     {"1,1,1,1,1,1,1,1", 0.5}})
+    {
+        Config::SetDefault("ns3::RoceNetDevice::DwrrWeights", StringValue(w.first));
+        LinkPair pair("100Gbps", "0ns");
+        for (int i = 0; i < 4000; ++i)
+        {
+            pair.SendFromA(1482, 0); // 1496-byte frames: 6 fit into one quantum of 9018
+            pair.SendFromA(1482, 1);
+        }
+        Simulator::Run();
+        // look at the first 2000 frames (both queues backlogged throughout)
+        uint32_t zero = 0;
+        for (uint32_t i = 0; i < 2000; ++i)
+        {
+            zero += pair.txBeginA[i].priority == 0;
+        }
+        EXPECT_NEAR(zero / 2000.0, w.second, 0.01) << "weights " << w.first;
+        Simulator::Destroy();
+    }
+}
+
+TEST_F(Ns3Fixture, FullQueueDropsAndCounts)
+{
+    Config::SetDefault("ns3::RoceNetDevice::TxQueueMaxBytes", UintegerValue(10000));
+    LinkPair pair("10Gbps", "0ns");
+    uint32_t drops = 0;
+    pair.a->TraceConnectWithoutContext("MacTxDrop",
+                                       MakeBoundCallback(
+                                           +[](uint32_t* n, Ptr<const Packet>) { ++*n; },
+                                           &drops));
+    // 1 frame goes on the wire at once, 9 x 1014 bytes fit in 10000, the other 10 are dropped
+    for (int i = 0; i < 20; ++i)
+    {
+        pair.SendFromA(1000, 2);
+    }
+    EXPECT_EQ(pair.a->GetQueueFrames(2), 9u);
+    EXPECT_EQ(pair.a->GetQueueBytes(2), 9u * 1014);
+    Simulator::Run();
+    EXPECT_EQ(drops, 10u);
+    EXPECT_EQ(pair.a->GetCounters(2).txQueueDrops, 10u);
+    EXPECT_EQ(pair.rxB.size(), 10u);
+    // conservation: offered = sent + dropped
+    EXPECT_EQ(pair.a->GetCounters(2).txFrames + pair.a->GetCounters(2).txQueueDrops, 20u);
+}
+
+TEST_F(Ns3Fixture, ReceiveErrorModelDropsAreCounted)
+{
+    LinkPair pair("100Gbps", "0ns");
+    Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+    em->SetAttribute("ErrorRate", DoubleValue(0.3));
+    em->SetAttribute("ErrorUnit", StringValue("ERROR_UNIT_PACKET"));
+    em->AssignStreams(7);
+    pair.b->SetAttribute("ReceiveErrorModel", PointerValue(em));
+    uint32_t dropped = 0;
+    pair.b->TraceConnectWithoutContext("PhyRxDrop",
+                                       MakeBoundCallback(
+                                           +[](uint32_t* n, Ptr<const Packet>) { ++*n; },
+                                           &dropped));
+    for (int i = 0; i < 1000; ++i)
+    {
+        pair.SendFromA(500, 0);
+    }
+    Simulator::Run();
+    EXPECT_EQ(pair.rxB.size() + dropped, 1000u); // delivered + counted drops = sent
+    EXPECT_EQ(pair.b->GetRxDrops(), dropped);
+    EXPECT_GT(dropped, 250u);
+    EXPECT_LT(dropped, 350u);
+}
+
+TEST_F(Ns3Fixture, FcsIsCarriedCheckedAndCounted)
+{
+    // With FcsEnabled the frame carries a real FCS (4 more bytes) and the serialization time is
+    // unchanged; a frame corrupted on the wire is rejected by the FCS check.
+    Config::SetDefault("ns3::RoceNetDevice::FcsEnabled", BooleanValue(true));
+    LinkPair pair("100Gbps", "0ns");
+    pair.SendFromA(1000, 0);
+    Simulator::Run();
+    ASSERT_EQ(pair.rxB.size(), 1u);
+    EXPECT_EQ(pair.rxB[0].bytes, 1018u);
+    EXPECT_EQ(pair.rxB[0].t.GetNanoSeconds(), 81); // 1018 * 8 / 100 = 81.44 ns, as without FCS
+    EXPECT_EQ(pair.b->GetCounters(0).rxFrames, 1u);
+
+    // flip one byte of a frame in flight: the receiver's FCS check drops it
+    pair.b->TraceConnectWithoutContext("PhyRxEnd", MakeCallback(+[](Ptr<const Packet> p) {
+                                           uint8_t buf[2000];
+                                           uint32_t n = p->CopyData(buf, sizeof(buf));
+                                           buf[20] ^= 0xff;
+                                           Ptr<Packet> bad = Create<Packet>(buf, n);
+                                           // replace content: remove all, add corrupted bytes
+                                           Ptr<Packet> q = ConstCast<Packet>(p);
+                                           q->RemoveAtEnd(q->GetSize());
+                                           q->AddAtEnd(bad);
+                                       }));
+    Simulator::Schedule(MicroSeconds(1), &LinkPair::SendFromA, &pair, 1000, 0);
+    Simulator::Run();
+    EXPECT_EQ(pair.b->GetRxDrops(), 1u);
+    EXPECT_EQ(pair.b->GetCounters(0).rxFrames, 1u);
+}
+
+TEST_F(Ns3Fixture, ReceivePriorityFromVlanPcpOrDscp)
+{
+    // The fast-path callback gets the priority from the 802.1Q PCP when tagged, and from the
+    // DSCP of an untagged IPv4 packet otherwise; Ethernet padding of short frames is removed.
+    for (bool vlan : {false, true})
+    {
+        Config::SetDefault("ns3::RoceNetDevice::VlanEnabled", BooleanValue(vlan));
+        LinkPair pair("100Gbps", "0ns");
+        std::vector<std::pair<uint8_t, uint32_t>> got;
+        pair.b->SetRoceReceiveCallback(
+            MakeCallback(+[](std::vector<std::pair<uint8_t, uint32_t>>* g,
+                             Ptr<RoceNetDevice>,
+                             Ptr<Packet> p,
+                             uint16_t proto,
+                             uint8_t prio) {
+                EXPECT_EQ(proto, 0x0800);
+                g->push_back({prio, p->GetSize()});
+            }).Bind(&got));
+        // a 28-byte IPv4 packet with DSCP 48 (priority 6), sent in priority 5
+        uint8_t ip[28] = {0x45, 48 << 2, 0, 28};
+        pair.a->SendWithPriority(Create<Packet>(ip, sizeof(ip)), pair.b->GetAddress(), 0x0800, 5);
+        Simulator::Run();
+        ASSERT_EQ(got.size(), 1u);
+        EXPECT_EQ(got[0].first, vlan ? 5 : 6);
+        EXPECT_EQ(got[0].second, 28u); // padding (to a 60-byte frame) removed
+        Simulator::Destroy();
+        Config::Reset();
+    }
+}

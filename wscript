@@ -1,0 +1,61 @@
+# -*- Mode: python; py-indent-offset: 4; indent-tabs-mode: nil; coding: utf-8; -*-
+# waf build of the ai-training module for ns-3 <= 3.35 (ns-3.36+ uses CMakeLists.txt).
+# The lists below must equal the lists in CMakeLists.txt (ctest "wscript-lists-match").
+
+
+def configure(conf):
+    conf.env.append_value('CXXFLAGS', ['-std=c++17'])
+
+
+def build(bld):
+    module = bld.create_ns3_module('ai-training', ['core', 'network', 'internet'])
+    module.source = [
+        'model/aeth-header.cc',
+        'model/bth-header.cc',
+        'model/deth-header.cc',
+        'model/pfc-header.cc',
+        'model/reth-header.cc',
+        'model/roce-channel.cc',
+        'model/roce-icrc-trailer.cc',
+        'model/roce-net-device.cc',
+        'model/roce-ud-sink.cc',
+        'model/roce-ud-source.cc',
+        'model/vlan-header.cc',
+        'helper/roce-link-helper.cc',
+        'helper/roce-ud-helper.cc',
+    ]
+
+    module_test = bld.create_ns3_module_test_library('ai-training')
+    module_test.source = [
+        'test/bad-input-test.cc',
+        'test/header-test.cc',
+        'test/pcap-tshark-test.cc',
+        'test/pfc-test.cc',
+        'test/roce-link-test.cc',
+        'test/ai-training-test-suite.cc',
+    ]
+    module_test.uselib = 'GTEST'
+    module_test.env.append_value('LIB', ['gtest', 'pthread'])
+    module_test.env.append_value('DEFINES', ['AIT_SOURCE_DIR="%s"' % bld.path.abspath(),
+                                             'AIT_TSHARK="/usr/bin/tshark"'])
+
+    headers = bld(features='ns3header')
+    headers.module = 'ai-training'
+    headers.source = [
+        'model/aeth-header.h',
+        'model/bth-header.h',
+        'model/deth-header.h',
+        'model/pfc-header.h',
+        'model/reth-header.h',
+        'model/roce-channel.h',
+        'model/roce-icrc-trailer.h',
+        'model/roce-net-device.h',
+        'model/roce-ud-sink.h',
+        'model/roce-ud-source.h',
+        'model/vlan-header.h',
+        'helper/roce-link-helper.h',
+        'helper/roce-ud-helper.h',
+    ]
+
+    if bld.env.ENABLE_EXAMPLES:
+        bld.recurse('examples')
