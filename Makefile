@@ -4,6 +4,7 @@
 #   make check-intree  build and test the module inside an ns-3.37 source tree (Debian's source)
 #   make format        clang-format every C++ file;  make check-format  fail if one is not
 #   make sample        regenerate the sample pcap in traces/ from the demo
+#   make bench         benchmark programs (ratios against a baseline measured in the same run)
 # Work on a fresh Debian 12 machine: packages come from apt (sudo when not root).
 
 SHELL      := /bin/bash
@@ -17,7 +18,7 @@ SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Everything the standalone build, its tests, plots and pcap checks need.
 PKGS := cmake g++ make python3 libns3-dev libboost-dev libgtest-dev tshark gnuplot-nox
 
-.PHONY: all deps configure build run test check-intree format check-format sample clean
+.PHONY: all deps configure build run test bench check-intree format check-format sample clean
 
 all: build
 
@@ -46,6 +47,10 @@ run: build
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+bench: configure
+	cmake --build $(BUILD) -j $(JOBS) --target bench
+	./$(BUILD)/ait-link-bench
 
 check-intree:
 	bash cmake/check-intree.sh
