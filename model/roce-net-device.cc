@@ -83,16 +83,18 @@ RoceNetDevice::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&RoceNetDevice::m_vlanEnabled),
                           MakeBooleanChecker())
-            .AddAttribute("VlanId",
-                          "VLAN ID of tagged frames (0..4094; 0 = priority tag only).",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&RoceNetDevice::SetVlanId),
-                          MakeUintegerChecker<uint16_t>())
+            .AddAttribute(
+                "VlanId",
+                "VLAN ID of tagged frames (0..4094; 0 = priority tag only).",
+                UintegerValue(0),
+                MakeUintegerAccessor(&RoceNetDevice::SetVlanId, &RoceNetDevice::GetVlanId),
+                MakeUintegerChecker<uint16_t>())
             .AddAttribute("StrictPriorityClasses",
                           "How many of the highest priorities (7, 6, ...) are served in strict "
                           "priority order before the DWRR classes (0..8).",
                           UintegerValue(2),
-                          MakeUintegerAccessor(&RoceNetDevice::SetStrictPriorityClasses),
+                          MakeUintegerAccessor(&RoceNetDevice::SetStrictPriorityClasses,
+                                               &RoceNetDevice::GetStrictPriorityClasses),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute(
                 "DwrrWeights",
@@ -314,6 +316,18 @@ RoceNetDevice::SetVlanId(uint16_t vid)
         NS_FATAL_ERROR("RoceNetDevice: VlanId " << vid << " is not allowed (0..4094)");
     }
     m_vlanId = vid;
+}
+
+uint16_t
+RoceNetDevice::GetVlanId() const
+{
+    return m_vlanId;
+}
+
+uint32_t
+RoceNetDevice::GetStrictPriorityClasses() const
+{
+    return m_strictClasses;
 }
 
 void

@@ -351,6 +351,10 @@ class RoceNetDevice : public NetDevice
      * \param vid the VLAN ID (0..4094)
      */
     void SetVlanId(uint16_t vid);
+    /// \return the VlanId attribute
+    uint16_t GetVlanId() const;
+    /// \return the StrictPriorityClasses attribute
+    uint32_t GetStrictPriorityClasses() const;
     /// \return the largest frame this device can send (without FCS)
     uint32_t MaxFrameBytes() const;
 

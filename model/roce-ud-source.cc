@@ -71,26 +71,29 @@ RoceUdSource::GetTypeId()
                           UintegerValue(49152),
                           MakeUintegerAccessor(&RoceUdSource::m_srcPort),
                           MakeUintegerChecker<uint16_t>())
-            .AddAttribute("PayloadSize",
-                          "Payload bytes per packet (> 0; the datagram adds 52 bytes and must fit "
-                          "the device Mtu).",
-                          UintegerValue(1024),
-                          MakeUintegerAccessor(&RoceUdSource::m_payloadSize),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("DataRate",
-                          "Sending rate in IPv4 datagram bits per second (> 0).",
-                          DataRateValue(DataRate("10Gbps")),
-                          MakeDataRateAccessor(&RoceUdSource::m_rate),
-                          MakeDataRateChecker())
-            .AddAttribute("Priority",
-                          "Egress priority (0..7).",
-                          UintegerValue(3),
-                          MakeUintegerAccessor(&RoceUdSource::m_priority),
-                          MakeUintegerChecker<uint8_t>())
+            .AddAttribute(
+                "PayloadSize",
+                "Payload bytes per packet (> 0; the datagram adds 52 bytes and must fit "
+                "the device Mtu).",
+                UintegerValue(1024),
+                MakeUintegerAccessor(&RoceUdSource::SetPayloadSize, &RoceUdSource::GetPayloadSize),
+                MakeUintegerChecker<uint32_t>())
+            .AddAttribute(
+                "DataRate",
+                "Sending rate in IPv4 datagram bits per second (> 0).",
+                DataRateValue(DataRate("10Gbps")),
+                MakeDataRateAccessor(&RoceUdSource::SetDataRate, &RoceUdSource::GetDataRate),
+                MakeDataRateChecker())
+            .AddAttribute(
+                "Priority",
+                "Egress priority (0..7).",
+                UintegerValue(3),
+                MakeUintegerAccessor(&RoceUdSource::SetPriority, &RoceUdSource::GetPriority),
+                MakeUintegerChecker<uint8_t>())
             .AddAttribute("Dscp",
                           "IPv4 DSCP (0..63); 26 (AF31) is the usual RoCE class.",
                           UintegerValue(26),
-                          MakeUintegerAccessor(&RoceUdSource::m_dscp),
+                          MakeUintegerAccessor(&RoceUdSource::SetDscp, &RoceUdSource::GetDscp),
                           MakeUintegerChecker<uint8_t>())
             .AddAttribute("Ecn",
                           "IPv4 ECN codepoint of every packet.",
@@ -176,26 +179,78 @@ RoceUdSource::StartApplication()
                                                   "(got "
                                                << m_local << " and " << m_remote << ")");
     }
-    if (m_payloadSize == 0 || GetDatagramSize() > m_device->GetMtu())
+    if (GetDatagramSize() > m_device->GetMtu())
     {
         NS_FATAL_ERROR("RoceUdSource: PayloadSize " << m_payloadSize << " is not allowed (1.."
                                                     << m_device->GetMtu() - UD_OVERHEAD
                                                     << " bytes for the device Mtu of "
                                                     << m_device->GetMtu() << ")");
     }
-    if (m_rate.GetBitRate() == 0)
+    SendPacket();
+}
+
+void
+RoceUdSource::SetPayloadSize(uint32_t bytes)
+{
+    if (bytes == 0)
+    {
+        NS_FATAL_ERROR("RoceUdSource: PayloadSize 0 is not allowed (must be >= 1 byte)");
+    }
+    m_payloadSize = bytes;
+}
+
+void
+RoceUdSource::SetDataRate(DataRate rate)
+{
+    if (rate.GetBitRate() == 0)
     {
         NS_FATAL_ERROR("RoceUdSource: DataRate 0 bps is not allowed (must be > 0)");
     }
-    if (m_priority >= RoceNetDevice::NUM_PRIORITIES)
+    m_rate = rate;
+}
+
+void
+RoceUdSource::SetPriority(uint8_t priority)
+{
+    if (priority >= RoceNetDevice::NUM_PRIORITIES)
     {
-        NS_FATAL_ERROR("RoceUdSource: unknown Priority " << +m_priority << " (allowed 0..7)");
+        NS_FATAL_ERROR("RoceUdSource: unknown Priority " << +priority << " (allowed 0..7)");
     }
-    if (m_dscp > 63)
+    m_priority = priority;
+}
+
+void
+RoceUdSource::SetDscp(uint8_t dscp)
+{
+    if (dscp > 63)
     {
-        NS_FATAL_ERROR("RoceUdSource: Dscp " << +m_dscp << " is not allowed (0..63)");
+        NS_FATAL_ERROR("RoceUdSource: Dscp " << +dscp << " is not allowed (0..63)");
     }
-    SendPacket();
+    m_dscp = dscp;
+}
+
+uint32_t
+RoceUdSource::GetPayloadSize() const
+{
+    return m_payloadSize;
+}
+
+DataRate
+RoceUdSource::GetDataRate() const
+{
+    return m_rate;
+}
+
+uint8_t
+RoceUdSource::GetPriority() const
+{
+    return m_priority;
+}
+
+uint8_t
+RoceUdSource::GetDscp() const
+{
+    return m_dscp;
 }
 
 void

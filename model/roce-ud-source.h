@@ -54,6 +54,15 @@ class RoceUdSource : public Application
     /// \return bytes of IPv4 datagrams sent so far
     uint64_t GetSentBytes() const;
 
+    /// \return payload bytes per packet
+    uint32_t GetPayloadSize() const;
+    /// \return the sending rate
+    DataRate GetDataRate() const;
+    /// \return the egress priority
+    uint8_t GetPriority() const;
+    /// \return the DSCP
+    uint8_t GetDscp() const;
+
     /// \return size in bytes of each IPv4 datagram this source sends
     uint32_t GetDatagramSize() const;
 
@@ -63,6 +72,26 @@ class RoceUdSource : public Application
   private:
     void StartApplication() override;
     void StopApplication() override;
+    /**
+     * \brief Setter of PayloadSize.
+     * \param bytes payload bytes (> 0)
+     */
+    void SetPayloadSize(uint32_t bytes);
+    /**
+     * \brief Setter of DataRate.
+     * \param rate the rate (> 0)
+     */
+    void SetDataRate(DataRate rate);
+    /**
+     * \brief Setter of Priority.
+     * \param priority 0..7
+     */
+    void SetPriority(uint8_t priority);
+    /**
+     * \brief Setter of Dscp.
+     * \param dscp 0..63
+     */
+    void SetDscp(uint8_t dscp);
     /// Send one packet and schedule the next.
     void SendPacket();
     /**
