@@ -33,6 +33,11 @@ def wscript_list(text, target):
 cm = (root / "CMakeLists.txt").read_text()
 ws = (root / "wscript").read_text()
 ews = (root / "examples" / "wscript").read_text()
+for name, text in (("wscript", ws), ("examples/wscript", ews)):
+    try:
+        compile(text, name, "exec")  # waf scripts are Python: at least they must parse
+    except SyntaxError as e:
+        errors.append(f"{name} is not valid Python: {e}")
 
 pairs = {
     "sources": (cmake_list(cm, "ait_sources"), wscript_list(ws, "module.source")),
