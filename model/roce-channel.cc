@@ -29,12 +29,19 @@ RoceChannel::GetTypeId()
                           "One-way propagation delay of the cable (e.g. 5 ns per metre of fibre).",
                           TimeValue(NanoSeconds(1000)),
                           MakeTimeAccessor(&RoceChannel::SetDelay, &RoceChannel::GetDelay),
-                          MakeTimeChecker());
+                          MakeTimeChecker())
+            .AddTraceSource("LinkDownDrop",
+                            "A frame was lost because the cable was down.",
+                            MakeTraceSourceAccessor(&RoceChannel::m_dropTrace),
+                            "ns3::Packet::TracedCallback");
     return tid;
 }
 
 RoceChannel::RoceChannel()
-    : m_nDevices(0)
+    : m_nDevices(0),
+      m_up(true),
+      m_generation(0),
+      m_downDrops(0)
 {
     NS_LOG_FUNCTION(this);
 }
@@ -92,11 +99,62 @@ RoceChannel::TransmitStart(Ptr<Packet> frame, Ptr<RoceNetDevice> src, Time txTim
     {
         return; // an unconnected end: the frame leaves into nowhere
     }
+    if (!m_up)
+    {
+        ++m_downDrops;
+        m_dropTrace(frame);
+        return;
+    }
     Simulator::ScheduleWithContext(dst->GetNode()->GetId(),
                                    txTime + m_delay,
-                                   &RoceNetDevice::Receive,
+                                   &RoceChannel::Deliver,
+                                   this,
                                    dst,
-                                   frame);
+                                   frame,
+                                   m_generation);
+}
+
+void
+RoceChannel::Deliver(Ptr<RoceNetDevice> dst, Ptr<Packet> frame, uint32_t generation)
+{
+    if (!m_up || generation != m_generation)
+    {
+        ++m_downDrops;
+        m_dropTrace(frame);
+        return;
+    }
+    dst->Receive(frame);
+}
+
+void
+RoceChannel::SetLinkUp(bool up)
+{
+    NS_LOG_FUNCTION(this << up);
+    if (up == m_up)
+    {
+        return;
+    }
+    m_up = up;
+    if (!up)
+    {
+        ++m_generation; // frames on the wire now are lost
+    }
+    for (std::size_t i = 0; i < m_nDevices; ++i)
+    {
+        m_dev[i]->NotifyLinkChange();
+    }
+}
+
+bool
+RoceChannel::IsLinkUp() const
+{
+    return m_up;
+}
+
+uint64_t
+RoceChannel::GetLinkDownDrops() const
+{
+    return m_downDrops;
 }
 
 Ptr<RoceNetDevice>

@@ -7,6 +7,7 @@
 #include "ns3/channel.h"
 #include "ns3/nstime.h"
 #include "ns3/ptr.h"
+#include "ns3/traced-callback.h"
 
 namespace ns3
 {
@@ -52,10 +53,22 @@ class RoceChannel : public Channel
      * \param device one end of the cable
      * \return the device at the other end (null if there is none yet)
      */
-    Ptr<RoceNetDevice> GetPeer(Ptr<const RoceNetDevice> device) const;
-
-    /// \return the one-way propagation delay
+    Ptr<RoceNetDevice> GetPeer(
+        Ptr<const RoceNetDevice> device) const; /// \return the one-way propagation delay
     Time GetDelay() const;
+
+    /**
+     * \brief Fail (false) or restore (true) the cable. Frames on the wire when it fails, and
+     *        frames sent while it is down, are dropped and counted.
+     * \param up the new state
+     */
+    void SetLinkUp(bool up);
+
+    /// \return true unless the cable has been failed
+    bool IsLinkUp() const;
+
+    /// \return frames lost because the cable was down (in flight or sent while down)
+    uint64_t GetLinkDownDrops() const;
 
     std::size_t GetNDevices() const override;
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
@@ -70,9 +83,20 @@ class RoceChannel : public Channel
      */
     void SetDelay(Time delay);
 
-    Time m_delay;                //!< one-way propagation delay
-    Ptr<RoceNetDevice> m_dev[2]; //!< the two ends
-    std::size_t m_nDevices;      //!< number of attached devices
+    /**
+     * \brief Hand a frame to the far end unless the cable failed since it was sent.
+     * \param dst receiving device
+     * \param frame the frame
+     * \param generation the failure generation when it was sent
+     */
+    void Deliver(Ptr<RoceNetDevice> dst, Ptr<Packet> frame, uint32_t generation);
+    Time m_delay;                                  //!< one-way propagation delay
+    Ptr<RoceNetDevice> m_dev[2];                   //!< the two ends
+    std::size_t m_nDevices;                        //!< number of attached devices
+    bool m_up;                                     //!< cable state
+    uint32_t m_generation;                         //!< incremented at each failure
+    uint64_t m_downDrops;                          //!< frames lost to failures
+    TracedCallback<Ptr<const Packet>> m_dropTrace; //!< frame lost to a failure
 };
 
 } // namespace ns3

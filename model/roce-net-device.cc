@@ -11,7 +11,9 @@
 #include "ns3/error-model.h"
 #include "ns3/ethernet-header.h"
 #include "ns3/ethernet-trailer.h"
+#include "ns3/ipv4-header.h"
 #include "ns3/log.h"
+#include "ns3/node-list.h"
 #include "ns3/node.h"
 #include "ns3/packet.h"
 #include "ns3/pointer.h"
@@ -111,6 +113,18 @@ RoceNetDevice::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&RoceNetDevice::m_maxQueueBytes),
                           MakeUintegerChecker<uint64_t>())
+            .AddAttribute("PfcWatchdogLimit",
+                          "PFC watchdog: report an egress priority paused without a break for "
+                          "longer than this (0 = no watchdog).",
+                          TimeValue(MilliSeconds(100)),
+                          MakeTimeAccessor(&RoceNetDevice::m_watchdogLimit),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("PfcWatchdogStop",
+                          "When the PFC watchdog fires, print the paused ports of the whole "
+                          "simulation and stop it (a PFC deadlock would otherwise run forever).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RoceNetDevice::m_watchdogStop),
+                          MakeBooleanChecker())
             .AddAttribute("ReceiveErrorModel",
                           "Error model deciding which received frames are corrupted and dropped.",
                           PointerValue(),
@@ -168,7 +182,19 @@ RoceNetDevice::GetTypeId()
             .AddTraceSource("PauseEnd",
                             "A pause of an egress priority ended (expired or resumed).",
                             MakeTraceSourceAccessor(&RoceNetDevice::m_pauseEndTrace),
-                            "ns3::RoceNetDevice::PauseEndTracedCallback");
+                            "ns3::RoceNetDevice::PauseEndTracedCallback")
+            .AddTraceSource("PfcWatchdog",
+                            "An egress priority has been paused longer than PfcWatchdogLimit.",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_watchdogTrace),
+                            "ns3::RoceNetDevice::WatchdogTracedCallback")
+            .AddTraceSource("PriorityQueueBytes",
+                            "The bytes queued in one egress priority changed.",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_queueBytesTrace),
+                            "ns3::RoceNetDevice::QueueBytesTracedCallback")
+            .AddTraceSource("TxQueueBytes",
+                            "Bytes queued for transmission, all priorities together.",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_txQueueBytes),
+                            "ns3::TracedValueCallback::Uint64");
     return tid;
 }
 
@@ -185,7 +211,11 @@ RoceNetDevice::RoceNetDevice()
       m_dwrrNewTurn(true),
       m_txBusy(false),
       m_txCarry(0),
-      m_rxDrops(0)
+      m_rxDrops(0),
+      m_watchdogLimit(MilliSeconds(100)),
+      m_watchdogStop(true),
+      m_watchdogEvents(0),
+      m_txQueueBytes(0)
 {
     NS_LOG_FUNCTION(this);
     m_weights.fill(1);
@@ -223,6 +253,12 @@ RoceNetDevice::DoDispose()
     {
         ev.Cancel();
     }
+    for (auto& ev : m_watchdogEvent)
+    {
+        ev.Cancel();
+    }
+    m_txDequeueCallback =
+        MakeNullCallback<void, Ptr<RoceNetDevice>, Ptr<Packet>, uint8_t, uint64_t>();
     for (auto& q : m_queues)
     {
         q.frames.clear();
@@ -417,7 +453,7 @@ RoceNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNu
         CheckPriority(tag.GetPriority(), "Send (SocketPriorityTag)");
         priority = tag.GetPriority();
     }
-    return Enqueue(packet, m_address, Mac48Address::ConvertFrom(dest), protocolNumber, priority);
+    return Enqueue(packet, m_address, Mac48Address::ConvertFrom(dest), protocolNumber, priority, 0);
 }
 
 bool
@@ -437,17 +473,30 @@ RoceNetDevice::SendFrom(Ptr<Packet> packet,
                    Mac48Address::ConvertFrom(source),
                    Mac48Address::ConvertFrom(dest),
                    protocolNumber,
-                   priority);
+                   priority,
+                   0);
 }
 
 bool
 RoceNetDevice::SendWithPriority(Ptr<Packet> packet,
                                 const Address& dest,
                                 uint16_t protocolNumber,
-                                uint8_t priority)
+                                uint8_t priority,
+                                uint64_t cookie)
 {
     CheckPriority(priority, "SendWithPriority");
-    return Enqueue(packet, m_address, Mac48Address::ConvertFrom(dest), protocolNumber, priority);
+    return Enqueue(packet,
+                   m_address,
+                   Mac48Address::ConvertFrom(dest),
+                   protocolNumber,
+                   priority,
+                   cookie);
+}
+
+void
+RoceNetDevice::SetTxDequeueCallback(TxDequeueCallback cb)
+{
+    m_txDequeueCallback = cb;
 }
 
 void
@@ -497,7 +546,8 @@ RoceNetDevice::Enqueue(Ptr<Packet> packet,
                        Mac48Address src,
                        Mac48Address dst,
                        uint16_t protocol,
-                       uint8_t priority)
+                       uint8_t priority,
+                       uint64_t cookie)
 {
     NS_LOG_FUNCTION(this << packet << dst << protocol << +priority);
     if (packet->GetSize() > m_mtu)
@@ -516,8 +566,10 @@ RoceNetDevice::Enqueue(Ptr<Packet> packet,
         m_macTxDropTrace(packet);
         return false;
     }
-    q.frames.push_back({packet, bytes});
+    q.frames.push_back({packet, bytes, cookie});
     q.bytes += bytes;
+    m_txQueueBytes += bytes;
+    m_queueBytesTrace(priority, q.bytes);
     if (!m_txBusy)
     {
         TryTransmit();
@@ -616,8 +668,14 @@ RoceNetDevice::TryTransmit()
     }
     else
     {
+        m_txQueueBytes -= qf.bytes;
+        m_queueBytesTrace(sel, q.bytes);
         ++m_ctr[sel].txFrames;
         m_ctr[sel].txBytes += qf.bytes;
+        if (!m_txDequeueCallback.IsNull())
+        {
+            m_txDequeueCallback(this, qf.frame, sel, qf.cookie);
+        }
     }
 
     m_txBusy = true;
@@ -691,7 +749,7 @@ RoceNetDevice::SendPfcFrame(const PfcHeader& header)
         p->AddTrailer(fcs);
     }
     TxQueue& q = m_queues[CONTROL_QUEUE];
-    q.frames.push_back({p, p->GetSize()});
+    q.frames.push_back({p, p->GetSize(), 0});
     q.bytes += p->GetSize();
     TryTransmit();
 }
@@ -733,6 +791,14 @@ RoceNetDevice::ApplyPause(uint8_t priority, uint16_t quanta)
     {
         m_paused[priority] = true;
         m_pauseStart[priority] = Simulator::Now();
+        if (m_watchdogLimit.IsStrictlyPositive())
+        {
+            m_watchdogEvent[priority] = Simulator::Schedule(m_watchdogLimit,
+                                                            &RoceNetDevice::WatchdogCheck,
+                                                            this,
+                                                            priority,
+                                                            Simulator::Now());
+        }
     }
     m_resumeEvent[priority] = Simulator::Schedule(PfcHeader::QuantaToTime(quanta, m_bps),
                                                   &RoceNetDevice::Resume,
@@ -746,9 +812,118 @@ RoceNetDevice::Resume(uint8_t priority)
     NS_LOG_FUNCTION(this << +priority);
     Time d = Simulator::Now() - m_pauseStart[priority];
     m_paused[priority] = false;
+    m_watchdogEvent[priority].Cancel();
     m_pausedTotal[priority] += d;
     m_pauseEndTrace(priority, d);
     TryTransmit();
+}
+
+void
+RoceNetDevice::WatchdogCheck(uint8_t priority, Time since)
+{
+    if (!m_paused[priority] || m_pauseStart[priority] != since)
+    {
+        return;
+    }
+    const Time paused = Simulator::Now() - since;
+    ++m_watchdogEvents;
+    m_watchdogTrace(priority, paused);
+    NS_LOG_WARN("PFC watchdog: node " << m_node->GetId() << " device " << m_ifIndex << " priority "
+                                      << +priority << " paused for " << paused.As(Time::MS));
+    if (m_watchdogStop)
+    {
+        std::cerr << "PFC watchdog at " << Simulator::Now().As(Time::MS) << ": node "
+                  << m_node->GetId() << " device " << m_ifIndex << " priority " << +priority
+                  << " has been paused for " << paused.As(Time::MS)
+                  << " without a break (PfcWatchdogLimit " << m_watchdogLimit.As(Time::MS)
+                  << "); stopping the simulation. Paused egress ports now:\n";
+        ReportPausedPorts(std::cerr);
+        Simulator::Stop();
+    }
+    else
+    {
+        // keep watching this pause
+        m_watchdogEvent[priority] = Simulator::Schedule(m_watchdogLimit,
+                                                        &RoceNetDevice::WatchdogCheck,
+                                                        this,
+                                                        priority,
+                                                        since);
+    }
+}
+
+uint32_t
+RoceNetDevice::ReportPausedPorts(std::ostream& os)
+{
+    uint32_t n = 0;
+    for (auto it = NodeList::Begin(); it != NodeList::End(); ++it)
+    {
+        for (uint32_t i = 0; i < (*it)->GetNDevices(); ++i)
+        {
+            Ptr<RoceNetDevice> d = DynamicCast<RoceNetDevice>((*it)->GetDevice(i));
+            if (!d)
+            {
+                continue;
+            }
+            for (uint8_t p = 0; p < NUM_PRIORITIES; ++p)
+            {
+                if (d->m_paused[p])
+                {
+                    ++n;
+                    os << "  node " << (*it)->GetId() << " device " << i << " (" << d->m_address
+                       << ") priority " << +p << ": paused since "
+                       << d->m_pauseStart[p].As(Time::US) << ", " << d->GetQueueFrames(p)
+                       << " frames (" << d->GetQueueBytes(p) << " B) waiting\n";
+                }
+            }
+        }
+    }
+    return n;
+}
+
+uint64_t
+RoceNetDevice::GetWatchdogEvents() const
+{
+    return m_watchdogEvents;
+}
+
+void
+RoceNetDevice::MarkCeIpv4(Ptr<Packet> ipPacket)
+{
+    Ipv4Header ip;
+    ipPacket->RemoveHeader(ip);
+    ip.SetEcn(Ipv4Header::ECN_CE);
+    ip.EnableChecksum();
+    ipPacket->AddHeader(ip);
+}
+
+void
+RoceNetDevice::MarkCeInFrame(Ptr<Packet> frame) const
+{
+    EthernetTrailer fcs;
+    if (m_fcsEnabled)
+    {
+        frame->RemoveTrailer(fcs);
+    }
+    EthernetHeader eth(false);
+    frame->RemoveHeader(eth);
+    VlanHeader tag;
+    const bool tagged = eth.GetLengthType() == VlanHeader::TPID;
+    if (tagged)
+    {
+        frame->RemoveHeader(tag);
+    }
+    MarkCeIpv4(frame);
+    if (tagged)
+    {
+        frame->AddHeader(tag);
+    }
+    frame->AddHeader(eth);
+    if (m_fcsEnabled)
+    {
+        fcs.EnableFcs(true);
+        fcs.CalcFcs(frame);
+        frame->AddTrailer(fcs);
+    }
 }
 
 void
@@ -998,7 +1173,13 @@ RoceNetDevice::GetMtu() const
 bool
 RoceNetDevice::IsLinkUp() const
 {
-    return m_channel != nullptr;
+    return m_channel && m_channel->IsLinkUp();
+}
+
+void
+RoceNetDevice::NotifyLinkChange()
+{
+    m_linkChangeCallbacks();
 }
 
 void

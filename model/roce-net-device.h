@@ -10,6 +10,7 @@
 #include "ns3/net-device.h"
 #include "ns3/nstime.h"
 #include "ns3/traced-callback.h"
+#include "ns3/traced-value.h"
 
 #include <array>
 #include <deque>
@@ -74,6 +75,28 @@ class RoceNetDevice : public NetDevice
      */
     typedef Callback<void, Ptr<RoceNetDevice>, Ptr<Packet>, uint16_t, uint8_t> RoceReceiveCallback;
 
+    /**
+     * \brief Callback when a data frame leaves its egress queue and starts on the wire.
+     *
+     * Arguments: device, the complete frame (may be modified, e.g. with MarkCeInFrame()),
+     * priority, and the cookie given to SendWithPriority(). Used by switches for buffer
+     * accounting and dequeue-time ECN marking.
+     */
+    typedef Callback<void, Ptr<RoceNetDevice>, Ptr<Packet>, uint8_t, uint64_t> TxDequeueCallback;
+
+    /**
+     * TracedCallback signature for queue length changes.
+     * \param [in] priority the priority
+     * \param [in] bytes the bytes now queued in that priority
+     */
+    typedef void (*QueueBytesTracedCallback)(uint8_t priority, uint64_t bytes);
+
+    /**
+     * TracedCallback signature for the PFC watchdog.
+     * \param [in] priority the priority
+     * \param [in] paused how long it has been paused without a break
+     */
+    typedef void (*WatchdogTracedCallback)(uint8_t priority, Time paused);
     /**
      * TracedCallback signature for PFC frames sent or received.
      * \param [in] priority the priority
@@ -144,14 +167,37 @@ class RoceNetDevice : public NetDevice
      * \brief Queue a packet for transmission in a given priority.
      * \param packet the packet (an IPv4 datagram for RoCEv2), at most Mtu bytes
      * \param dest destination MAC address
-     * \param protocolNumber EtherType
-     * \param priority 0..7
+     * \param protocolNumber EtherType     * \param priority 0..7
+     * \param cookie opaque value handed back to the TxDequeueCallback
      * \return false if the frame was dropped because the priority queue is full
      */
     bool SendWithPriority(Ptr<Packet> packet,
                           const Address& dest,
                           uint16_t protocolNumber,
-                          uint8_t priority);
+                          uint8_t priority,
+                          uint64_t cookie = 0);
+
+    /**
+     * \brief Set the callback run when a data frame is dequeued for transmission.
+     * \param cb the callback
+     */
+    void SetTxDequeueCallback(TxDequeueCallback cb);
+
+    /**
+     * \brief Set the ECN field of the IPv4 packet inside a frame of this device to CE
+     *        (Ethernet/VLAN header, IPv4 checksum and FCS are rebuilt).
+     * \param frame the frame
+     */
+    void MarkCeInFrame(Ptr<Packet> frame) const;
+
+    /**
+     * \brief Set the ECN field of an IPv4 packet to CE and update its checksum.
+     * \param ipPacket the packet (starting with the IPv4 header)
+     */
+    static void MarkCeIpv4(Ptr<Packet> ipPacket);
+
+    /// \return times the PFC watchdog fired on this device
+    uint64_t GetWatchdogEvents() const;
 
     /**
      * \brief Send an 802.1Qbb PFC frame for one priority.
@@ -183,7 +229,13 @@ class RoceNetDevice : public NetDevice
      * \param priority the priority
      * \return the counters of the priority
      */
-    const PriorityCounters& GetCounters(uint8_t priority) const;
+    const PriorityCounters& GetCounters(uint8_t priority)
+        const; /**
+                * \brief Print every RoceNetDevice of the simulation that has a paused priority now.
+                * \param os the stream
+                * \return number of paused (device, priority) pairs printed
+                */
+    static uint32_t ReportPausedPorts(std::ostream& os);
 
     /// \return frames dropped on receive (error model, bad FCS or unknown control frame)
     uint64_t GetRxDrops() const;
@@ -218,7 +270,10 @@ class RoceNetDevice : public NetDevice
      * \param frameBytes bytes of the frame as carried (with FCS if FcsEnabled)
      * \return serialization time (exact value rounded down to the nanosecond)
      */
-    Time GetSerializationTime(uint32_t frameBytes) const;
+    Time GetSerializationTime(
+        uint32_t frameBytes) const; /// Run the link-change callbacks (called by RoceChannel when
+                                    /// the link goes up or down).
+    void NotifyLinkChange();
 
     /**
      * \brief Deliver a frame from the channel (called by RoceChannel).
@@ -265,6 +320,7 @@ class RoceNetDevice : public NetDevice
     {
         Ptr<Packet> frame; //!< complete frame (headers, padding, FCS if enabled)
         uint32_t bytes;    //!< bytes as carried
+        uint64_t cookie;   //!< opaque value for the TxDequeueCallback
     };
 
     /// A priority queue.
@@ -279,15 +335,16 @@ class RoceNetDevice : public NetDevice
      * \param packet payload
      * \param src source MAC
      * \param dst destination MAC
-     * \param protocol EtherType
-     * \param priority priority
+     * \param protocol EtherType     * \param priority priority
+     * \param cookie opaque value for the TxDequeueCallback
      * \return false if dropped
      */
     bool Enqueue(Ptr<Packet> packet,
                  Mac48Address src,
                  Mac48Address dst,
                  uint16_t protocol,
-                 uint8_t priority);
+                 uint8_t priority,
+                 uint64_t cookie);
     /**
      * \brief Add Ethernet header (+VLAN tag), padding and FCS.
      * \param packet the payload, modified in place
@@ -327,7 +384,13 @@ class RoceNetDevice : public NetDevice
      * \brief End of a pause.
      * \param priority priority
      */
-    void Resume(uint8_t priority);
+    void Resume(uint8_t priority); /**
+                                    * \brief The PFC watchdog check of a priority.
+                                    * \param priority priority
+                                    * \param since start of the pause that was in progress when the
+                                    * check was scheduled
+                                    */
+    void WatchdogCheck(uint8_t priority, Time since);
     /**
      * \brief Check a priority argument.
      * \param priority the value
@@ -382,13 +445,17 @@ class RoceNetDevice : public NetDevice
     uint64_t m_txCarry;    //!< sub-nanosecond remainder (in units of 1/bps s) of the busy period
     Ptr<Packet> m_current; //!< frame being serialized
 
-    std::array<Time, NUM_PRIORITIES> m_pauseStart;      //!< start of the current pause
-    std::array<Time, NUM_PRIORITIES> m_pausedTotal;     //!< finished pauses, summed
-    std::array<bool, NUM_PRIORITIES> m_paused;          //!< priority paused by the peer
-    std::array<EventId, NUM_PRIORITIES> m_resumeEvent;  //!< scheduled end of a pause
-    std::array<PriorityCounters, NUM_PRIORITIES> m_ctr; //!< counters
-    uint64_t m_rxDrops;                                 //!< receive drops
-
+    std::array<Time, NUM_PRIORITIES> m_pauseStart;         //!< start of the current pause
+    std::array<Time, NUM_PRIORITIES> m_pausedTotal;        //!< finished pauses, summed
+    std::array<bool, NUM_PRIORITIES> m_paused;             //!< priority paused by the peer
+    std::array<EventId, NUM_PRIORITIES> m_resumeEvent;     //!< scheduled end of a pause
+    std::array<PriorityCounters, NUM_PRIORITIES> m_ctr;    //!< counters
+    uint64_t m_rxDrops;                                    //!< receive drops
+    Time m_watchdogLimit;                                  //!< PFC watchdog limit (0 = off)
+    bool m_watchdogStop;                                   //!< stop the simulation when it fires
+    std::array<EventId, NUM_PRIORITIES> m_watchdogEvent;   //!< pending watchdog checks
+    uint64_t m_watchdogEvents;                             //!< times the watchdog fired
+    TxDequeueCallback m_txDequeueCallback;                 //!< dequeue callback
     NetDevice::ReceiveCallback m_rxCallback;               //!< generic receive callback
     NetDevice::PromiscReceiveCallback m_promiscRxCallback; //!< promiscuous callback
     RoceReceiveCallback m_roceRxCallback;                  //!< fast-path callback
@@ -407,6 +474,9 @@ class RoceNetDevice : public NetDevice
     TracedCallback<uint8_t, uint16_t> m_pfcTxTrace;          //!< PFC sent (priority, quanta)
     TracedCallback<uint8_t, uint16_t> m_pfcRxTrace;          //!< PFC received (priority, quanta)
     TracedCallback<uint8_t, Time> m_pauseEndTrace;           //!< egress pause ended
+    TracedCallback<uint8_t, Time> m_watchdogTrace;           //!< PFC watchdog fired
+    TracedCallback<uint8_t, uint64_t> m_queueBytesTrace;     //!< queue length of a priority
+    TracedValue<uint64_t> m_txQueueBytes;                    //!< bytes queued, all priorities
 };
 
 } // namespace ns3

@@ -1,0 +1,667 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-switch.h"
+
+#include "int-tag.h"
+#include "pfc-header.h"
+#include "roce-channel.h"
+
+#include "ns3/boolean.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/packet.h"
+#include "ns3/pointer.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/trace-source-accessor.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <map>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceSwitch");
+
+NS_OBJECT_ENSURE_REGISTERED(RoceSwitch);
+
+namespace
+{
+constexpr uint32_t NPRIO = RoceNetDevice::NUM_PRIORITIES;
+constexpr uint32_t HDR_BYTES = 40; //!< IPv4 (20) + UDP (8) + BTH (12)
+constexpr uint32_t FLOWLET_TABLE = 4096;
+constexpr uint8_t FLAG_ECT = 1;
+constexpr uint8_t FLAG_INT = 2;
+constexpr uint32_t N_REASONS = 128;
+
+/// splitmix64 finalizer: a fast, well-mixing 64-bit hash step.
+inline uint64_t
+Mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+inline uint32_t
+Rd32(const uint8_t* p)
+{
+    return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | p[3];
+}
+
+inline uint16_t
+Rd16(const uint8_t* p)
+{
+    return (uint16_t(p[0]) << 8) | p[1];
+}
+
+const char* const LB_NAMES[] = {"Ecmp", "EEcmp", "Spray", "Adaptive", "Flowlet"};
+} // namespace
+
+TypeId
+RoceSwitch::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RoceSwitch")
+            .SetParent<Object>()
+            .SetGroupName("AiTraining")
+            .AddConstructor<RoceSwitch>()
+            .AddAttribute("LoadBalancing",
+                          "How a packet picks a port of its ECMP group: Ecmp (hash of src/dst IP, "
+                          "protocol, UDP ports), EEcmp (also the BTH destination QP), Spray (per "
+                          "packet), Adaptive (least bytes queued), Flowlet (re-hash after "
+                          "FlowletGap idle).",
+                          StringValue("Ecmp"),
+                          MakeStringAccessor(&RoceSwitch::SetLoadBalancingName,
+                                             &RoceSwitch::GetLoadBalancingName),
+                          MakeStringChecker())
+            .AddAttribute("HashSeed",
+                          "Seed of the ECMP hash; 0 = derived from the node id (every switch "
+                          "hashes differently, deterministically).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RoceSwitch::m_seedAttr),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("FlowletGap",
+                          "Flowlet load balancing: idle time after which a flow may move.",
+                          TimeValue(MicroSeconds(20)),
+                          MakeTimeAccessor(&RoceSwitch::m_flowletGap),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("IntEnabled",
+                          "Append an INT record (IntTag) to RoCE data packets at each egress.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RoceSwitch::m_intEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute("Mmu",
+                          "The shared-buffer manager.",
+                          PointerValue(),
+                          MakePointerAccessor(&RoceSwitch::SetMmu, &RoceSwitch::GetMmu),
+                          MakePointerChecker<SwitchMmu>())
+            .AddTraceSource("Drop",
+                            "A packet was dropped (packet, ingress port, reason code).",
+                            MakeTraceSourceAccessor(&RoceSwitch::m_dropTrace),
+                            "ns3::RoceSwitch::DropTracedCallback")
+            .AddTraceSource("Enqueue",
+                            "A packet was admitted to an egress queue (packet, port, priority).",
+                            MakeTraceSourceAccessor(&RoceSwitch::m_enqueueTrace),
+                            "ns3::RoceSwitch::EnqueueTracedCallback")
+            .AddTraceSource("Dequeue",
+                            "A packet left an egress queue (port, priority, bytes).",
+                            MakeTraceSourceAccessor(&RoceSwitch::m_dequeueTrace),
+                            "ns3::RoceSwitch::DequeueTracedCallback")
+            .AddTraceSource("Mark",
+                            "A packet was CE-marked (egress port, priority).",
+                            MakeTraceSourceAccessor(&RoceSwitch::m_markTrace),
+                            "ns3::RoceSwitch::MarkTracedCallback")
+            .AddTraceSource("Pfc",
+                            "The switch paused (true) or resumed (false) the upstream of an "
+                            "ingress (port, priority).",
+                            MakeTraceSourceAccessor(&RoceSwitch::m_pfcTrace),
+                            "ns3::RoceSwitch::PfcTracedCallback");
+    return tid;
+}
+
+RoceSwitch::RoceSwitch()
+    : m_base(Ipv4Address("10.0.0.1").Get()),
+      m_lb(ECMP),
+      m_seedAttr(0),
+      m_seed(0),
+      m_intEnabled(false),
+      m_configured(false),
+      m_sprayCounter(0),
+      m_dropsByReason(N_REASONS, 0),
+      m_totalDrops(0)
+{
+    NS_LOG_FUNCTION(this);
+    m_mmu = CreateObject<SwitchMmu>();
+    m_rng = CreateObject<UniformRandomVariable>();
+}
+
+RoceSwitch::~RoceSwitch() = default;
+
+void
+RoceSwitch::NotifyNewAggregate()
+{
+    if (!m_node)
+    {
+        m_node = GetObject<Node>();
+    }
+    Object::NotifyNewAggregate();
+}
+
+void
+RoceSwitch::DoInitialize()
+{
+    Configure();
+    Object::DoInitialize();
+}
+
+void
+RoceSwitch::DoDispose()
+{
+    for (auto& ev : m_refreshEvent)
+    {
+        ev.Cancel();
+    }
+    for (auto& p : m_ports)
+    {
+        p->SetRoceReceiveCallback(
+            MakeNullCallback<void, Ptr<RoceNetDevice>, Ptr<Packet>, uint16_t, uint8_t>());
+        p->SetTxDequeueCallback(
+            MakeNullCallback<void, Ptr<RoceNetDevice>, Ptr<Packet>, uint8_t, uint64_t>());
+    }
+    m_ports.clear();
+    m_node = nullptr;
+    m_mmu = nullptr;
+    m_rng = nullptr;
+    Object::DoDispose();
+}
+
+void
+RoceSwitch::SetLoadBalancingName(std::string name)
+{
+    for (uint32_t i = 0; i < 5; ++i)
+    {
+        if (name == LB_NAMES[i])
+        {
+            m_lb = static_cast<LoadBalancing>(i);
+            return;
+        }
+    }
+    NS_FATAL_ERROR("RoceSwitch: LoadBalancing \""
+                   << name << "\" is not allowed (Ecmp, EEcmp, Spray, Adaptive, Flowlet)");
+}
+
+std::string
+RoceSwitch::GetLoadBalancingName() const
+{
+    return LB_NAMES[m_lb];
+}
+
+int64_t
+RoceSwitch::AssignStreams(int64_t stream)
+{
+    m_rng->SetStream(stream);
+    return 1 + m_mmu->AssignStreams(stream + 1);
+}
+
+uint32_t
+RoceSwitch::AddPort(Ptr<RoceNetDevice> device)
+{
+    NS_ABORT_MSG_IF(!device, "RoceSwitch::AddPort: null device");
+    if (!m_node)
+    {
+        m_node = GetObject<Node>();
+    }
+    if (!m_node || device->GetNode() != m_node)
+    {
+        NS_FATAL_ERROR("RoceSwitch::AddPort: the device must be on the switch's node (aggregate "
+                       "the RoceSwitch to the node first)");
+    }
+    if (m_configured)
+    {
+        NS_FATAL_ERROR("RoceSwitch::AddPort: ports must be added before the simulation starts");
+    }
+    if (m_ports.size() >= 0xffff)
+    {
+        NS_FATAL_ERROR("RoceSwitch::AddPort: at most 65535 ports");
+    }
+    const uint32_t port = m_ports.size();
+    m_ports.push_back(device);
+    device->SetRoceReceiveCallback(MakeCallback(&RoceSwitch::Receive, this, port));
+    device->SetTxDequeueCallback(MakeCallback(&RoceSwitch::Dequeued, this, port));
+    return port;
+}
+
+uint32_t
+RoceSwitch::GetNPorts() const
+{
+    return m_ports.size();
+}
+
+Ptr<RoceNetDevice>
+RoceSwitch::GetPort(uint32_t port) const
+{
+    NS_ABORT_MSG_IF(port >= m_ports.size(),
+                    "RoceSwitch::GetPort: port " << port << " (the switch has " << m_ports.size()
+                                                 << " ports)");
+    return m_ports[port];
+}
+
+Ptr<SwitchMmu>
+RoceSwitch::GetMmu() const
+{
+    return m_mmu;
+}
+
+void
+RoceSwitch::SetMmu(Ptr<SwitchMmu> mmu)
+{
+    if (!mmu)
+    {
+        return; // the attribute's initial (null) value keeps the MMU the constructor made
+    }
+    if (m_configured)
+    {
+        NS_FATAL_ERROR("RoceSwitch: the Mmu cannot be replaced after the switch started");
+    }
+    m_mmu = mmu;
+}
+
+void
+RoceSwitch::SetHostAddressBase(Ipv4Address base)
+{
+    m_base = base.Get();
+}
+
+void
+RoceSwitch::ClearRoutes()
+{
+    m_hostGroup.clear();
+    m_groupStart.clear();
+    m_groupSize.clear();
+    m_groupPorts.clear();
+}
+
+void
+RoceSwitch::SetRoute(uint32_t hostIndex, const std::vector<uint32_t>& ports)
+{
+    if (ports.empty())
+    {
+        NS_FATAL_ERROR("RoceSwitch::SetRoute: empty port list for host " << hostIndex);
+    }
+    std::vector<uint32_t> sorted(ports);
+    std::sort(sorted.begin(), sorted.end());
+    for (std::size_t i = 0; i < sorted.size(); ++i)
+    {
+        if (sorted[i] >= m_ports.size() || (i > 0 && sorted[i] == sorted[i - 1]))
+        {
+            NS_FATAL_ERROR("RoceSwitch::SetRoute: port " << sorted[i] << " for host " << hostIndex
+                                                         << " is not allowed (distinct ports 0.."
+                                                         << m_ports.size() - 1 << ")");
+        }
+    }
+    // reuse an identical group (there are few distinct groups per switch)
+    uint32_t group = NO_ROUTE;
+    for (uint32_t g = 0; g < m_groupStart.size() && group == NO_ROUTE; ++g)
+    {
+        if (m_groupSize[g] == sorted.size() &&
+            std::equal(sorted.begin(), sorted.end(), m_groupPorts.begin() + m_groupStart[g]))
+        {
+            group = g;
+        }
+    }
+    if (group == NO_ROUTE)
+    {
+        group = m_groupStart.size();
+        m_groupStart.push_back(m_groupPorts.size());
+        m_groupSize.push_back(sorted.size());
+        m_groupPorts.insert(m_groupPorts.end(), sorted.begin(), sorted.end());
+    }
+    if (hostIndex >= m_hostGroup.size())
+    {
+        m_hostGroup.resize(hostIndex + 1, NO_ROUTE);
+    }
+    m_hostGroup[hostIndex] = group;
+}
+
+std::vector<uint32_t>
+RoceSwitch::GetRoute(uint32_t hostIndex) const
+{
+    if (hostIndex >= m_hostGroup.size() || m_hostGroup[hostIndex] == NO_ROUTE)
+    {
+        return {};
+    }
+    const uint32_t g = m_hostGroup[hostIndex];
+    return std::vector<uint32_t>(m_groupPorts.begin() + m_groupStart[g],
+                                 m_groupPorts.begin() + m_groupStart[g] + m_groupSize[g]);
+}
+
+void
+RoceSwitch::Configure()
+{
+    if (m_configured)
+    {
+        return;
+    }
+    if (!m_node)
+    {
+        m_node = GetObject<Node>();
+    }
+    std::vector<SwitchMmu::PortConfig> pc;
+    m_nextHopMac.clear();
+    for (const auto& d : m_ports)
+    {
+        Ptr<RoceChannel> ch = DynamicCast<RoceChannel>(d->GetChannel());
+        pc.push_back({d->GetDataRate(),
+                      ch ? ch->GetDelay() : Time(0),
+                      uint32_t(d->GetMtu()) + 18 + RoceNetDevice::FCS_BYTES});
+        m_nextHopMac.push_back(ch && ch->GetPeer(d) ? d->GetRemoteAddress()
+                                                    : Mac48Address::GetBroadcast());
+    }
+    m_mmu->Configure(pc);
+    m_stats.assign(m_ports.size() * NPRIO, PortStats{});
+    m_pausedUpstream.assign(m_ports.size() * NPRIO, 0);
+    m_refreshEvent.assign(m_ports.size() * NPRIO, EventId());
+    m_seed = Mix(m_seedAttr ? m_seedAttr : 0x5eed0000ULL + (m_node ? m_node->GetId() : 0));
+    if (m_lb == FLOWLET)
+    {
+        m_flowlets.assign(FLOWLET_TABLE, Flowlet{Time(0), NO_ROUTE});
+    }
+    m_configured = true;
+}
+
+uint64_t
+RoceSwitch::FlowHash(const uint8_t* hdr, uint32_t n, bool withQp) const
+{
+    const uint32_t src = Rd32(hdr + 12);
+    const uint32_t dst = Rd32(hdr + 16);
+    const uint8_t proto = hdr[9];
+    const uint32_t ihl = (hdr[0] & 0x0f) * 4;
+    uint32_t ports = 0;
+    uint32_t qp = 0;
+    if (proto == 17 && n >= ihl + 8)
+    {
+        ports = (uint32_t(Rd16(hdr + ihl)) << 16) | Rd16(hdr + ihl + 2);
+        if (withQp && n >= ihl + 8 + 8)
+        {
+            qp = Rd32(hdr + ihl + 8 + 4) & 0xffffff;
+        }
+    }
+    uint64_t h = Mix(m_seed ^ ((uint64_t(src) << 32) | dst));
+    h = Mix(h ^ ((uint64_t(proto) << 32) | ports));
+    if (withQp)
+    {
+        h = Mix(h ^ qp);
+    }
+    return h;
+}
+
+uint32_t
+RoceSwitch::Choose(const uint8_t* hdr, uint32_t n, uint32_t group, uint8_t priority)
+{
+    const uint32_t size = m_groupSize[group];
+    const uint32_t* ports = &m_groupPorts[m_groupStart[group]];
+    if (size == 1)
+    {
+        return ports[0];
+    }
+    switch (m_lb)
+    {
+    case ECMP:
+        return ports[FlowHash(hdr, n, false) % size];
+    case E_ECMP:
+        return ports[FlowHash(hdr, n, true) % size];
+    case SPRAY:
+        return ports[(m_sprayCounter++) % size];
+    case ADAPTIVE: {
+        const uint32_t start = FlowHash(hdr, n, false) % size;
+        uint32_t best = ports[start];
+        uint64_t bestBytes = m_mmu->GetEgressBytes(best, priority);
+        for (uint32_t k = 1; k < size && bestBytes > 0; ++k)
+        {
+            const uint32_t p = ports[(start + k) % size];
+            const uint64_t b = m_mmu->GetEgressBytes(p, priority);
+            if (b < bestBytes)
+            {
+                best = p;
+                bestBytes = b;
+            }
+        }
+        return best;
+    }
+    case FLOWLET: {
+        const uint64_t h = FlowHash(hdr, n, false);
+        Flowlet& f = m_flowlets[h % FLOWLET_TABLE];
+        const Time now = Simulator::Now();
+        bool valid = f.port != NO_ROUTE && now - f.lastSeen <= m_flowletGap;
+        if (valid)
+        {
+            valid = std::find(ports, ports + size, f.port) != ports + size;
+        }
+        if (!valid)
+        {
+            f.port = ports[m_rng->GetInteger(0, size - 1)];
+        }
+        f.lastSeen = now;
+        return f.port;
+    }
+    }
+    return ports[0];
+}
+
+int32_t
+RoceSwitch::SelectEgress(Ptr<const Packet> ipPacket, uint8_t priority)
+{
+    Configure();
+    uint8_t hdr[HDR_BYTES];
+    const uint32_t n = ipPacket->CopyData(hdr, HDR_BYTES);
+    if (n < 20)
+    {
+        return -1;
+    }
+    const uint32_t idx = Rd32(hdr + 16) - m_base;
+    if (idx >= m_hostGroup.size() || m_hostGroup[idx] == NO_ROUTE)
+    {
+        return -1;
+    }
+    return Choose(hdr, n, m_hostGroup[idx], priority);
+}
+
+void
+RoceSwitch::Drop(Ptr<const Packet> packet, uint32_t inPort, uint8_t priority, uint32_t reason)
+{
+    NS_LOG_LOGIC("drop at port " << inPort << " priority " << +priority << " reason " << reason);
+    ++m_dropsByReason[reason % N_REASONS];
+    ++m_totalDrops;
+    ++m_stats[inPort * NPRIO + priority].drops;
+    m_dropTrace(packet, inPort, reason);
+}
+
+void
+RoceSwitch::Receive(uint32_t inPort,
+                    Ptr<RoceNetDevice> dev,
+                    Ptr<Packet> packet,
+                    uint16_t protocol,
+                    uint8_t priority)
+{
+    if (!m_configured)
+    {
+        Configure();
+    }
+    uint8_t hdr[HDR_BYTES];
+    const uint32_t n = packet->CopyData(hdr, HDR_BYTES);
+    if (protocol != 0x0800 || n < 20 || (hdr[0] >> 4) != 4)
+    {
+        Drop(packet, inPort, priority, DROP_NOT_IPV4);
+        return;
+    }
+    const uint32_t idx = Rd32(hdr + 16) - m_base;
+    if (idx >= m_hostGroup.size() || m_hostGroup[idx] == NO_ROUTE)
+    {
+        Drop(packet, inPort, priority, DROP_NO_ROUTE);
+        return;
+    }
+    const uint32_t out = Choose(hdr, n, m_hostGroup[idx], priority);
+    const uint32_t bytes = packet->GetSize();
+    const SwitchMmu::DropReason r = m_mmu->CheckAdmission(inPort, priority, out, bytes);
+    if (r != SwitchMmu::DROP_NONE)
+    {
+        Drop(packet, inPort, priority, r);
+        return;
+    }
+    uint8_t flags = 0;
+    const uint8_t ecn = hdr[1] & 3;
+    if (m_mmu->IsEcnEnabled() && (ecn == 1 || ecn == 2))
+    {
+        if (m_mmu->GetEcnMarkPoint() == SwitchMmu::MARK_AT_ENQUEUE)
+        {
+            if (m_mmu->ShouldMark(out, priority))
+            {
+                RoceNetDevice::MarkCeIpv4(packet);
+                ++m_stats[out * NPRIO + priority].marked;
+                m_markTrace(out, priority);
+            }
+        }
+        else
+        {
+            flags |= FLAG_ECT;
+        }
+    }
+    if (m_intEnabled)
+    {
+        const uint32_t ihl = (hdr[0] & 0x0f) * 4;
+        if (hdr[9] == 17 && n >= ihl + 8 + 1 && Rd16(hdr + ihl + 2) == 4791)
+        {
+            const uint8_t op = hdr[ihl + 8];
+            if (op <= 0x0b || op == 0x64 || op == 0x65)
+            {
+                flags |= FLAG_INT;
+            }
+        }
+    }
+    m_mmu->OnEnqueue(inPort, priority, out, bytes);
+    PortStats& st = m_stats[out * NPRIO + priority];
+    ++st.enqueuedPackets;
+    st.enqueuedBytes += bytes;
+    st.maxQueueBytes = std::max(st.maxQueueBytes, m_mmu->GetEgressBytes(out, priority));
+    m_enqueueTrace(packet, out, priority);
+    const uint64_t cookie = uint64_t(bytes) | (uint64_t(inPort) << 32) |
+                            (uint64_t(priority) << 48) | (uint64_t(flags) << 56);
+    m_ports[out]->SendWithPriority(packet, m_nextHopMac[out], 0x0800, priority, cookie);
+
+    if (m_mmu->IsLossless(priority) && !m_pausedUpstream[inPort * NPRIO + priority] &&
+        m_mmu->ShouldPause(inPort, priority))
+    {
+        SendPause(inPort, priority);
+    }
+}
+
+void
+RoceSwitch::Dequeued(uint32_t outPort,
+                     Ptr<RoceNetDevice> dev,
+                     Ptr<Packet> frame,
+                     uint8_t priority,
+                     uint64_t cookie)
+{
+    const uint32_t bytes = cookie & 0xffffffff;
+    const uint32_t inPort = (cookie >> 32) & 0xffff;
+    const uint8_t flags = cookie >> 56;
+    m_mmu->OnDequeue(inPort, priority, outPort, bytes);
+    PortStats& st = m_stats[outPort * NPRIO + priority];
+    ++st.dequeuedPackets;
+    m_dequeueTrace(outPort, priority, bytes);
+    if ((flags & FLAG_ECT) && m_mmu->ShouldMark(outPort, priority))
+    {
+        dev->MarkCeInFrame(frame);
+        ++st.marked;
+        m_markTrace(outPort, priority);
+    }
+    if (flags & FLAG_INT)
+    {
+        IntTag tag;
+        frame->RemovePacketTag(tag);
+        uint64_t tx = 0;
+        for (uint8_t p = 0; p < NPRIO; ++p)
+        {
+            tx += dev->GetCounters(p).txBytes;
+        }
+        tag.AddHop({static_cast<uint64_t>(Simulator::Now().GetNanoSeconds()),
+                    tx,
+                    static_cast<uint32_t>(m_mmu->GetEgressBytes(outPort, priority)),
+                    dev->GetDataRate().GetBitRate()});
+        frame->AddPacketTag(tag);
+    }
+    if (m_pausedUpstream[inPort * NPRIO + priority] && m_mmu->ShouldResume(inPort, priority))
+    {
+        SendResume(inPort, priority);
+    }
+}
+
+void
+RoceSwitch::SendPause(uint32_t port, uint8_t priority)
+{
+    const uint32_t i = port * NPRIO + priority;
+    m_pausedUpstream[i] = 1;
+    const uint16_t quanta = m_mmu->GetPauseQuanta();
+    m_ports[port]->SendPfc(priority, quanta);
+    m_pfcTrace(port, priority, true);
+    // refresh at half the pause time so that the upstream stays paused while congested
+    const Time pause = PfcHeader::QuantaToTime(quanta, m_ports[port]->GetDataRate());
+    m_refreshEvent[i].Cancel();
+    m_refreshEvent[i] =
+        Simulator::Schedule(pause / 2, &RoceSwitch::RefreshPause, this, port, priority);
+}
+
+void
+RoceSwitch::RefreshPause(uint32_t port, uint8_t priority)
+{
+    if (!m_pausedUpstream[port * NPRIO + priority])
+    {
+        return;
+    }
+    if (m_mmu->ShouldResume(port, priority))
+    {
+        SendResume(port, priority);
+    }
+    else
+    {
+        SendPause(port, priority);
+    }
+}
+
+void
+RoceSwitch::SendResume(uint32_t port, uint8_t priority)
+{
+    const uint32_t i = port * NPRIO + priority;
+    m_pausedUpstream[i] = 0;
+    m_refreshEvent[i].Cancel();
+    m_ports[port]->SendPfc(priority, 0);
+    m_pfcTrace(port, priority, false);
+}
+
+const RoceSwitch::PortStats&
+RoceSwitch::GetPortStats(uint32_t port, uint8_t priority) const
+{
+    NS_ABORT_MSG_IF(port >= m_ports.size() || priority >= NPRIO,
+                    "RoceSwitch::GetPortStats: port " << port << " priority " << +priority);
+    NS_ABORT_MSG_IF(!m_configured, "RoceSwitch::GetPortStats: the switch has not started yet");
+    return m_stats[port * NPRIO + priority];
+}
+
+uint64_t
+RoceSwitch::GetDrops(uint32_t reason) const
+{
+    return m_dropsByReason[reason % N_REASONS];
+}
+
+uint64_t
+RoceSwitch::GetTotalDrops() const
+{
+    return m_totalDrops;
+}
+
+} // namespace ns3

@@ -1,0 +1,300 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef ROCE_SWITCH_H
+#define ROCE_SWITCH_H
+
+#include "roce-net-device.h"
+#include "switch-mmu.h"
+
+#include "ns3/event-id.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+
+class Node;
+class Packet;
+class UniformRandomVariable;
+
+/**
+ * \ingroup ai-training
+ * \brief A shared-buffer RoCE switch: forwards IPv4 frames between its RoceNetDevice ports.
+ *
+ * Aggregated to a switch Node. Forwarding is on the destination IPv4 address: fabric hosts have
+ * the addresses HostAddressBase + i (i = 0, 1, ...), and each host index maps to an ECMP group
+ * of egress ports held in flat arrays (no per-packet map or string lookups). The switch parses
+ * only the bytes it needs (IPv4 addresses, TOS, protocol, UDP ports, BTH destination QP).
+ *
+ * Load balancing among the ports of a group (attribute LoadBalancing): Ecmp (hash of src IP,
+ * dst IP, protocol, UDP ports, seeded per switch), EEcmp (the same plus the BTH destination QP),
+ * Spray (per packet, round robin from a random start), Adaptive (the port with the fewest bytes
+ * queued in the packet's priority; ties broken by the hash), Flowlet (the hash picks a new
+ * port when a flow has been idle for FlowletGap).
+ *
+ * Buffering is done by the SwitchMmu (shared buffer, PFC on lossless priorities, drops on lossy
+ * ones, ECN marking); egress scheduling by the ports (strict priority + DWRR).
+ */
+class RoceSwitch : public Object
+{
+  public:
+    /// Load-balancing schemes.
+    enum LoadBalancing
+    {
+        ECMP = 0,     //!< per-flow hash of the 5-tuple
+        E_ECMP = 1,   //!< per-flow hash of the 5-tuple and the BTH destination QP
+        SPRAY = 2,    //!< per packet
+        ADAPTIVE = 3, //!< least-loaded port of the group
+        FLOWLET = 4   //!< per flowlet (hash re-drawn after an idle gap)
+    };
+
+    /// Why a frame was dropped by the switch (the SwitchMmu reasons plus forwarding reasons).
+    enum DropReason
+    {
+        DROP_NO_ROUTE = 100, //!< destination not in the forwarding table, or no port up
+        DROP_NOT_IPV4 = 101, //!< not an IPv4 frame
+    };
+
+    /**
+     * TracedCallback signature for forwarding drops.
+     * \param [in] packet the packet (IPv4 datagram)
+     * \param [in] inPort ingress port
+     * \param [in] reason a DropReason or SwitchMmu::DropReason value
+     */
+    typedef void (*DropTracedCallback)(Ptr<const Packet> packet, uint32_t inPort, uint32_t reason);
+
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    RoceSwitch();
+    ~RoceSwitch() override;
+
+    /**
+     * \brief Make a device a port of this switch (it must be on the switch's node).
+     * \param device the device
+     * \return the port index
+     */
+    uint32_t AddPort(Ptr<RoceNetDevice> device);
+
+    /// \return number of ports
+    uint32_t GetNPorts() const;
+
+    /**
+     * \param port port index
+     * \return the device of the port
+     */
+    Ptr<RoceNetDevice> GetPort(uint32_t port) const;
+
+    /**
+     * \brief Set the address of host 0; host i has address base + i.
+     * \param base the address
+     */
+    void SetHostAddressBase(Ipv4Address base);
+
+    /**
+     * \brief Set the ECMP group towards a host.
+     * \param hostIndex index of the host (its address minus the base)
+     * \param ports egress ports (non-empty, each < GetNPorts(), no duplicates)
+     */
+    void SetRoute(uint32_t hostIndex, const std::vector<uint32_t>& ports);
+
+    /// Remove every route.
+    void ClearRoutes();
+
+    /**
+     * \param hostIndex index of the host
+     * \return the egress ports towards it (empty if none)
+     */
+    std::vector<uint32_t> GetRoute(uint32_t hostIndex) const;
+
+    /**
+     * \brief The egress port the switch would choose for a packet now (for tests and tools).
+     * \param ipPacket an IPv4 datagram
+     * \param priority its priority
+     * \return the port, or -1 if there is no route
+     */
+    int32_t SelectEgress(Ptr<const Packet> ipPacket, uint8_t priority);
+
+    /// \return the switch's buffer manager
+    Ptr<SwitchMmu> GetMmu() const;
+
+    /**
+     * \brief Replace the buffer manager (before the simulation starts).
+     * \param mmu the new one (null is ignored)
+     */
+    void SetMmu(Ptr<SwitchMmu> mmu);
+
+    /// Per (port, priority) statistics.
+    struct PortStats
+    {
+        uint64_t enqueuedPackets{0}; //!< packets admitted to the egress queue
+        uint64_t enqueuedBytes{0};   //!< their bytes
+        uint64_t dequeuedPackets{0}; //!< packets sent from the egress queue
+        uint64_t marked{0};          //!< packets CE-marked at this egress queue
+        uint64_t drops{0};           //!< packets dropped that arrived on this ingress (any reason)
+        uint64_t maxQueueBytes{0};   //!< largest egress queue seen
+    };
+
+    /**
+     * \param port port
+     * \param priority priority
+     * \return its statistics
+     */
+    const PortStats& GetPortStats(uint32_t port, uint8_t priority) const;
+
+    /**
+     * \param reason a DropReason or SwitchMmu::DropReason
+     * \return packets dropped for that reason
+     */
+    uint64_t GetDrops(uint32_t reason) const;
+
+    /// \return packets dropped for any reason
+    uint64_t GetTotalDrops() const;
+
+    /**
+     * \brief Assign a fixed random variable stream number to the random variables used here.
+     * \param stream first stream index to use
+     * \return the number of stream indices assigned
+     */
+    int64_t AssignStreams(int64_t stream);
+
+  protected:
+    void DoInitialize() override;
+    void DoDispose() override;
+    void NotifyNewAggregate() override;
+
+  private:
+    /// Flowlet table entry.
+    struct Flowlet
+    {
+        Time lastSeen; //!< last packet of the flowlet
+        uint32_t port; //!< its egress port
+    };
+
+    /**
+     * \brief Fast-path receive from a port.
+     * \param inPort ingress port index
+     * \param dev ingress device
+     * \param packet IPv4 datagram
+     * \param protocol EtherType
+     * \param priority priority
+     */
+    void Receive(uint32_t inPort,
+                 Ptr<RoceNetDevice> dev,
+                 Ptr<Packet> packet,
+                 uint16_t protocol,
+                 uint8_t priority);
+    /**
+     * \brief A frame left an egress queue.
+     * \param outPort egress port index
+     * \param dev egress device
+     * \param frame the frame
+     * \param priority priority
+     * \param cookie what Receive() stored
+     */
+    void Dequeued(uint32_t outPort,
+                  Ptr<RoceNetDevice> dev,
+                  Ptr<Packet> frame,
+                  uint8_t priority,
+                  uint64_t cookie);
+    /**
+     * \brief Choose the egress port among a group.
+     * \param hdr the first bytes of the packet (IPv4, UDP, BTH)
+     * \param n how many of them are valid
+     * \param group the ECMP group index
+     * \param priority priority
+     * \return the port
+     */
+    uint32_t Choose(const uint8_t* hdr, uint32_t n, uint32_t group, uint8_t priority);
+    /**
+     * \brief Hash of a packet's flow fields.
+     * \param hdr first bytes of the packet
+     * \param n valid bytes
+     * \param withQp include the BTH destination QP
+     * \return the hash
+     */
+    uint64_t FlowHash(const uint8_t* hdr, uint32_t n, bool withQp) const;
+    /**
+     * \brief Drop a packet.
+     * \param packet the packet
+     * \param inPort ingress port
+     * \param priority priority
+     * \param reason reason
+     */
+    void Drop(Ptr<const Packet> packet, uint32_t inPort, uint8_t priority, uint32_t reason);
+    /**
+     * \brief Pause the upstream of an ingress (port, priority), and keep it paused.
+     * \param port ingress port
+     * \param priority priority
+     */
+    void SendPause(uint32_t port, uint8_t priority);
+    /**
+     * \brief Refresh or end a pause.
+     * \param port ingress port
+     * \param priority priority
+     */
+    void RefreshPause(uint32_t port, uint8_t priority);
+    /**
+     * \brief Resume the upstream of an ingress (port, priority).
+     * \param port ingress port
+     * \param priority priority
+     */
+    void SendResume(uint32_t port, uint8_t priority);
+    /// Size the per-port tables and configure the MMU (once, before the first packet).
+    void Configure();
+    /**
+     * \brief Setter of LoadBalancing.
+     * \param name scheme name
+     */
+    void SetLoadBalancingName(std::string name);
+    /// \return the LoadBalancing name
+    std::string GetLoadBalancingName() const;
+
+    Ptr<Node> m_node;                        //!< the switch node
+    std::vector<Ptr<RoceNetDevice>> m_ports; //!< ports
+    std::vector<Mac48Address> m_nextHopMac;  //!< MAC at the far end of each port
+    Ptr<SwitchMmu> m_mmu;                    //!< buffer manager
+    uint32_t m_base;                         //!< address of host 0
+    LoadBalancing m_lb;                      //!< load-balancing scheme
+    uint32_t m_seedAttr;                     //!< HashSeed attribute
+    uint64_t m_seed;                         //!< hash seed in use
+    Time m_flowletGap;                       //!< flowlet gap
+    bool m_intEnabled;                       //!< append INT records
+    bool m_configured;                       //!< Configure() has run
+
+    static constexpr uint32_t NO_ROUTE = 0xffffffff; //!< no group for a host
+    std::vector<uint32_t> m_hostGroup;  //!< group of each host index (NO_ROUTE if none)
+    std::vector<uint32_t> m_groupStart; //!< first entry of each group in m_groupPorts
+    std::vector<uint16_t> m_groupSize;  //!< ports of each group
+    std::vector<uint32_t> m_groupPorts; //!< flat list of the ports of all groups
+    uint64_t m_sprayCounter;            //!< per-packet round robin
+    std::vector<Flowlet> m_flowlets;    //!< flowlet table
+    Ptr<UniformRandomVariable> m_rng;   //!< flowlet port choice
+
+    std::vector<PortStats> m_stats;        //!< per (port, priority)
+    std::vector<uint8_t> m_pausedUpstream; //!< per (port, priority)
+    std::vector<EventId> m_refreshEvent;   //!< per (port, priority)
+    std::vector<uint64_t> m_dropsByReason; //!< per reason code
+    uint64_t m_totalDrops;                 //!< all drops
+
+    TracedCallback<Ptr<const Packet>, uint32_t, uint32_t> m_dropTrace; //!< drop (pkt, port, reason)
+    TracedCallback<Ptr<const Packet>, uint32_t, uint8_t>
+        m_enqueueTrace;                                         //!< enqueue (pkt, out, prio)
+    TracedCallback<uint32_t, uint8_t, uint32_t> m_dequeueTrace; //!< dequeue (out, prio, bytes)
+    TracedCallback<uint32_t, uint8_t> m_markTrace;              //!< CE mark (out, prio)
+    TracedCallback<uint32_t, uint8_t, bool> m_pfcTrace; //!< pause (true) / resume sent (port, prio)
+};
+
+} // namespace ns3
+
+#endif // ROCE_SWITCH_H

@@ -1,0 +1,547 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "switch-mmu.h"
+
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/enum.h"
+#include "ns3/log.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("SwitchMmu");
+
+NS_OBJECT_ENSURE_REGISTERED(SwitchMmu);
+
+namespace
+{
+constexpr uint32_t NPRIO = 8;
+} // namespace
+
+TypeId
+SwitchMmu::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::SwitchMmu")
+            .SetParent<Object>()
+            .SetGroupName("AiTraining")
+            .AddConstructor<SwitchMmu>()
+            .AddAttribute("BufferSize",
+                          "Total packet buffer of the switch in bytes.",
+                          UintegerValue(32 * 1024 * 1024),
+                          MakeUintegerAccessor(&SwitchMmu::m_bufferSize),
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("ReservedBytes",
+                          "Bytes reserved for each ingress (port, priority) before it draws on "
+                          "the shared pool.",
+                          UintegerValue(4096),
+                          MakeUintegerAccessor(&SwitchMmu::m_reserved),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute(
+                "ThresholdMode",
+                "Dynamic: thresholds are Alpha (LossyAlpha) x free shared buffer; "
+                "Static: XoffBytes/XonBytes (LossyQueueBytes).",
+                EnumValue(SwitchMmu::DYNAMIC),
+                MakeEnumAccessor(&SwitchMmu::m_mode),
+                MakeEnumChecker(SwitchMmu::DYNAMIC, "Dynamic", SwitchMmu::STATIC, "Static"))
+            .AddAttribute("Alpha",
+                          "Dynamic PFC threshold: the shared part of an ingress (port, lossless "
+                          "priority) may reach Alpha x free shared buffer (> 0).",
+                          DoubleValue(0.125),
+                          MakeDoubleAccessor(&SwitchMmu::m_alpha),
+                          MakeDoubleChecker<double>())
+            .AddAttribute("XonOffset",
+                          "Dynamic mode: resume when the shared part is this far below the "
+                          "threshold (hysteresis, bytes).",
+                          UintegerValue(3072),
+                          MakeUintegerAccessor(&SwitchMmu::m_xonOffset),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("XoffBytes",
+                          "Static mode: pause when the shared part of an ingress (port, lossless "
+                          "priority) reaches this.",
+                          UintegerValue(200 * 1024),
+                          MakeUintegerAccessor(&SwitchMmu::m_xoff),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("XonBytes",
+                          "Static mode: resume when the shared part falls to this (< XoffBytes).",
+                          UintegerValue(180 * 1024),
+                          MakeUintegerAccessor(&SwitchMmu::m_xon),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("LossyAlpha",
+                          "Dynamic mode: a lossy egress queue may reach LossyAlpha x free shared "
+                          "buffer (> 0).",
+                          DoubleValue(1.0),
+                          MakeDoubleAccessor(&SwitchMmu::m_lossyAlpha),
+                          MakeDoubleChecker<double>())
+            .AddAttribute("LossyQueueBytes",
+                          "Static mode: limit of a lossy egress queue in bytes.",
+                          UintegerValue(1024 * 1024),
+                          MakeUintegerAccessor(&SwitchMmu::m_lossyQueue),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("HeadroomBytes",
+                          "Headroom per (port, lossless priority); 0 = computed per port as "
+                          "2 x cable delay x rate + 2 x largest frame + PfcResponseTime x rate.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&SwitchMmu::m_headroomAttr),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("PfcResponseTime",
+                          "Time a port needs to react to a pause (for the computed headroom).",
+                          TimeValue(MicroSeconds(1)),
+                          MakeTimeAccessor(&SwitchMmu::m_responseTime),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute(
+                "PauseQuanta",
+                "Quanta (x 512 bit times) of the pause frames the switch sends (1..65535); "
+                "the pause is refreshed while the congestion lasts.",
+                UintegerValue(65535),
+                MakeUintegerAccessor(&SwitchMmu::m_pauseQuanta),
+                MakeUintegerChecker<uint16_t>(1))
+            .AddAttribute("LosslessPriorities",
+                          "Comma-separated priorities protected by PFC (others are lossy); "
+                          "empty = all lossy.",
+                          StringValue("3"),
+                          MakeStringAccessor(&SwitchMmu::SetLosslessPriorities,
+                                             &SwitchMmu::GetLosslessPriorities),
+                          MakeStringChecker())
+            .AddAttribute("EcnEnabled",
+                          "Mark ECT packets CE by RED on the egress queue length.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&SwitchMmu::m_ecnEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute("EcnKmin",
+                          "RED Kmin in bytes; 0 = 100 KB x port rate / 25 Gb/s.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&SwitchMmu::m_kminAttr),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("EcnKmax",
+                          "RED Kmax in bytes; 0 = 400 KB x port rate / 25 Gb/s.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&SwitchMmu::m_kmaxAttr),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("EcnPmax",
+                          "RED marking probability at Kmax (0..1].",
+                          DoubleValue(0.2),
+                          MakeDoubleAccessor(&SwitchMmu::m_pmax),
+                          MakeDoubleChecker<double>())
+            .AddAttribute("EcnMarkPoint",
+                          "Decide marking on the queue length when the packet leaves (Dequeue, "
+                          "as most simulators) or arrives (Enqueue, as the DCQCN paper).",
+                          EnumValue(SwitchMmu::MARK_AT_DEQUEUE),
+                          MakeEnumAccessor(&SwitchMmu::m_markPoint),
+                          MakeEnumChecker(SwitchMmu::MARK_AT_DEQUEUE,
+                                          "Dequeue",
+                                          SwitchMmu::MARK_AT_ENQUEUE,
+                                          "Enqueue"));
+    return tid;
+}
+
+SwitchMmu::SwitchMmu()
+    : m_configured(false),
+      m_nPorts(0),
+      m_sharedPool(0),
+      m_sharedUsed(0),
+      m_used(0),
+      m_maxUsed(0)
+{
+    m_lossless.fill(false);
+    m_lossless[3] = true;
+    m_rng = CreateObject<UniformRandomVariable>();
+}
+
+SwitchMmu::~SwitchMmu() = default;
+
+void
+SwitchMmu::DoDispose()
+{
+    m_rng = nullptr;
+    Object::DoDispose();
+}
+
+int64_t
+SwitchMmu::AssignStreams(int64_t stream)
+{
+    m_rng->SetStream(stream);
+    return 1;
+}
+
+void
+SwitchMmu::SetLosslessPriorities(std::string list)
+{
+    std::array<bool, NPRIO> l{};
+    std::istringstream in(list);
+    std::string item;
+    while (std::getline(in, item, ','))
+    {
+        if (item.find_first_not_of(" ") == std::string::npos)
+        {
+            continue;
+        }
+        std::size_t used = 0;
+        int v = -1;
+        try
+        {
+            v = std::stoi(item, &used);
+        }
+        catch (const std::exception&)
+        {
+            used = 0;
+        }
+        if (used == 0 || item.find_first_not_of(" ", used) != std::string::npos || v < 0 || v > 7)
+        {
+            NS_FATAL_ERROR("SwitchMmu: LosslessPriorities \""
+                           << list << "\" is not allowed (comma-separated priorities 0..7)");
+        }
+        l[v] = true;
+    }
+    m_lossless = l;
+}
+
+std::string
+SwitchMmu::GetLosslessPriorities() const
+{
+    std::ostringstream out;
+    bool first = true;
+    for (uint32_t p = 0; p < NPRIO; ++p)
+    {
+        if (m_lossless[p])
+        {
+            out << (first ? "" : ",") << p;
+            first = false;
+        }
+    }
+    return out.str();
+}
+
+void
+SwitchMmu::Configure(const std::vector<PortConfig>& ports)
+{
+    NS_LOG_FUNCTION(this << ports.size());
+    if (m_alpha <= 0 || m_lossyAlpha <= 0)
+    {
+        NS_FATAL_ERROR("SwitchMmu: Alpha " << m_alpha << " and LossyAlpha " << m_lossyAlpha
+                                           << " must both be > 0");
+    }
+    if (m_pmax <= 0 || m_pmax > 1)
+    {
+        NS_FATAL_ERROR("SwitchMmu: EcnPmax " << m_pmax << " is not allowed (0 < Pmax <= 1)");
+    }
+    if (m_mode == STATIC && m_xon >= m_xoff)
+    {
+        NS_FATAL_ERROR("SwitchMmu: XonBytes " << m_xon << " must be below XoffBytes " << m_xoff);
+    }
+    if (m_kminAttr && m_kmaxAttr && m_kminAttr > m_kmaxAttr)
+    {
+        NS_FATAL_ERROR("SwitchMmu: EcnKmin " << m_kminAttr << " is greater than EcnKmax "
+                                             << m_kmaxAttr << " (need Kmin <= Kmax)");
+    }
+    m_nPorts = ports.size();
+    m_ingress.assign(m_nPorts * NPRIO, Ingress{});
+    m_egress.assign(m_nPorts * NPRIO, 0);
+    m_headroom.assign(m_nPorts, 0);
+    m_kmin.assign(m_nPorts, 0);
+    m_kmax.assign(m_nPorts, 0);
+    uint32_t nLossless = 0;
+    for (bool l : m_lossless)
+    {
+        nLossless += l;
+    }
+    uint64_t headroomTotal = 0;
+    for (uint32_t i = 0; i < m_nPorts; ++i)
+    {
+        const PortConfig& pc = ports[i];
+        const double bps = pc.rate.GetBitRate();
+        if (m_headroomAttr)
+        {
+            m_headroom[i] = m_headroomAttr;
+        }
+        else
+        {
+            const double inflight =
+                2 * pc.cableDelay.GetSeconds() * bps / 8 + m_responseTime.GetSeconds() * bps / 8;
+            m_headroom[i] = static_cast<uint64_t>(std::ceil(inflight)) + 2ULL * pc.maxFrame;
+        }
+        headroomTotal += m_headroom[i] * nLossless;
+        const double scale = bps / 25e9;
+        m_kmin[i] = m_kminAttr ? m_kminAttr : static_cast<uint64_t>(100 * 1000 * scale);
+        m_kmax[i] = m_kmaxAttr ? m_kmaxAttr : static_cast<uint64_t>(400 * 1000 * scale);
+        if (m_kmin[i] > m_kmax[i])
+        {
+            NS_FATAL_ERROR("SwitchMmu: port " << i << " has EcnKmin " << m_kmin[i]
+                                              << " greater than EcnKmax " << m_kmax[i]
+                                              << " (need Kmin <= Kmax)");
+        }
+    }
+    const uint64_t reservedTotal = uint64_t(m_reserved) * m_nPorts * NPRIO;
+    if (m_bufferSize <= reservedTotal + headroomTotal)
+    {
+        NS_FATAL_ERROR("SwitchMmu: BufferSize "
+                       << m_bufferSize << " bytes is too small: " << m_nPorts << " ports need "
+                       << reservedTotal << " bytes reserved and " << headroomTotal
+                       << " bytes of PFC headroom (" << nLossless
+                       << " lossless priorities); allowed: more than "
+                       << reservedTotal + headroomTotal);
+    }
+    m_sharedPool = m_bufferSize - reservedTotal - headroomTotal;
+    m_sharedUsed = 0;
+    m_used = 0;
+    m_maxUsed = 0;
+    m_configured = true;
+}
+
+bool
+SwitchMmu::IsConfigured() const
+{
+    return m_configured;
+}
+
+std::size_t
+SwitchMmu::Idx(uint32_t port, uint8_t priority) const
+{
+    return std::size_t(port) * NPRIO + priority;
+}
+
+bool
+SwitchMmu::IsLossless(uint8_t priority) const
+{
+    return m_lossless[priority & 7];
+}
+
+uint64_t
+SwitchMmu::SharedFree() const
+{
+    return m_sharedPool - m_sharedUsed;
+}
+
+uint64_t
+SwitchMmu::GetPfcThreshold() const
+{
+    if (m_mode == STATIC)
+    {
+        return m_xoff;
+    }
+    return static_cast<uint64_t>(m_alpha * SharedFree());
+}
+
+SwitchMmu::DropReason
+SwitchMmu::CheckAdmission(uint32_t inPort, uint8_t priority, uint32_t outPort, uint32_t bytes)
+{
+    const Ingress& g = m_ingress[Idx(inPort, priority)];
+    const uint64_t inReserved = g.bytes - g.shared - g.headroom;
+    const uint64_t toReserved =
+        inReserved < m_reserved ? std::min<uint64_t>(bytes, m_reserved - inReserved) : 0;
+    const uint64_t rest = bytes - toReserved;
+    if (rest == 0)
+    {
+        return DROP_NONE;
+    }
+    if (m_lossless[priority])
+    {
+        const bool toShared =
+            g.headroom == 0 && g.shared + rest <= GetPfcThreshold() && rest <= SharedFree();
+        if (!toShared && g.headroom + rest > m_headroom[inPort])
+        {
+            return DROP_HEADROOM;
+        }
+        return DROP_NONE;
+    }
+    if (rest > SharedFree())
+    {
+        return DROP_BUFFER_FULL;
+    }
+    const uint64_t limit =
+        m_mode == STATIC ? m_lossyQueue : static_cast<uint64_t>(m_lossyAlpha * SharedFree());
+    if (m_egress[Idx(outPort, priority)] + bytes > limit)
+    {
+        return DROP_EGRESS_THRESHOLD;
+    }
+    return DROP_NONE;
+}
+
+void
+SwitchMmu::OnEnqueue(uint32_t inPort, uint8_t priority, uint32_t outPort, uint32_t bytes)
+{
+    Ingress& g = m_ingress[Idx(inPort, priority)];
+    const uint64_t inReserved = g.bytes - g.shared - g.headroom;
+    const uint64_t toReserved =
+        inReserved < m_reserved ? std::min<uint64_t>(bytes, m_reserved - inReserved) : 0;
+    const uint64_t rest = bytes - toReserved;
+    if (rest > 0)
+    {
+        if (m_lossless[priority] &&
+            !(g.headroom == 0 && g.shared + rest <= GetPfcThreshold() && rest <= SharedFree()))
+        {
+            g.headroom += rest;
+        }
+        else
+        {
+            g.shared += rest;
+            m_sharedUsed += rest;
+        }
+    }
+    g.bytes += bytes;
+    m_egress[Idx(outPort, priority)] += bytes;
+    m_used += bytes;
+    m_maxUsed = std::max(m_maxUsed, m_used);
+    NS_ASSERT_MSG(m_sharedUsed <= m_sharedPool, "shared pool overrun");
+}
+
+void
+SwitchMmu::OnDequeue(uint32_t inPort, uint8_t priority, uint32_t outPort, uint32_t bytes)
+{
+    Ingress& g = m_ingress[Idx(inPort, priority)];
+    NS_ASSERT_MSG(g.bytes >= bytes, "releasing more than was charged");
+    const uint64_t fromHeadroom = std::min<uint64_t>(bytes, g.headroom);
+    g.headroom -= fromHeadroom;
+    const uint64_t fromShared = std::min<uint64_t>(bytes - fromHeadroom, g.shared);
+    g.shared -= fromShared;
+    m_sharedUsed -= fromShared;
+    g.bytes -= bytes;
+    m_egress[Idx(outPort, priority)] -= bytes;
+    m_used -= bytes;
+}
+
+bool
+SwitchMmu::ShouldPause(uint32_t inPort, uint8_t priority) const
+{
+    const Ingress& g = m_ingress[Idx(inPort, priority)];
+    return g.headroom > 0 || g.shared >= GetPfcThreshold();
+}
+
+bool
+SwitchMmu::ShouldResume(uint32_t inPort, uint8_t priority) const
+{
+    const Ingress& g = m_ingress[Idx(inPort, priority)];
+    if (g.headroom > 0)
+    {
+        return false;
+    }
+    if (m_mode == STATIC)
+    {
+        return g.shared <= m_xon;
+    }
+    return g.shared == 0 || g.shared + m_xonOffset <= GetPfcThreshold();
+}
+
+double
+SwitchMmu::MarkProbability(uint32_t outPort, uint64_t q) const
+{
+    const uint64_t kmin = m_kmin[outPort];
+    const uint64_t kmax = m_kmax[outPort];
+    if (q <= kmin)
+    {
+        return 0.0;
+    }
+    if (q > kmax)
+    {
+        return 1.0;
+    }
+    return m_pmax * double(q - kmin) / double(kmax - kmin);
+}
+
+bool
+SwitchMmu::ShouldMark(uint32_t outPort, uint8_t priority)
+{
+    const double p = MarkProbability(outPort, m_egress[Idx(outPort, priority)]);
+    if (p <= 0)
+    {
+        return false;
+    }
+    if (p >= 1)
+    {
+        return true;
+    }
+    return m_rng->GetValue() < p;
+}
+
+bool
+SwitchMmu::IsEcnEnabled() const
+{
+    return m_ecnEnabled;
+}
+
+SwitchMmu::EcnMarkPoint
+SwitchMmu::GetEcnMarkPoint() const
+{
+    return m_markPoint;
+}
+
+uint16_t
+SwitchMmu::GetPauseQuanta() const
+{
+    return m_pauseQuanta;
+}
+
+uint64_t
+SwitchMmu::GetBufferSize() const
+{
+    return m_bufferSize;
+}
+
+uint64_t
+SwitchMmu::GetUsedBytes() const
+{
+    return m_used;
+}
+
+uint64_t
+SwitchMmu::GetMaxUsedBytes() const
+{
+    return m_maxUsed;
+}
+
+uint64_t
+SwitchMmu::GetSharedPoolSize() const
+{
+    return m_sharedPool;
+}
+
+uint64_t
+SwitchMmu::GetSharedUsed() const
+{
+    return m_sharedUsed;
+}
+
+uint64_t
+SwitchMmu::GetHeadroom(uint32_t port) const
+{
+    NS_ABORT_MSG_IF(port >= m_nPorts, "SwitchMmu: port " << port << " out of range");
+    return m_headroom[port];
+}
+
+uint64_t
+SwitchMmu::GetIngressBytes(uint32_t port, uint8_t priority) const
+{
+    NS_ABORT_MSG_IF(port >= m_nPorts || priority >= NPRIO, "SwitchMmu: bad port/priority");
+    return m_ingress[Idx(port, priority)].bytes;
+}
+
+uint64_t
+SwitchMmu::GetHeadroomUsed(uint32_t port, uint8_t priority) const
+{
+    NS_ABORT_MSG_IF(port >= m_nPorts || priority >= NPRIO, "SwitchMmu: bad port/priority");
+    return m_ingress[Idx(port, priority)].headroom;
+}
+
+uint64_t
+SwitchMmu::GetEgressBytes(uint32_t port, uint8_t priority) const
+{
+    NS_ABORT_MSG_IF(port >= m_nPorts || priority >= NPRIO, "SwitchMmu: bad port/priority");
+    return m_egress[Idx(port, priority)];
+}
+
+std::pair<uint64_t, uint64_t>
+SwitchMmu::GetEcnThresholds(uint32_t port) const
+{
+    NS_ABORT_MSG_IF(port >= m_nPorts, "SwitchMmu: port " << port << " out of range");
+    return {m_kmin[port], m_kmax[port]};
+}
+
+} // namespace ns3
