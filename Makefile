@@ -51,6 +51,7 @@ test: build
 bench: configure
 	cmake --build $(BUILD) -j $(JOBS) --target bench
 	./$(BUILD)/ait-link-bench
+	./$(BUILD)/ait-fabric-build-bench
 
 check-intree:
 	bash cmake/check-intree.sh

@@ -17,6 +17,7 @@ def build(bld):
         'model/pfc-header.cc',
         'model/reth-header.cc',
         'model/roce-channel.cc',
+        'model/roce-congestion-ops.cc',
         'model/roce-icrc-trailer.cc',
         'model/roce-net-device.cc',
         'model/roce-switch.cc',
@@ -24,7 +25,11 @@ def build(bld):
         'model/roce-ud-source.cc',
         'model/switch-mmu.cc',
         'model/vlan-header.cc',
+        'helper/fat-tree-helper.cc',
+        'helper/leaf-spine-helper.cc',
+        'helper/rail-optimized-helper.cc',
         'helper/roce-link-helper.cc',
+        'helper/roce-topology-helper.cc',
         'helper/roce-ud-helper.cc',
     ]
 
@@ -35,6 +40,8 @@ def build(bld):
         'test/pcap-tshark-test.cc',
         'test/pfc-test.cc',
         'test/roce-link-test.cc',
+        'test/switch-test.cc',
+        'test/topology-test.cc',
         'test/ai-training-test-suite.cc',
     ]
     module_test.uselib = 'GTEST'
@@ -52,6 +59,7 @@ def build(bld):
         'model/pfc-header.h',
         'model/reth-header.h',
         'model/roce-channel.h',
+        'model/roce-congestion-ops.h',
         'model/roce-icrc-trailer.h',
         'model/roce-net-device.h',
         'model/roce-switch.h',
@@ -59,7 +67,11 @@ def build(bld):
         'model/roce-ud-source.h',
         'model/switch-mmu.h',
         'model/vlan-header.h',
+        'helper/fat-tree-helper.h',
+        'helper/leaf-spine-helper.h',
+        'helper/rail-optimized-helper.h',
         'helper/roce-link-helper.h',
+        'helper/roce-topology-helper.h',
         'helper/roce-ud-helper.h',
     ]
 

@@ -3,6 +3,7 @@
 # valgrind condition).
 examples_to_run = [
     ("roce-link-demo --Pcap=0", "True", "True"),
+    ("fabric-incast --Pcap=0 --Packets=200", "True", "True"),
 ]
 
 python_examples = []

@@ -1,0 +1,122 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-congestion-ops.h"
+
+#include "ns3/log.h"
+#include "ns3/trace-source-accessor.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceCongestionOps");
+
+NS_OBJECT_ENSURE_REGISTERED(RoceCongestionOps);
+
+TypeId
+RoceCongestionOps::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RoceCongestionOps")
+                            .SetParent<Object>()
+                            .SetGroupName("AiTraining")
+                            .AddAttribute("MinRate",
+                                          "The rate never goes below this.",
+                                          DataRateValue(DataRate("100Mbps")),
+                                          MakeDataRateAccessor(&RoceCongestionOps::m_minRate),
+                                          MakeDataRateChecker())
+                            .AddTraceSource("Rate",
+                                            "The sending rate of the QP (bit/s).",
+                                            MakeTraceSourceAccessor(&RoceCongestionOps::m_rateBps),
+                                            "ns3::TracedValueCallback::Uint64");
+    return tid;
+}
+
+RoceCongestionOps::RoceCongestionOps()
+    : m_ctx{DataRate("100Gbps"), 4096, MicroSeconds(10)},
+      m_rateBps(0),
+      m_started(false)
+{
+}
+
+RoceCongestionOps::~RoceCongestionOps() = default;
+
+void
+RoceCongestionOps::DoDispose()
+{
+    Stop();
+    Object::DoDispose();
+}
+
+void
+RoceCongestionOps::Start(const Context& ctx)
+{
+    if (ctx.lineRate.GetBitRate() == 0)
+    {
+        NS_FATAL_ERROR(GetName() << ": line rate 0 bps is not allowed");
+    }
+    if (m_minRate.GetBitRate() == 0 || m_minRate > ctx.lineRate)
+    {
+        NS_FATAL_ERROR(GetName() << ": MinRate " << m_minRate.GetBitRate()
+                                 << " bps is not allowed (0 < MinRate <= line rate "
+                                 << ctx.lineRate.GetBitRate() << " bps)");
+    }
+    m_ctx = ctx;
+    m_started = true;
+    m_rateBps = ctx.lineRate.GetBitRate();
+}
+
+void
+RoceCongestionOps::Stop()
+{
+    m_started = false;
+}
+
+void
+RoceCongestionOps::OnSend(uint32_t bytes)
+{
+}
+
+void
+RoceCongestionOps::OnAck(const Ack& ack)
+{
+}
+
+void
+RoceCongestionOps::OnCnp()
+{
+}
+
+void
+RoceCongestionOps::OnTimeout()
+{
+}
+
+DataRate
+RoceCongestionOps::GetRate() const
+{
+    return DataRate(m_rateBps.Get());
+}
+
+uint64_t
+RoceCongestionOps::GetWindow() const
+{
+    return 0;
+}
+
+void
+RoceCongestionOps::SetRate(double bps)
+{
+    const double lo = m_minRate.GetBitRate();
+    const double hi = LineRate();
+    m_rateBps = static_cast<uint64_t>(std::min(hi, std::max(lo, bps)));
+}
+
+double
+RoceCongestionOps::LineRate() const
+{
+    return m_ctx.lineRate.GetBitRate();
+}
+
+} // namespace ns3

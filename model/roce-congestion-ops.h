@@ -1,0 +1,120 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef ROCE_CONGESTION_OPS_H
+#define ROCE_CONGESTION_OPS_H
+
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/traced-value.h"
+
+#include <string>
+
+namespace ns3
+{
+
+class IntTag;
+
+/**
+ * \ingroup ai-training
+ * \brief Congestion control of one RDMA queue pair (reaction point), chosen by TypeId like
+ *        ns-3's TcpCongestionOps.
+ *
+ * The NIC creates one instance per QP from the TypeId named by its CongestionControl attribute
+ * (so every attribute can be set with Config::SetDefault), calls Start() when the QP is
+ * created, feeds it events (OnSend, OnAck, OnCnp, OnTimeout) and asks it, before each packet,
+ * for the sending rate (GetRate(): the QP is paced at this rate) and the window (GetWindow():
+ * the bytes that may be unacknowledged; 0 = no window). Subclasses run their own timers with
+ * Simulator::Schedule and cancel them in Stop().
+ */
+class RoceCongestionOps : public Object
+{
+  public:
+    /// What the NIC tells the algorithm when the QP starts.
+    struct Context
+    {
+        DataRate lineRate; //!< rate of the NIC port
+        uint32_t mtu;      //!< payload bytes per full packet
+        Time baseRtt;      //!< base round-trip time of the path (for window/BDP based schemes)
+    };
+
+    /// An acknowledgement that reached the sender.
+    struct Ack
+    {
+        uint64_t newlyAcked{0};         //!< bytes acknowledged by this ACK for the first time
+        uint64_t ackedTotal{0};         //!< bytes acknowledged so far on the QP
+        uint64_t sentTotal{0};          //!< bytes sent so far on the QP (incl. retransmissions)
+        Time rtt{0};                    //!< RTT sample (0 if none)
+        bool ecnEcho{false};            //!< the acknowledged packets carried CE
+        uint32_t packetsAcked{0};       //!< data packets this ACK covers
+        uint32_t markedPacketsAcked{0}; //!< of which CE-marked
+        const IntTag* intTag{nullptr};  //!< INT records of the acknowledged packet (or null)
+    };
+
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    RoceCongestionOps();
+    ~RoceCongestionOps() override;
+
+    /// \return the algorithm's name (e.g. "Dcqcn")
+    virtual std::string GetName() const = 0;
+
+    /**
+     * \brief The QP starts: the rate is set to the line rate; subclasses start their timers.
+     * \param ctx what the NIC knows
+     */
+    virtual void Start(const Context& ctx);
+
+    /// The QP is finished or destroyed: cancel timers.
+    virtual void Stop();
+
+    /**
+     * \brief A data packet was sent.
+     * \param bytes its payload bytes
+     */
+    virtual void OnSend(uint32_t bytes);
+
+    /**
+     * \brief An ACK arrived.
+     * \param ack what it says
+     */
+    virtual void OnAck(const Ack& ack);
+
+    /// A CNP arrived for this QP.
+    virtual void OnCnp();
+
+    /// The retransmission timer fired.
+    virtual void OnTimeout();
+
+    /// \return the current sending rate
+    DataRate GetRate() const;
+
+    /// \return the current window in bytes (0 = not window-limited)
+    virtual uint64_t GetWindow() const;
+
+  protected:
+    void DoDispose() override;
+
+    /**
+     * \brief Set the sending rate, clamped to [MinRate, line rate]; fires the Rate trace.
+     * \param bps the new rate in bit/s
+     */
+    void SetRate(double bps);
+
+    /// \return the line rate in bit/s
+    double LineRate() const;
+
+    Context m_ctx;                   //!< what the NIC told us
+    DataRate m_minRate;              //!< MinRate attribute
+    TracedValue<uint64_t> m_rateBps; //!< current rate (bit/s)
+    bool m_started;                  //!< Start() was called
+};
+
+} // namespace ns3
+
+#endif // ROCE_CONGESTION_OPS_H
