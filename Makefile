@@ -44,6 +44,8 @@ build: configure
 
 run: build
 	./$(BUILD)/roce-link-demo --OutDir=$(OUT) $(RUN_ARGS)
+	./$(BUILD)/fabric-incast --OutDir=$(OUT)
+	./$(BUILD)/rdma-incast --OutDir=$(OUT)
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -52,6 +54,7 @@ bench: configure
 	cmake --build $(BUILD) -j $(JOBS) --target bench
 	./$(BUILD)/ait-link-bench
 	./$(BUILD)/ait-fabric-build-bench
+	./$(BUILD)/ait-ring-bench
 
 check-intree:
 	bash cmake/check-intree.sh

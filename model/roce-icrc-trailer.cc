@@ -182,6 +182,88 @@ RoceIcrcTrailer::Compute(Ptr<const Packet> ipPacket)
     return MaskAndCompute(buf, length, length, "Compute");
 }
 
+namespace
+{
+
+/// Apply a 32x32 GF(2) matrix (column i = image of bit i) to a vector.
+uint32_t
+Gf2Times(const uint32_t* mat, uint32_t vec)
+{
+    uint32_t sum = 0;
+    for (uint32_t i = 0; vec != 0; ++i, vec >>= 1)
+    {
+        if (vec & 1)
+        {
+            sum ^= mat[i];
+        }
+    }
+    return sum;
+}
+
+/// Operators that run the raw (reflected) CRC-32 register over 2^k zero bytes, k = 0..31.
+struct ZeroOperators
+{
+    uint32_t op[32][32]; //!< op[k] = register update for 2^k zero bytes
+
+    ZeroOperators()
+    {
+        uint32_t bit[32];
+        bit[0] = 0xedb88320u; // one zero bit: the reflected CRC-32 polynomial
+        for (uint32_t i = 1; i < 32; ++i)
+        {
+            bit[i] = 1u << (i - 1);
+        }
+        uint32_t two[32];
+        uint32_t four[32];
+        for (uint32_t i = 0; i < 32; ++i)
+        {
+            two[i] = Gf2Times(bit, bit[i]);
+        }
+        for (uint32_t i = 0; i < 32; ++i)
+        {
+            four[i] = Gf2Times(two, two[i]);
+        }
+        for (uint32_t i = 0; i < 32; ++i)
+        {
+            op[0][i] = Gf2Times(four, four[i]); // 8 bits = one byte
+        }
+        for (uint32_t k = 1; k < 32; ++k)
+        {
+            for (uint32_t i = 0; i < 32; ++i)
+            {
+                op[k][i] = Gf2Times(op[k - 1], op[k - 1][i]);
+            }
+        }
+    }
+};
+
+} // namespace
+
+uint32_t
+RoceIcrcTrailer::ComputeZeroPayload(Ptr<const Packet> ipPacket, uint32_t headerBytes)
+{
+    static const ZeroOperators ops;
+    const uint32_t length = ipPacket->GetSize();
+    if (headerBytes > length)
+    {
+        NS_FATAL_ERROR("RoceIcrcTrailer::ComputeZeroPayload: "
+                       << headerBytes << " header bytes in a packet of " << length);
+    }
+    uint8_t* buf = Scratch(ICRC_PREFIX + headerBytes);
+    ipPacket->CopyData(buf + ICRC_PREFIX, headerBytes);
+    const uint32_t crcHeaders = MaskAndCompute(buf, headerBytes, headerBytes, "ComputeZeroPayload");
+    uint32_t reg = ~crcHeaders; // raw register after the headers
+    uint32_t zeros = length - headerBytes;
+    for (uint32_t k = 0; zeros != 0; ++k, zeros >>= 1)
+    {
+        if (zeros & 1)
+        {
+            reg = Gf2Times(ops.op[k], reg);
+        }
+    }
+    return ~reg;
+}
+
 bool
 RoceIcrcTrailer::Check(Ptr<const Packet> ipPacketWithIcrc)
 {

@@ -92,6 +92,17 @@ class RoceIcrcTrailer : public Trailer
      */
     static bool Check(Ptr<const Packet> ipPacketWithIcrc);
 
+    /**
+     * \brief The ICRC of a RoCEv2 IPv4 packet (without ICRC) whose bytes after the first
+     *        headerBytes are all zero, as the payload of simulated RDMA packets is. Only the
+     *        headers are copied and hashed; the zeros are folded in with precomputed CRC
+     *        operators (O(log n) instead of O(n)). Equal to Compute() on such packets.
+     * \param ipPacket the packet
+     * \param headerBytes bytes of IPv4, UDP, BTH and extension headers at its start
+     * \return the CRC-32 value (as Compute())
+     */
+    static uint32_t ComputeZeroPayload(Ptr<const Packet> ipPacket, uint32_t headerBytes);
+
   private:
     /**
      * \brief Validate the IPv4 packet held in the scratch buffer, mask it and compute the CRC.

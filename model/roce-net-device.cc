@@ -647,7 +647,9 @@ RoceNetDevice::TryTransmit()
     QueuedFrame qf = q.frames.front();
     q.frames.pop_front();
     q.bytes -= qf.bytes;
-
+    // the wire is taken from here on: a frame queued from the dequeue callback below waits
+    m_txBusy = true;
+    m_current = qf.frame;
     if (static_cast<uint32_t>(sel) == CONTROL_QUEUE)
     {
         PfcHeader pfc;
@@ -678,8 +680,6 @@ RoceNetDevice::TryTransmit()
         }
     }
 
-    m_txBusy = true;
-    m_current = qf.frame;
     const uint64_t bits = uint64_t(qf.bytes + (m_fcsEnabled ? 0 : FCS_BYTES)) * 8;
     const uint64_t bps = m_bps.GetBitRate();
     const unsigned __int128 num = static_cast<unsigned __int128>(bits) * 1000000000ULL + m_txCarry;

@@ -1,0 +1,606 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * ring-bench: how many packet-hops per CPU-second does this module simulate on a k-ary fat-tree,
+ * compared with stock ns-3 (point-to-point links, the Internet stack, global routing) doing the
+ * same traffic in the same run (the baseline)?
+ *
+ * The traffic is one "ring step": every host i sends S bytes to host (i + 1) mod H, all at once.
+ *  - module: FatTreeHelper(k) (100 Gb/s, 1 us links) + RdmaHelper (an RdmaNic on every host,
+ *    DCQCN, PFC and ECN on: the defaults); host i opens one RC QP to host i + 1 and posts one
+ *    RDMA WRITE of S bytes, RoCE MTU = --Mtu. The run stops when the last message completes.
+ *  - stock: the same fat-tree of PointToPointNetDevices (100 Gb/s, 1 us, MTU 9000, DropTail
+ *    1000p), InternetStackHelper, one /30 per link, Ipv4GlobalRouting with random (per-packet)
+ *    ECMP; host i runs a UdpClient sending ceil(S / Mtu) packets of Mtu payload bytes at line
+ *    rate to a UdpServer on host i + 1. Simulator::Stop is set at twice the sending time plus
+ *    1 ms; nothing but that stop event is left once the last packet is delivered, so the run's CPU
+ *    time is that of the traffic (the printed simulated time is the stop time).
+ *
+ * Each case runs in a fresh child process (fork), so its peak memory is its own. Per case it
+ * prints: hosts, bytes per host, packet-hops (every frame sent on any link: for the module the
+ * sum over all RoceNetDevices and priorities of GetCounters().txFrames, i.e. data frames and
+ * ACK/NAK/CNP frames, plus the PFC frames sent; for stock the PhyTxBegin traces of all devices),
+ * the events executed (Simulator::GetEventCount()), the CPU seconds of the set-up and of
+ * Simulator::Run() (CLOCK_PROCESS_CPUTIME_ID), packet-hops per CPU-second of the run, and the
+ * growth of the peak resident memory over the whole case (VmHWM at the end minus VmRSS before
+ * the set-up, from /proc/self/status, with the peak reset through /proc/self/clear_refs where the
+ * kernel allows it). Then, per k, the ratio module / stock of packet-hops per CPU-second, counting
+ * all frames and counting only the module's data frames (its responders ACK every packet by
+ * default, which doubles its frames). With --Repeat=N every case runs N times, interleaved, and
+ * the fastest run is reported: the machines are shared and noisy.
+ *
+ *   ./build/ait-ring-bench --K=4,8 --Bytes=1048576 --Mtu=1024 --Repeat=3
+ *   ./build/ait-ring-bench --Cases=module --K=4 --Bytes=262144    (e.g. under valgrind)
+ */
+
+#include "ns3/ai-training-module.h"
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+/// Line rate of every link, bit/s.
+constexpr double LINE_RATE = 100e9;
+
+/// The measurements of one case (sent from the child to the parent through a pipe).
+struct Result
+{
+    uint32_t hosts{0};     //!< hosts
+    uint64_t bytes{0};     //!< bytes per host
+    uint64_t hops{0};      //!< packet-hops (frames sent on any link)
+    uint64_t dataHops{0};  //!< module: data-priority frames; stock: = hops
+    uint64_t ctrlHops{0};  //!< module: ACK/NAK/CNP frames
+    uint64_t pfcFrames{0}; //!< module: PFC frames sent
+    uint64_t events{0};    //!< events executed
+    double setupCpu{0};    //!< CPU seconds of the set-up (topology, stacks, routes, apps)
+    double runCpu{0};      //!< CPU seconds of Simulator::Run()
+    double simSeconds{0};  //!< simulated time at the end of the run
+    double peakMb{0};      //!< peak resident memory growth, MB
+    bool peakReset{false}; //!< VmHWM could be reset before the case
+    bool complete{false};  //!< every message/packet arrived
+    uint64_t delivered{0}; //!< messages (module) or packets (stock) delivered
+    uint64_t expected{0};  //!< of how many
+};
+
+/// \return CPU seconds used by this process so far
+double
+CpuSeconds()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/**
+ * \param field a field of /proc/self/status
+ * \return its value in kB (0 if absent)
+ */
+uint64_t
+StatusKb(const std::string& field)
+{
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    while (std::getline(in, line))
+    {
+        if (line.compare(0, field.size() + 1, field + ":") == 0)
+        {
+            std::istringstream s(line.substr(field.size() + 1));
+            uint64_t kb = 0;
+            s >> kb;
+            return kb;
+        }
+    }
+    return 0;
+}
+
+/// Peak-memory bookkeeping of one case.
+class PeakMeter
+{
+  public:
+    /// Reset VmHWM to the current VmRSS (Linux >= 4.0) and remember the baseline.
+    PeakMeter()
+    {
+        std::ofstream clear("/proc/self/clear_refs");
+        if (clear)
+        {
+            clear << "5";
+            clear.flush();
+            m_reset = bool(clear);
+        }
+        const uint64_t rss = StatusKb("VmRSS");
+        const uint64_t hwm = StatusKb("VmHWM");
+        // without a reset the inherited peak may exceed the current RSS: compare with it then
+        m_base = m_reset ? rss : std::max(rss, hwm);
+    }
+
+    /// \return growth of the peak resident memory since construction, MB
+    double GrowthMb() const
+    {
+        const uint64_t hwm = StatusKb("VmHWM");
+        return (hwm > m_base ? hwm - m_base : 0) / 1024.0;
+    }
+
+    /// \return true if the peak could be reset
+    bool WasReset() const
+    {
+        return m_reset;
+    }
+
+  private:
+    bool m_reset{false}; //!< VmHWM was reset
+    uint64_t m_base{0};  //!< baseline, kB
+};
+
+uint32_t g_completed = 0;  //!< module case: messages completed
+uint32_t g_toComplete = 0; //!< module case: messages posted
+uint64_t g_phyTx = 0;      //!< stock case: PhyTxBegin count
+
+/**
+ * \brief Send completion of a ring message: stop the simulation after the last one (the
+ *        congestion-control timers would keep it running).
+ */
+void
+OnSendComplete(uint64_t, uint64_t, Time, Time)
+{
+    if (++g_completed == g_toComplete)
+    {
+        Simulator::Stop();
+    }
+}
+
+/// PhyTxBegin of a point-to-point device: one more packet-hop.
+void
+OnPhyTx(Ptr<const Packet>)
+{
+    ++g_phyTx;
+}
+
+/**
+ * \brief The ring step with this module.
+ * \param k fat-tree radix
+ * \param bytes message size per host
+ * \param mtu RoCE MTU
+ * \return the measurements
+ */
+Result
+RunModule(uint32_t k, uint64_t bytes, uint32_t mtu)
+{
+    Result r;
+    PeakMeter peak;
+    const double c0 = CpuSeconds();
+
+    FatTreeHelper fabric(k);
+    fabric.Install();
+    RdmaHelper rdma;
+    rdma.SetNicAttribute("Mtu", UintegerValue(mtu));
+    std::vector<Ptr<RdmaNic>> nics = rdma.Install(fabric);
+    const uint32_t h = fabric.GetNHosts();
+    g_completed = 0;
+    g_toComplete = h;
+    for (uint32_t i = 0; i < h; ++i)
+    {
+        Ptr<RdmaQueuePair> qp = rdma.Connect(nics[i], nics[(i + 1) % h]).first;
+        qp->SetSendCompletionCallback(MakeCallback(&OnSendComplete));
+        Simulator::ScheduleWithContext(fabric.GetHostNode(i)->GetId(), Seconds(0), [qp, bytes]() {
+            qp->PostSend(bytes, RdmaQueuePair::WRITE);
+        });
+    }
+
+    const double c1 = CpuSeconds();
+    Simulator::Run();
+    const double c2 = CpuSeconds();
+
+    r.hosts = h;
+    r.bytes = bytes;
+    r.events = Simulator::GetEventCount();
+    r.simSeconds = Simulator::Now().GetSeconds();
+    const uint8_t dataPriority = 3; // RdmaHelper::Connect's default
+    for (uint32_t n = 0; n < NodeList::GetNNodes(); ++n)
+    {
+        Ptr<Node> node = NodeList::GetNode(n);
+        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+        {
+            Ptr<RoceNetDevice> dev = DynamicCast<RoceNetDevice>(node->GetDevice(d));
+            if (!dev)
+            {
+                continue;
+            }
+            for (uint8_t p = 0; p < 8; ++p)
+            {
+                const RoceNetDevice::PriorityCounters& c = dev->GetCounters(p);
+                (p == dataPriority ? r.dataHops : r.ctrlHops) += c.txFrames;
+                r.pfcFrames += c.pausesSent + c.resumesSent;
+            }
+        }
+    }
+    r.hops = r.dataHops + r.ctrlHops + r.pfcFrames;
+    r.setupCpu = c1 - c0;
+    r.runCpu = c2 - c1;
+    r.peakMb = peak.GrowthMb();
+    r.peakReset = peak.WasReset();
+    r.delivered = g_completed;
+    r.expected = h;
+    r.complete = g_completed == h;
+    return r;
+}
+
+/**
+ * \brief The ring step with stock ns-3.
+ * \param k fat-tree radix
+ * \param bytes bytes per host
+ * \param payload UDP payload bytes per packet
+ * \return the measurements
+ */
+Result
+RunStock(uint32_t k, uint64_t bytes, uint32_t payload)
+{
+    Result r;
+    PeakMeter peak;
+    const double c0 = CpuSeconds();
+
+    Config::SetDefault("ns3::Ipv4GlobalRouting::RandomEcmpRouting", BooleanValue(true));
+    const uint32_t half = k / 2;
+    const uint32_t h = k * half * half;
+    NodeContainer hosts;
+    NodeContainer edges;
+    NodeContainer aggs;
+    NodeContainer cores;
+    hosts.Create(h); // created first, like FatTreeHelper: host i is under edge i / (k/2)
+    edges.Create(k * half);
+    aggs.Create(k * half);
+    cores.Create(half * half);
+    InternetStackHelper stack;
+    stack.InstallAll();
+
+    PointToPointHelper p2p;
+    p2p.SetDeviceAttribute("DataRate", StringValue("100Gbps"));
+    p2p.SetDeviceAttribute("Mtu", UintegerValue(9000)); // no IP fragmentation at --Mtu=4096
+    p2p.SetChannelAttribute("Delay", StringValue("1us"));
+    p2p.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("1000p"));
+    Ipv4AddressHelper addresses("10.0.0.0", "255.255.255.252");
+    std::vector<Ipv4Address> hostAddress(h);
+    NetDeviceContainer all;
+    auto link = [&](Ptr<Node> a, Ptr<Node> b) {
+        NetDeviceContainer d = p2p.Install(a, b);
+        Ipv4InterfaceContainer ifs = addresses.Assign(d);
+        addresses.NewNetwork();
+        all.Add(d);
+        return ifs.GetAddress(0);
+    };
+    for (uint32_t i = 0; i < h; ++i)
+    {
+        hostAddress[i] = link(hosts.Get(i), edges.Get(i / half));
+    }
+    for (uint32_t p = 0; p < k; ++p)
+    {
+        for (uint32_t e = 0; e < half; ++e)
+        {
+            for (uint32_t a = 0; a < half; ++a)
+            {
+                link(edges.Get(p * half + e), aggs.Get(p * half + a));
+            }
+        }
+    }
+    for (uint32_t p = 0; p < k; ++p)
+    {
+        for (uint32_t a = 0; a < half; ++a)
+        {
+            for (uint32_t m = 0; m < half; ++m)
+            {
+                link(aggs.Get(p * half + a), cores.Get(a * half + m));
+            }
+        }
+    }
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    g_phyTx = 0;
+    for (uint32_t i = 0; i < all.GetN(); ++i)
+    {
+        all.Get(i)->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&OnPhyTx));
+    }
+
+    // line rate: one packet per wire time of payload + UDP 8 + IPv4 20 + PPP 2 bytes, rounded up
+    // to the nanosecond so the host's queue does not grow
+    const uint64_t packets = (bytes + payload - 1) / payload;
+    const double wireNs = (payload + 30) * 8 / LINE_RATE * 1e9;
+    const Time interval = NanoSeconds(uint64_t(wireNs) + (wireNs > uint64_t(wireNs) ? 1 : 0));
+    const uint16_t port = 9;
+    std::vector<Ptr<UdpServer>> servers;
+    for (uint32_t i = 0; i < h; ++i)
+    {
+        UdpServerHelper server(port);
+        ApplicationContainer s = server.Install(hosts.Get(i));
+        servers.push_back(DynamicCast<UdpServer>(s.Get(0)));
+        UdpClientHelper client(hostAddress[(i + 1) % h], port);
+        client.SetAttribute("MaxPackets", UintegerValue(packets));
+        client.SetAttribute("Interval", TimeValue(interval));
+        client.SetAttribute("PacketSize", UintegerValue(payload));
+        client.Install(hosts.Get(i));
+    }
+    // generous: twice the sending time plus 1 ms; the run ends by itself once all is drained
+    Simulator::Stop(interval * int64_t(2 * packets) + MilliSeconds(1));
+
+    const double c1 = CpuSeconds();
+    Simulator::Run();
+    const double c2 = CpuSeconds();
+
+    r.hosts = h;
+    r.bytes = bytes;
+    r.events = Simulator::GetEventCount();
+    r.simSeconds = Simulator::Now().GetSeconds();
+    r.hops = g_phyTx;
+    r.dataHops = g_phyTx;
+    r.setupCpu = c1 - c0;
+    r.runCpu = c2 - c1;
+    r.peakMb = peak.GrowthMb();
+    r.peakReset = peak.WasReset();
+    for (const Ptr<UdpServer>& s : servers)
+    {
+        r.delivered += s->GetReceived();
+    }
+    r.expected = packets * h;
+    r.complete = r.delivered == r.expected;
+    return r;
+}
+
+/**
+ * \brief Run one case in a child process.
+ * \param module true for this module, false for stock ns-3
+ * \param k radix
+ * \param bytes bytes per host
+ * \param mtu RoCE MTU / UDP payload
+ * \param out the measurements
+ * \return true if the child ran to its end
+ */
+bool
+RunForked(bool module, uint32_t k, uint64_t bytes, uint32_t mtu, Result& out)
+{
+    int fd[2];
+    if (pipe(fd) != 0)
+    {
+        std::perror("ring-bench: pipe");
+        return false;
+    }
+    std::cout.flush();
+    std::cerr.flush();
+    const pid_t pid = fork();
+    if (pid < 0)
+    {
+        std::perror("ring-bench: fork");
+        return false;
+    }
+    if (pid == 0)
+    {
+        close(fd[0]);
+        const Result r = module ? RunModule(k, bytes, mtu) : RunStock(k, bytes, mtu);
+        const ssize_t n = write(fd[1], &r, sizeof(r));
+        close(fd[1]);
+        _exit(n == ssize_t(sizeof(r)) ? 0 : 1); // skip the teardown: it is not measured
+    }
+    close(fd[1]);
+    size_t got = 0;
+    char* p = reinterpret_cast<char*>(&out);
+    while (got < sizeof(out))
+    {
+        const ssize_t n = read(fd[0], p + got, sizeof(out) - got);
+        if (n < 0 && errno == EINTR)
+        {
+            continue;
+        }
+        if (n <= 0)
+        {
+            break;
+        }
+        got += n;
+    }
+    close(fd[0]);
+    int ws = 0;
+    waitpid(pid, &ws, 0);
+    return got == sizeof(out) && WIFEXITED(ws) && WEXITSTATUS(ws) == 0;
+}
+
+/**
+ * \brief Print one table row.
+ * \param name case name
+ * \param k radix
+ * \param r the measurements (of the fastest run)
+ * \param slowest run CPU seconds of the slowest run
+ */
+void
+PrintRow(const char* name, uint32_t k, const Result& r, double slowest)
+{
+    std::cout << std::left << std::setw(8) << name << std::right << std::setw(3) << k
+              << std::setw(6) << r.hosts << std::setw(10) << r.bytes << std::setw(11) << r.hops
+              << std::setw(11) << r.events << std::fixed << std::setprecision(2) << std::setw(7)
+              << double(r.events) / r.hops << std::setprecision(3) << std::setw(9) << r.setupCpu
+              << std::setw(9) << r.runCpu << std::setw(9) << slowest << std::scientific
+              << std::setprecision(2) << std::setw(11) << r.hops / r.runCpu << std::fixed
+              << std::setprecision(1) << std::setw(9) << r.peakMb << std::setw(10)
+              << std::setprecision(1) << r.simSeconds * 1e6
+              << (r.peakReset ? "" : "  (peak not reset)") << std::endl;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    std::string list = "4,8";
+    uint64_t bytes = 1048576;
+    uint32_t mtu = 1024;
+    std::string only = "both";
+    uint32_t repeat = 1;
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("K", "comma-separated list of fat-tree radices (even, 2..32)", list);
+    cmd.AddValue("Bytes", "bytes each host sends to the next (S)", bytes);
+    cmd.AddValue("Mtu", "RoCE MTU and UDP payload per packet (256, 512, 1024, 2048 or 4096)", mtu);
+    cmd.AddValue("Cases", "both, module or stock", only);
+    cmd.AddValue("Repeat", "runs per case, interleaved (the fastest run is reported)", repeat);
+    cmd.Parse(argc, argv);
+
+    std::vector<uint32_t> ks;
+    std::istringstream in(list);
+    std::string item;
+    while (std::getline(in, item, ','))
+    {
+        char* end = nullptr;
+        const unsigned long k = std::strtoul(item.c_str(), &end, 10);
+        if (item.empty() || *end != '\0' || k < 2 || k % 2 != 0 || k > 32)
+        {
+            std::cerr << "ring-bench: k '" << item << "' is not allowed (an even number 2..32)"
+                      << std::endl;
+            return 2;
+        }
+        ks.push_back(k);
+    }
+    if (ks.empty())
+    {
+        std::cerr << "ring-bench: --K lists no radix" << std::endl;
+        return 2;
+    }
+    if (bytes == 0 || bytes > (uint64_t(1) << 36))
+    {
+        std::cerr << "ring-bench: --Bytes must be 1 .. 2^36" << std::endl;
+        return 2;
+    }
+    if (mtu != 256 && mtu != 512 && mtu != 1024 && mtu != 2048 && mtu != 4096)
+    {
+        std::cerr << "ring-bench: --Mtu must be 256, 512, 1024, 2048 or 4096" << std::endl;
+        return 2;
+    }
+    if (only != "both" && only != "module" && only != "stock")
+    {
+        std::cerr << "ring-bench: --Cases must be both, module or stock" << std::endl;
+        return 2;
+    }
+    if (repeat == 0 || repeat > 100)
+    {
+        std::cerr << "ring-bench: --Repeat must be 1 .. 100" << std::endl;
+        return 2;
+    }
+    const bool runModule = only != "stock";
+    const bool runStock = only != "module";
+
+    std::cout << "ring-bench: ring step on k-ary fat-trees, 100 Gb/s 1 us links, " << bytes
+              << " B per host, " << mtu << " B payload per packet; one fresh process per case\n"
+              << "  module: FatTreeHelper + RdmaHelper (DCQCN, PFC, ECN), one RDMA WRITE per "
+                 "host;\n          hops = data + ACK/NAK/CNP frames (txFrames of every "
+                 "RoceNetDevice) + PFC frames\n"
+              << "  stock : PointToPoint + Internet stack + global routing (random ECMP), UDP "
+                 "at line rate;\n          hops = PhyTxBegin of every device\n"
+              << "  cpu = CLOCK_PROCESS_CPUTIME_ID; hops/cpu-s over the run phase; peak+ = "
+                 "VmHWM growth of the case\n"
+              << "  " << repeat << (repeat == 1 ? " run" : " runs")
+              << " per case; the fastest is shown (max = run CPU of the slowest)\n\n"
+              << "case      k hosts  bytes/hst       hops     events ev/hop "
+                 " setup[s]   run[s]   max[s]  hops/cpu-s peak+[MB] sim[us]"
+              << std::endl;
+
+    struct Row
+    {
+        uint32_t k;              //!< radix
+        Result module;           //!< fastest module run
+        Result stock;            //!< fastest stock run
+        double moduleSlowest{0}; //!< run CPU seconds of the slowest module run
+        double stockSlowest{0};  //!< run CPU seconds of the slowest stock run
+    };
+
+    std::vector<Row> rows;
+    int status = 0;
+    for (uint32_t k : ks)
+    {
+        Row row{k, Result(), Result()};
+        for (uint32_t rep = 0; rep < repeat; ++rep)
+        {
+            for (int c = 0; c < 2; ++c) // interleaved so both see the same machine load
+            {
+                const bool module = c == 0;
+                if ((module && !runModule) || (!module && !runStock))
+                {
+                    continue;
+                }
+                const char* name = module ? "module" : "stock";
+                Result r;
+                if (!RunForked(module, k, bytes, mtu, r))
+                {
+                    std::cerr << "ring-bench: the " << name << " case at k = " << k << " failed"
+                              << std::endl;
+                    status = 1;
+                    continue;
+                }
+                if (!r.complete)
+                {
+                    std::cerr << "ring-bench: the " << name << " case at k = " << k << " delivered "
+                              << r.delivered << " of " << r.expected
+                              << (module ? " messages" : " packets") << std::endl;
+                    status = 1;
+                }
+                Result& best = module ? row.module : row.stock;
+                double& slowest = module ? row.moduleSlowest : row.stockSlowest;
+                if (best.runCpu <= 0 || r.runCpu < best.runCpu)
+                {
+                    best = r;
+                }
+                slowest = std::max(slowest, r.runCpu);
+            }
+        }
+        if (row.module.runCpu > 0)
+        {
+            PrintRow("module", k, row.module, row.moduleSlowest);
+        }
+        if (row.stock.runCpu > 0)
+        {
+            PrintRow("stock", k, row.stock, row.stockSlowest);
+        }
+        rows.push_back(row);
+    }
+
+    std::cout << "\n";
+    for (const Row& row : rows)
+    {
+        const Result& m = row.module;
+        if (m.runCpu > 0)
+        {
+            std::cout << "module k=" << row.k << ": " << m.dataHops << " data + " << m.ctrlHops
+                      << " ACK/NAK/CNP + " << m.pfcFrames << " PFC frame-hops" << std::endl;
+        }
+    }
+    if (runModule && runStock)
+    {
+        for (const Row& row : rows)
+        {
+            if (row.module.runCpu <= 0 || row.stock.runCpu <= 0)
+            {
+                continue;
+            }
+            const double ratio =
+                (row.module.hops / row.module.runCpu) / (row.stock.hops / row.stock.runCpu);
+            const double dataRatio =
+                (row.module.dataHops / row.module.runCpu) / (row.stock.hops / row.stock.runCpu);
+            std::cout << std::fixed << std::setprecision(2) << "ratio module/stock k=" << row.k
+                      << ": " << ratio << " (all frames), " << dataRatio << " (data frames only)"
+                      << std::endl;
+        }
+    }
+    return status;
+}

@@ -1,0 +1,185 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * rdma-incast: an N:1 incast of RDMA WRITEs on a k-ary fat-tree, with a choice of congestion
+ * control and loss recovery.
+ *
+ * Senders in the other pods each write one message to host 0 over their own RC queue pair.
+ * The program prints each flow's completion time (FCT) and slowdown against the ideal, the
+ * deepest queue of the switch port towards host 0, PFC pauses, CNPs and retransmissions, and
+ * writes a pcap of host 0's port (<OutDir>/rdma-incast-<node>-<device>.pcap: RC WRITE data,
+ * ACKs, CNPs, PFC).
+ *
+ *   ./rdma-incast --CongestionControl=Dcqcn --Senders=8 --Bytes=4000000
+ *   ./rdma-incast --CongestionControl=Hpcc        # switches add INT records for HPCC
+ *   ./rdma-incast --CongestionControl=None --Pfc=0 --LossRecovery=SelectiveRepeat
+ */
+
+#include "ns3/ai-training-module.h"
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+
+#include <algorithm>
+#include <iomanip>
+#include <iostream>
+#include <sys/stat.h>
+
+using namespace ns3;
+
+namespace
+{
+
+struct Flow
+{
+    Ptr<RdmaQueuePair> qp;
+    Time posted;
+    Time done;
+};
+
+void
+Completed(Flow* f, uint64_t id, uint64_t bytes, Time posted, Time now)
+{
+    f->done = now;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    uint32_t k = 4;
+    uint32_t senders = 8;
+    uint64_t bytes = 4000000;
+    std::string cc = "Dcqcn";
+    std::string preset = "Mellanox";
+    std::string recovery = "GoBackN";
+    bool pfc = true;
+    std::string outDir = "out";
+    bool pcap = true;
+
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("k", "fat-tree arity (even)", k);
+    cmd.AddValue("Senders", "hosts writing to host 0 (taken from the other pods)", senders);
+    cmd.AddValue("Bytes", "message size per sender", bytes);
+    cmd.AddValue("CongestionControl", "Dcqcn, Hpcc, Timely, Dctcp or None", cc);
+    cmd.AddValue("DcqcnPreset",
+                 "DCQCN parameters: Mellanox (alpha every 1 us, CNPs up to every 4 us) or Paper",
+                 preset);
+    cmd.AddValue("LossRecovery", "GoBackN or SelectiveRepeat", recovery);
+    cmd.AddValue("Pfc", "priority 3 lossless (PFC) or lossy", pfc);
+    cmd.AddValue("OutDir", "directory for the pcap", outDir);
+    cmd.AddValue("Pcap", "write a pcap of host 0's port", pcap);
+    cmd.Parse(argc, argv);
+
+    if (bytes == 0)
+    {
+        std::cerr << "rdma-incast: --Bytes=0 is not allowed (>= 1)" << std::endl;
+        return 2;
+    }
+    RoceDcqcn::SetPresetDefaults(preset);
+    Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue(cc));
+    Config::SetDefault("ns3::RdmaNic::LossRecovery", StringValue(recovery));
+    Config::SetDefault("ns3::SwitchMmu::LosslessPriorities", StringValue(pfc ? "3" : ""));
+    Config::SetDefault("ns3::RoceSwitch::IntEnabled", BooleanValue(cc == "Hpcc"));
+
+    FatTreeHelper fabric(k);
+    fabric.Install();
+    const uint32_t hosts = fabric.GetNHosts();
+    const uint32_t perPod = hosts / k;
+    if (senders == 0 || senders > hosts - perPod)
+    {
+        std::cerr << "rdma-incast: --Senders=" << senders << " is not allowed (1.."
+                  << hosts - perPod << " for k=" << k << ")" << std::endl;
+        return 2;
+    }
+    if (pcap && mkdir(outDir.c_str(), 0755) != 0 && errno != EEXIST)
+    {
+        std::cerr << "rdma-incast: cannot create output directory '" << outDir << "'" << std::endl;
+        return 2;
+    }
+    RdmaHelper rdma;
+    rdma.Install(fabric);
+    std::vector<Flow> flows(senders);
+    for (uint32_t s = 0; s < senders; ++s)
+    {
+        const uint32_t h = perPod + s;
+        flows[s].qp = rdma.Connect(fabric.GetHostAddress(h), fabric.GetHostAddress(0)).first;
+        flows[s].qp->SetSendCompletionCallback(MakeBoundCallback(&Completed, &flows[s]));
+        flows[s].qp->PostSend(bytes);
+    }
+    Ptr<RoceNetDevice> host0 = fabric.GetHostDevice(0);
+    Ptr<RoceNetDevice> edgePort = DynamicCast<RoceChannel>(host0->GetChannel())->GetPeer(host0);
+    uint64_t maxQueue = 0;
+    edgePort->TraceConnectWithoutContext("PriorityQueueBytes",
+                                         MakeBoundCallback(
+                                             +[](uint64_t* m, uint8_t p, uint64_t b) {
+                                                 if (p == 3)
+                                                 {
+                                                     *m = std::max(*m, b);
+                                                 }
+                                             },
+                                             &maxQueue));
+    if (pcap)
+    {
+        fabric.GetLinkHelper().EnablePcap(outDir + "/rdma-incast", host0);
+    }
+    // stop when every flow is done (idle congestion-control state may keep timers alive)
+    uint32_t remaining = senders;
+    for (auto& f : flows)
+    {
+        f.qp->TraceConnectWithoutContext("MessageComplete",
+                                         MakeBoundCallback(
+                                             +[](uint32_t* r, uint64_t, uint64_t, Time) {
+                                                 if (--*r == 0)
+                                                 {
+                                                     Simulator::Stop();
+                                                 }
+                                             },
+                                             &remaining));
+    }
+    Simulator::Stop(Seconds(10));
+    Simulator::Run();
+
+    const double wire = 4158.0 / 4096.0; // wire bytes per payload byte at RoCE MTU 4096
+    const Time ideal = Seconds(double(bytes) * senders * 8 * wire / 100e9);
+    std::cout << "rdma-incast: k=" << k << " fat-tree, " << senders << ":1 incast of " << bytes
+              << " B RDMA WRITEs, " << cc << (cc == "Dcqcn" ? " (" + preset + ")" : "") << ", "
+              << recovery << ", PFC " << (pfc ? "on" : "off") << "\n";
+    uint64_t retx = 0;
+    uint64_t cnps = 0;
+    uint64_t timeouts = 0;
+    Time last;
+    for (uint32_t s = 0; s < senders; ++s)
+    {
+        const auto& st = flows[s].qp->GetStats();
+        retx += st.packetsRetransmitted;
+        cnps += st.cnpsReceived;
+        timeouts += st.timeouts;
+        last = std::max(last, flows[s].done);
+        std::cout << "  flow " << std::setw(2) << s << " (host " << perPod + s << "): FCT "
+                  << (st.messagesCompleted ? flows[s].done.As(Time::US) : Time(0).As(Time::US))
+                  << (st.messagesCompleted ? "" : " (not finished)") << "\n";
+    }
+    uint64_t pauses = 0;
+    for (uint32_t i = 0; i < fabric.GetNSwitches(); ++i)
+    {
+        Ptr<RoceSwitch> sw = fabric.GetSwitch(i);
+        for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+        {
+            pauses += sw->GetPort(p)->GetCounters(3).pausesSent;
+        }
+    }
+    std::cout << "  all done at " << last.As(Time::US) << " (ideal " << ideal.As(Time::US)
+              << ", slowdown " << std::fixed << std::setprecision(2)
+              << last.GetSeconds() / ideal.GetSeconds() << ")\n";
+    std::cout << "  deepest queue at the port to host 0: " << maxQueue << " B\n";
+    std::cout << "  PFC pauses sent by switches: " << pauses << ", CNPs received: " << cnps
+              << ", retransmitted packets: " << retx << ", timeouts: " << timeouts << "\n";
+    if (pcap)
+    {
+        std::cout << "  pcap: " << outDir << "/rdma-incast-" << host0->GetNode()->GetId() << "-"
+                  << host0->GetIfIndex() << ".pcap\n";
+    }
+    Simulator::Destroy();
+    return 0;
+}

@@ -1,0 +1,1095 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "rdma-nic.h"
+
+#include "aeth-header.h"
+#include "bth-header.h"
+#include "int-tag.h"
+#include "rdma-ack-tag.h"
+#include "reth-header.h"
+#include "roce-icrc-trailer.h"
+#include "roce-net-device.h"
+
+#include "ns3/boolean.h"
+#include "ns3/enum.h"
+#include "ns3/ipv4-header.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/packet.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/trace-source-accessor.h"
+#include "ns3/udp-header.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RdmaNic");
+
+NS_OBJECT_ENSURE_REGISTERED(RdmaNic);
+
+namespace
+{
+constexpr uint32_t SEQ_MASK = 0xffffff;
+constexpr uint64_t COOKIE_DATA = 1;
+constexpr uint8_t SACKED = 1;  //!< selective repeat: received by the peer
+constexpr uint8_t PENDING = 2; //!< selective repeat: queued for retransmission
+constexpr uint8_t RESENT = 3;  //!< selective repeat: retransmitted, not yet acknowledged
+
+/// All NICs of the simulation (for address lookup and disposal at Simulator::Destroy).
+std::vector<Ptr<RdmaNic>>&
+Registry()
+{
+    static std::vector<Ptr<RdmaNic>> r;
+    return r;
+}
+
+inline uint32_t
+Rd32(const uint8_t* p)
+{
+    return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | p[3];
+}
+
+inline uint32_t
+Rd24(const uint8_t* p)
+{
+    return (uint32_t(p[0]) << 16) | (uint32_t(p[1]) << 8) | p[2];
+}
+
+inline uint16_t
+Rd16(const uint8_t* p)
+{
+    return (uint16_t(p[0]) << 8) | p[1];
+}
+
+/// Opcodes ending a message.
+inline bool
+IsLastOpcode(uint8_t op)
+{
+    return op == BthHeader::RC_SEND_LAST || op == BthHeader::RC_SEND_LAST_IMM ||
+           op == BthHeader::RC_SEND_ONLY || op == BthHeader::RC_SEND_ONLY_IMM ||
+           op == BthHeader::RC_WRITE_LAST || op == BthHeader::RC_WRITE_LAST_IMM ||
+           op == BthHeader::RC_WRITE_ONLY || op == BthHeader::RC_WRITE_ONLY_IMM;
+}
+
+const char* const CC_SHORT[][2] = {{"Dcqcn", "ns3::RoceDcqcn"},
+                                   {"Hpcc", "ns3::RoceHpcc"},
+                                   {"Timely", "ns3::RoceTimely"},
+                                   {"Dctcp", "ns3::RoceDctcp"},
+                                   {"None", "ns3::RoceLineRate"}};
+} // namespace
+
+TypeId
+RdmaNic::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RdmaNic")
+            .SetParent<Object>()
+            .SetGroupName("AiTraining")
+            .AddConstructor<RdmaNic>()
+            .AddAttribute("Mtu",
+                          "RoCE MTU: payload bytes per packet (256, 512, 1024, 2048 or 4096).",
+                          UintegerValue(4096),
+                          MakeUintegerAccessor(&RdmaNic::m_mtu),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute(
+                "CongestionControl",
+                "Dcqcn, Hpcc, Timely, Dctcp, None (line rate), or the TypeId name of a "
+                "RoceCongestionOps subclass. One instance per QP, configured by its "
+                "attributes' defaults.",
+                StringValue("Dcqcn"),
+                MakeStringAccessor(&RdmaNic::SetCongestionControl, &RdmaNic::GetCongestionControl),
+                MakeStringChecker())
+            .AddAttribute("LossRecovery",
+                          "GoBackN (lossless RoCE) or SelectiveRepeat (IRN-style).",
+                          EnumValue(RdmaNic::GO_BACK_N),
+                          MakeEnumAccessor(&RdmaNic::m_recovery),
+                          MakeEnumChecker(RdmaNic::GO_BACK_N,
+                                          "GoBackN",
+                                          RdmaNic::SELECTIVE_REPEAT,
+                                          "SelectiveRepeat"))
+            .AddAttribute("AckInterval",
+                          "The responder acknowledges every N packets and at the end of each "
+                          "message (1 = every packet, as HPCC needs).",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&RdmaNic::m_ackInterval),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("NakInterval",
+                          "Go-back-N: at most one NAK per expected PSN per interval.",
+                          TimeValue(MicroSeconds(500)),
+                          MakeTimeAccessor(&RdmaNic::m_nakInterval),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("CnpInterval",
+                          "At most one CNP per QP per interval (notification point).",
+                          TimeValue(MicroSeconds(50)),
+                          MakeTimeAccessor(&RdmaNic::m_cnpInterval),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("RtoInitial",
+                          "Retransmission timeout (doubled after each timeout of a QP, reset on "
+                          "progress).",
+                          TimeValue(MicroSeconds(1000)),
+                          MakeTimeAccessor(&RdmaNic::m_rtoInitial),
+                          MakeTimeChecker(MicroSeconds(1)))
+            .AddAttribute("RtoMax",
+                          "Largest retransmission timeout after backoff.",
+                          TimeValue(MilliSeconds(64)),
+                          MakeTimeAccessor(&RdmaNic::m_rtoMax),
+                          MakeTimeChecker(MicroSeconds(1)))
+            .AddAttribute("ControlPriority",
+                          "Priority (and DSCP 8 x priority) of ACKs, NAKs and CNPs.",
+                          UintegerValue(6),
+                          MakeUintegerAccessor(&RdmaNic::m_controlPriority),
+                          MakeUintegerChecker<uint8_t>(0, 7))
+            .AddAttribute("EcnCapable",
+                          "Send data packets as ECN-capable (ECT(0)) so switches can mark them.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RdmaNic::m_ecnCapable),
+                          MakeBooleanChecker())
+            .AddAttribute("BaseRtt",
+                          "Base round-trip time given to congestion control (HPCC's T, the BDP "
+                          "of window schemes).",
+                          TimeValue(MicroSeconds(12)),
+                          MakeTimeAccessor(&RdmaNic::m_baseRtt),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("Window",
+                          "Static limit of unacknowledged bytes per QP (0 = none); a window-based "
+                          "congestion control's window applies as well.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RdmaNic::m_windowAttr),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("SelectiveRepeatWindow",
+                          "Selective repeat: out-of-order packets the responder keeps.",
+                          UintegerValue(8192),
+                          MakeUintegerAccessor(&RdmaNic::m_srWindow),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddTraceSource("Tx",
+                            "A packet (IPv4 datagram) was handed to the port.",
+                            MakeTraceSourceAccessor(&RdmaNic::m_txTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("Rx",
+                            "A RoCEv2 packet was received from the port.",
+                            MakeTraceSourceAccessor(&RdmaNic::m_rxTrace),
+                            "ns3::Packet::TracedCallback");
+    return tid;
+}
+
+RdmaNic::RdmaNic()
+    : m_qpnBase(0x100),
+      m_mtu(4096),
+      m_ackInterval(1),
+      m_recovery(GO_BACK_N),
+      m_controlPriority(6),
+      m_ecnCapable(true),
+      m_windowAttr(0),
+      m_srWindow(8192),
+      m_waitOrder(0),
+      m_ipId(0)
+{
+    NS_LOG_FUNCTION(this);
+}
+
+RdmaNic::~RdmaNic() = default;
+
+void
+RdmaNic::DoDispose()
+{
+    m_wakeEvent.Cancel();
+    for (auto& q : m_qps)
+    {
+        q->Dispose();
+    }
+    m_qps.clear();
+    for (auto& r : m_ready)
+    {
+        r.clear();
+    }
+    m_waiting = std::priority_queue<Waiting>();
+    m_device = nullptr;
+    m_node = nullptr;
+    Object::DoDispose();
+}
+
+void
+RdmaNic::DisposeAll()
+{
+    std::vector<Ptr<RdmaNic>> all;
+    all.swap(Registry());
+    for (auto& n : all)
+    {
+        n->Dispose();
+    }
+}
+
+Ptr<RdmaNic>
+RdmaNic::FindByAddress(Ipv4Address address)
+{
+    for (const auto& n : Registry())
+    {
+        if (n->m_address == address)
+        {
+            return n;
+        }
+    }
+    return nullptr;
+}
+
+void
+RdmaNic::SetCongestionControl(std::string name)
+{
+    std::string tidName = name;
+    for (const auto& c : CC_SHORT)
+    {
+        if (name == c[0])
+        {
+            tidName = c[1];
+        }
+    }
+    TypeId tid;
+    if (!TypeId::LookupByNameFailSafe(tidName, &tid) ||
+        !tid.IsChildOf(RoceCongestionOps::GetTypeId()) || !tid.HasConstructor())
+    {
+        NS_FATAL_ERROR("RdmaNic: CongestionControl \""
+                       << name
+                       << "\" is not allowed (Dcqcn, Hpcc, Timely, Dctcp, None, or the TypeId "
+                          "name of a RoceCongestionOps subclass)");
+    }
+    m_ccFactory.SetTypeId(tid);
+    m_ccName = name;
+}
+
+std::string
+RdmaNic::GetCongestionControl() const
+{
+    return m_ccName;
+}
+
+void
+RdmaNic::Setup(Ptr<RoceNetDevice> device, Ipv4Address address)
+{
+    NS_LOG_FUNCTION(this << device << address);
+    NS_ABORT_MSG_IF(!device, "RdmaNic::Setup: null device");
+    if (m_device)
+    {
+        NS_FATAL_ERROR("RdmaNic::Setup: the NIC is already attached to a port");
+    }
+    if (m_mtu != 256 && m_mtu != 512 && m_mtu != 1024 && m_mtu != 2048 && m_mtu != 4096)
+    {
+        NS_FATAL_ERROR("RdmaNic: Mtu " << m_mtu << " is not allowed (256, 512, 1024, 2048, 4096)");
+    }
+    const uint32_t need = m_mtu + 20 + 8 + 12 + 16 + 4;
+    if (device->GetMtu() < need)
+    {
+        NS_FATAL_ERROR("RdmaNic: RoCE Mtu " << m_mtu << " needs a device Mtu of at least " << need
+                                            << " bytes; the device has " << device->GetMtu());
+    }
+    if (m_rtoMax < m_rtoInitial)
+    {
+        NS_FATAL_ERROR("RdmaNic: RtoMax " << m_rtoMax.As(Time::US) << " is below RtoInitial "
+                                          << m_rtoInitial.As(Time::US));
+    }
+    if (FindByAddress(address))
+    {
+        NS_FATAL_ERROR("RdmaNic::Setup: address " << address << " is already used by another NIC");
+    }
+    if (Registry().empty())
+    {
+        Simulator::ScheduleDestroy(&RdmaNic::DisposeAll);
+    }
+    Registry().push_back(this);
+    m_device = device;
+    m_node = device->GetNode();
+    m_address = address;
+    device->SetRoceReceiveCallback(MakeCallback(&RdmaNic::Receive, this));
+    device->SetTxDequeueCallback(MakeCallback(&RdmaNic::Dequeued, this));
+}
+
+Ipv4Address
+RdmaNic::GetAddress() const
+{
+    return m_address;
+}
+
+Ptr<RoceNetDevice>
+RdmaNic::GetDevice() const
+{
+    return m_device;
+}
+
+uint32_t
+RdmaNic::GetMtu() const
+{
+    return m_mtu;
+}
+
+RdmaNic::LossRecovery
+RdmaNic::GetLossRecovery() const
+{
+    return m_recovery;
+}
+
+Ptr<RdmaQueuePair>
+RdmaNic::CreateQp(uint8_t priority, uint16_t sourcePort)
+{
+    NS_ABORT_MSG_IF(!m_device, "RdmaNic::CreateQp: call Setup() first");
+    if (priority >= RoceNetDevice::NUM_PRIORITIES)
+    {
+        NS_FATAL_ERROR("RdmaNic::CreateQp: unknown priority " << +priority << " (allowed 0..7)");
+    }
+    Ptr<RdmaQueuePair> qp = CreateObject<RdmaQueuePair>();
+    qp->m_nic = this;
+    qp->m_qpn = m_qpnBase + m_qps.size();
+    qp->m_priority = priority;
+    qp->m_sport = sourcePort ? sourcePort : static_cast<uint16_t>(49152 + (qp->m_qpn % 16384));
+    qp->m_cc = m_ccFactory.Create<RoceCongestionOps>();
+    qp->m_cc->TraceConnectWithoutContext(
+        "Rate",
+        MakeCallback(&RdmaNic::RateChanged, this, PeekPointer(qp)));
+    m_qps.push_back(qp);
+    return qp;
+}
+
+void
+RdmaNic::Connect(Ptr<RdmaQueuePair> qp, Ipv4Address peer, uint32_t peerQpn)
+{
+    NS_ABORT_MSG_IF(!qp || qp->m_nic != this, "RdmaNic::Connect: the QP is not one of this NIC's");
+    qp->m_peer = peer;
+    qp->m_peerQpn = peerQpn;
+    qp->m_cc->Start({m_device->GetDataRate(), m_mtu, m_baseRtt});
+}
+
+Ptr<RdmaQueuePair>
+RdmaNic::GetQp(uint32_t qpn) const
+{
+    if (qpn < m_qpnBase || qpn - m_qpnBase >= m_qps.size())
+    {
+        return nullptr;
+    }
+    return m_qps[qpn - m_qpnBase];
+}
+
+uint32_t
+RdmaNic::GetNQps() const
+{
+    return m_qps.size();
+}
+
+uint64_t
+RdmaNic::PostSend(Ptr<RdmaQueuePair> qp, uint64_t bytes, RdmaQueuePair::Verb verb)
+{
+    if (bytes == 0)
+    {
+        NS_FATAL_ERROR("RdmaNic::PostSend: message size 0 is not allowed (>= 1 byte)");
+    }
+    if (qp->m_peerQpn == 0)
+    {
+        NS_FATAL_ERROR("RdmaNic::PostSend: QP " << qp->m_qpn << " is not connected");
+    }
+    const uint64_t packets = (bytes + m_mtu - 1) / m_mtu;
+    RdmaQueuePair::Message m{qp->m_nextMsgId++,
+                             bytes,
+                             qp->m_endSeq,
+                             qp->m_endSeq + packets - 1,
+                             verb,
+                             Simulator::Now()};
+    qp->m_endSeq += packets;
+    qp->m_messages.push_back(m);
+    qp->m_stats.bytesPosted += bytes;
+    Schedule(qp);
+    return m.id;
+}
+
+uint64_t
+RdmaNic::Unwrap(uint32_t psn, uint64_t ref)
+{
+    const uint64_t base = ref & ~uint64_t(SEQ_MASK);
+    uint64_t c = base | psn;
+    const uint64_t half = (SEQ_MASK + 1) / 2;
+    if (c + half < ref)
+    {
+        c += SEQ_MASK + 1;
+    }
+    else if (c > ref + half && c >= SEQ_MASK + 1)
+    {
+        c -= SEQ_MASK + 1;
+    }
+    return c;
+}
+
+uint32_t
+RdmaNic::PayloadOf(Ptr<const RdmaQueuePair> qp, uint64_t seq) const
+{
+    for (const auto& m : qp->m_messages)
+    {
+        if (seq >= m.firstSeq && seq <= m.lastSeq)
+        {
+            return seq == m.lastSeq
+                       ? static_cast<uint32_t>(m.bytes - (m.lastSeq - m.firstSeq) * m_mtu)
+                       : m_mtu;
+        }
+    }
+    NS_FATAL_ERROR("RdmaNic: sequence " << seq << " belongs to no message of QP " << qp->m_qpn);
+    return 0;
+}
+
+// ------------------------------------------------------------------ sending
+
+bool
+RdmaNic::HasSendable(Ptr<RdmaQueuePair> qp) const
+{
+    const bool retx = m_recovery == SELECTIVE_REPEAT && !qp->m_retxQueue.empty();
+    if (!retx && qp->m_nxt >= qp->m_endSeq)
+    {
+        return false;
+    }
+    uint64_t window = m_windowAttr;
+    const uint64_t ccw = qp->m_cc->GetWindow();
+    if (ccw && (!window || ccw < window))
+    {
+        window = ccw;
+    }
+    if (window && qp->m_inflightBytes > 0 && !retx && qp->m_nxt >= qp->m_highSent &&
+        qp->m_inflightBytes + m_mtu > window)
+    {
+        return false; // new data would exceed the window (one packet always may go)
+    }
+    return true;
+}
+
+void
+RdmaNic::Schedule(Ptr<RdmaQueuePair> qp)
+{
+    if (qp->m_inReady || !HasSendable(qp))
+    {
+        return;
+    }
+    qp->m_inReady = true;
+    const Time now = Simulator::Now();
+    if (qp->m_nextAvail <= now)
+    {
+        m_ready[qp->m_priority].push_back(qp);
+        Pump(qp->m_priority);
+        return;
+    }
+    m_waiting.push({qp->m_nextAvail, m_waitOrder++, qp});
+    if (!m_wakeEvent.IsRunning() || qp->m_nextAvail < m_wakeAt)
+    {
+        m_wakeEvent.Cancel();
+        m_wakeAt = qp->m_nextAvail;
+        m_wakeEvent = Simulator::Schedule(m_wakeAt - now, &RdmaNic::Wake, this);
+    }
+}
+
+void
+RdmaNic::Wake()
+{
+    const Time now = Simulator::Now();
+    uint8_t touched = 0;
+    while (!m_waiting.empty() && m_waiting.top().at <= now)
+    {
+        Ptr<RdmaQueuePair> qp = m_waiting.top().qp;
+        const Time at = m_waiting.top().at;
+        m_waiting.pop();
+        if (!qp->m_inReady || at != qp->m_nextAvail)
+        {
+            continue; // superseded by an earlier entry (the rate went up)
+        }
+        qp->m_inReady = false;
+        if (HasSendable(qp))
+        {
+            qp->m_inReady = true;
+            m_ready[qp->m_priority].push_back(qp);
+            touched |= 1 << qp->m_priority;
+        }
+    }
+    if (!m_waiting.empty())
+    {
+        m_wakeAt = m_waiting.top().at;
+        m_wakeEvent = Simulator::Schedule(m_wakeAt - now, &RdmaNic::Wake, this);
+    }
+    for (uint8_t p = 0; p < 8; ++p)
+    {
+        if (touched & (1 << p))
+        {
+            Pump(p);
+        }
+    }
+}
+
+void
+RdmaNic::RateChanged(RdmaQueuePair* qp, uint64_t oldBps, uint64_t newBps)
+{
+    const Time now = Simulator::Now();
+    if (newBps <= oldBps || !qp->m_inReady || qp->m_nextAvail <= now || newBps == 0)
+    {
+        return;
+    }
+    const Time avail = std::max(
+        now,
+        qp->m_lastSend +
+            NanoSeconds((uint64_t(qp->m_lastWire) * 8 * 1000000000ULL + newBps - 1) / newBps));
+    if (avail >= qp->m_nextAvail)
+    {
+        return;
+    }
+    qp->m_nextAvail = avail;
+    m_waiting.push({avail, m_waitOrder++, qp});
+    if (!m_wakeEvent.IsRunning() || avail < m_wakeAt)
+    {
+        m_wakeEvent.Cancel();
+        m_wakeAt = avail;
+        m_wakeEvent = Simulator::Schedule(avail - now, &RdmaNic::Wake, this);
+    }
+}
+
+void
+RdmaNic::Pump(uint8_t priority)
+{
+    auto& ready = m_ready[priority];
+    while (!ready.empty() && m_device->GetQueueFrames(priority) == 0)
+    {
+        Ptr<RdmaQueuePair> qp = ready.front();
+        ready.pop_front();
+        qp->m_inReady = false;
+        if (!HasSendable(qp))
+        {
+            continue;
+        }
+        if (qp->m_nextAvail > Simulator::Now())
+        {
+            Schedule(qp);
+            continue;
+        }
+        SendNext(qp);
+        Schedule(qp);
+    }
+}
+
+void
+RdmaNic::Dequeued(Ptr<RoceNetDevice> dev, Ptr<Packet> frame, uint8_t priority, uint64_t cookie)
+{
+    if (cookie == COOKIE_DATA && !m_ready[priority].empty())
+    {
+        Pump(priority); // refill the now empty queue (the wire is busy: the frame just waits)
+    }
+}
+
+void
+RdmaNic::SendNext(Ptr<RdmaQueuePair> qp)
+{
+    uint64_t seq;
+    bool retx;
+    if (m_recovery == SELECTIVE_REPEAT && !qp->m_retxQueue.empty())
+    {
+        seq = qp->m_retxQueue.front();
+        qp->m_retxQueue.pop_front();
+        if (seq < qp->m_una || qp->m_sacked[seq - qp->m_una] == SACKED)
+        {
+            return; // acknowledged meanwhile
+        }
+        qp->m_sacked[seq - qp->m_una] = RESENT;
+        retx = true;
+    }
+    else
+    {
+        seq = qp->m_nxt++;
+        retx = seq < qp->m_highSent;
+        if (retx && m_recovery == SELECTIVE_REPEAT && qp->m_sacked[seq - qp->m_una] == SACKED)
+        {
+            return;
+        }
+    }
+    // the message of this packet
+    const RdmaQueuePair::Message* msg = nullptr;
+    for (const auto& m : qp->m_messages)
+    {
+        if (seq >= m.firstSeq && seq <= m.lastSeq)
+        {
+            msg = &m;
+            break;
+        }
+    }
+    NS_ASSERT_MSG(msg, "no message for sequence " << seq);
+    const uint64_t offset = seq - msg->firstSeq;
+    const bool first = offset == 0;
+    const bool last = seq == msg->lastSeq;
+    const uint32_t payload = last ? static_cast<uint32_t>(msg->bytes - offset * m_mtu) : m_mtu;
+    const bool write = msg->verb == RdmaQueuePair::WRITE;
+    uint8_t opcode;
+    if (first && last)
+    {
+        opcode = write ? BthHeader::RC_WRITE_ONLY : BthHeader::RC_SEND_ONLY;
+    }
+    else if (first)
+    {
+        opcode = write ? BthHeader::RC_WRITE_FIRST : BthHeader::RC_SEND_FIRST;
+    }
+    else if (last)
+    {
+        opcode = write ? BthHeader::RC_WRITE_LAST : BthHeader::RC_SEND_LAST;
+    }
+    else
+    {
+        opcode = write ? BthHeader::RC_WRITE_MIDDLE : BthHeader::RC_SEND_MIDDLE;
+    }
+    const uint32_t pad = (4 - payload % 4) % 4;
+    Ptr<Packet> p = Create<Packet>(payload + pad);
+    uint32_t ext = 0;
+    if (BthHeader::HasReth(opcode))
+    {
+        RethHeader reth;
+        reth.SetVirtualAddress((uint64_t(qp->m_qpn) << 40) | (msg->id << 20));
+        reth.SetRkey(qp->m_peerQpn);
+        reth.SetDmaLength(static_cast<uint32_t>(std::min<uint64_t>(msg->bytes, 0xffffffff)));
+        p->AddHeader(reth);
+        ext = 16;
+    }
+    BthHeader bth;
+    bth.SetOpcode(opcode);
+    bth.SetPadCount(pad);
+    bth.SetDestQp(qp->m_peerQpn);
+    bth.SetAckRequest(last);
+    bth.SetPsn(seq & SEQ_MASK);
+    p->AddHeader(bth);
+
+    const Time now = Simulator::Now();
+    if (seq == qp->m_highSent)
+    {
+        qp->m_highSent++;
+        qp->m_sendTime.push_back(now);
+        qp->m_sacked.push_back(0);
+        qp->m_inflightBytes += payload;
+    }
+    else
+    {
+        qp->m_sendTime[seq - qp->m_una] = now;
+    }
+    if (retx)
+    {
+        ++qp->m_stats.packetsRetransmitted;
+    }
+    ++qp->m_stats.packetsSent;
+    qp->m_stats.bytesSent += payload;
+    qp->m_cc->OnSend(payload);
+
+    const uint8_t dscp = qp->m_priority ? qp->m_priority * 8 + 2 : 0;
+    Transmit(p,
+             qp->m_peer,
+             qp->m_sport,
+             qp->m_priority,
+             dscp,
+             m_ecnCapable ? Ipv4Header::ECN_ECT0 : Ipv4Header::ECN_NotECT,
+             COOKIE_DATA,
+             12 + ext);
+    // pace: the wire bytes of this packet at the QP's rate
+    const uint64_t wire = payload + pad + ext + 12 + 8 + 20 + 4 + 14 + 4;
+    const uint64_t rate = std::max<uint64_t>(1, qp->m_cc->GetRate().GetBitRate());
+    qp->m_nextAvail = now + NanoSeconds((wire * 8 * 1000000000ULL + rate - 1) / rate);
+    qp->m_lastSend = now;
+    qp->m_lastWire = static_cast<uint32_t>(wire);
+    if (!qp->m_rtoEvent.IsRunning())
+    {
+        ArmRto(qp);
+    }
+}
+
+void
+RdmaNic::Transmit(Ptr<Packet> p,
+                  Ipv4Address dst,
+                  uint16_t sport,
+                  uint8_t priority,
+                  uint8_t dscp,
+                  uint8_t ecn,
+                  uint64_t cookie,
+                  uint32_t transportHeaderBytes)
+{
+    UdpHeader udp;
+    udp.SetSourcePort(sport);
+    udp.SetDestinationPort(BthHeader::UDP_PORT);
+    udp.ForcePayloadSize(p->GetSize() + 8 + 4);
+    p->AddHeader(udp);
+    Ipv4Header ip;
+    ip.SetSource(m_address);
+    ip.SetDestination(dst);
+    ip.SetProtocol(17);
+    ip.SetPayloadSize(p->GetSize() + 4);
+    ip.SetTtl(64);
+    ip.SetIdentification(m_ipId++);
+    ip.SetDontFragment();
+    ip.SetDscp(static_cast<Ipv4Header::DscpType>(dscp));
+    ip.SetEcn(static_cast<Ipv4Header::EcnType>(ecn));
+    ip.EnableChecksum();
+    p->AddHeader(ip);
+    RoceIcrcTrailer icrc;
+    icrc.SetIcrc(RoceIcrcTrailer::ComputeZeroPayload(p, 20 + 8 + transportHeaderBytes));
+    p->AddTrailer(icrc);
+    m_txTrace(p);
+    m_device->SendWithPriority(p, m_device->GetRemoteAddress(), 0x0800, priority, cookie);
+}
+
+// ------------------------------------------------------------------ timeouts
+
+void
+RdmaNic::ArmRto(Ptr<RdmaQueuePair> qp)
+{
+    qp->m_rtoEvent.Cancel();
+    if (qp->m_una >= qp->m_highSent)
+    {
+        return;
+    }
+    Time rto = m_rtoInitial;
+    for (uint32_t i = 0; i < qp->m_rtoBackoff && rto < m_rtoMax; ++i)
+    {
+        rto = rto * 2;
+    }
+    rto = std::min(rto, m_rtoMax);
+    qp->m_rtoEvent = Simulator::Schedule(rto, &RdmaNic::OnRto, this, qp);
+}
+
+void
+RdmaNic::OnRto(Ptr<RdmaQueuePair> qp)
+{
+    if (qp->m_una >= qp->m_highSent)
+    {
+        return;
+    }
+    NS_LOG_LOGIC("QP " << qp->m_qpn << " timeout at una " << qp->m_una);
+    ++qp->m_stats.timeouts;
+    ++qp->m_rtoBackoff;
+    qp->m_cc->OnTimeout();
+    if (m_recovery == GO_BACK_N)
+    {
+        qp->m_nxt = qp->m_una;
+    }
+    else
+    {
+        qp->m_retxQueue.clear();
+        for (uint64_t s = qp->m_una; s < qp->m_highSent; ++s)
+        {
+            uint8_t& st = qp->m_sacked[s - qp->m_una];
+            if (st != SACKED)
+            {
+                st = PENDING;
+                qp->m_retxQueue.push_back(s);
+            }
+        }
+    }
+    ArmRto(qp);
+    Schedule(qp);
+}
+
+// ------------------------------------------------------------------ receiving
+
+void
+RdmaNic::Receive(Ptr<RoceNetDevice> dev, Ptr<Packet> packet, uint16_t protocol, uint8_t priority)
+{
+    if (protocol != 0x0800)
+    {
+        return;
+    }
+    uint8_t b[64];
+    const uint32_t n = packet->CopyData(b, sizeof(b));
+    if (n < 20 || (b[0] >> 4) != 4 || b[9] != 17)
+    {
+        return;
+    }
+    const uint32_t ihl = (b[0] & 0x0f) * 4;
+    if (n < ihl + 8 + 12 || Rd16(b + ihl + 2) != BthHeader::UDP_PORT)
+    {
+        return;
+    }
+    m_rxTrace(packet);
+    const uint8_t* bth = b + ihl + 8;
+    Parsed h;
+    h.src = Ipv4Address(Rd32(b + 12));
+    h.ecn = b[1] & 3;
+    h.opcode = bth[0];
+    h.pad = (bth[1] >> 4) & 3;
+    h.destQp = Rd24(bth + 5);
+    h.ackReq = bth[8] >> 7;
+    h.psn = Rd24(bth + 9);
+    h.syndrome = n >= ihl + 8 + 12 + 1 ? bth[12] : 0;
+    const uint32_t udpLen = Rd16(b + ihl + 4);
+    const uint32_t ext = BthHeader::HasReth(h.opcode) ? 16 : (BthHeader::HasAeth(h.opcode) ? 4 : 0);
+    h.payload = udpLen >= 8 + 12 + ext + 4 + h.pad ? udpLen - 8 - 12 - ext - 4 - h.pad : 0;
+
+    Ptr<RdmaQueuePair> qp = GetQp(h.destQp);
+    if (!qp || qp->m_peerQpn == 0)
+    {
+        NS_LOG_WARN("packet for unknown QP " << h.destQp << " dropped");
+        return;
+    }
+    if (BthHeader::IsRcData(h.opcode))
+    {
+        ReceiveData(qp, h, packet);
+    }
+    else if (h.opcode == BthHeader::RC_ACK)
+    {
+        ReceiveAck(qp, h, packet);
+    }
+    else if (h.opcode == BthHeader::CNP)
+    {
+        ++qp->m_stats.cnpsReceived;
+        qp->m_cc->OnCnp();
+    }
+}
+
+void
+RdmaNic::Deliver(Ptr<RdmaQueuePair> qp, uint32_t payload, bool last)
+{
+    const Time now = Simulator::Now();
+    if (qp->m_rx.bytes == 0)
+    {
+        qp->m_rx.first = now;
+    }
+    qp->m_rx.bytes += payload;
+    qp->m_stats.bytesReceived += payload;
+    if (last)
+    {
+        ++qp->m_stats.messagesReceived;
+        if (!qp->m_recvDone.IsNull())
+        {
+            qp->m_recvDone(qp->m_rxMessages, qp->m_rx.bytes, qp->m_rx.first, now);
+        }
+        ++qp->m_rxMessages;
+        qp->m_rx = RdmaQueuePair::RxMessage{};
+    }
+}
+
+void
+RdmaNic::ReceiveData(Ptr<RdmaQueuePair> qp, const Parsed& h, Ptr<Packet> packet)
+{
+    const Time now = Simulator::Now();
+    const uint64_t seq = Unwrap(h.psn, qp->m_expected);
+    const bool ce = h.ecn == Ipv4Header::ECN_CE;
+    if (ce && (!qp->m_cnpSentOnce || now - qp->m_lastCnp >= m_cnpInterval))
+    {
+        SendCnp(qp);
+    }
+    const bool last = IsLastOpcode(h.opcode);
+    if (seq == qp->m_expected)
+    {
+        Deliver(qp, h.payload, last);
+        qp->m_expected++;
+        ++qp->m_unackedPackets;
+        qp->m_unackedMarked += ce;
+        bool msgEnd = last;
+        if (m_recovery == SELECTIVE_REPEAT)
+        {
+            if (!qp->m_ooo.empty())
+            {
+                qp->m_ooo.pop_front();
+            }
+            while (!qp->m_ooo.empty() && qp->m_ooo.front() != 0)
+            {
+                const uint32_t slot = qp->m_ooo.front();
+                qp->m_ooo.pop_front();
+                const bool l = slot >> 31;
+                Deliver(qp, (slot & 0x7fffffff) - 1, l);
+                msgEnd = msgEnd || l;
+                qp->m_expected++;
+                ++qp->m_unackedPackets;
+            }
+        }
+        if (qp->m_unackedPackets >= m_ackInterval || h.ackReq || msgEnd)
+        {
+            SendAck(qp, false, qp->m_expected - 1, 0, packet);
+        }
+        return;
+    }
+    if (seq > qp->m_expected)
+    {
+        if (m_recovery == GO_BACK_N)
+        {
+            if (qp->m_lastNakSeq != qp->m_expected || now - qp->m_lastNak >= m_nakInterval)
+            {
+                qp->m_lastNakSeq = qp->m_expected;
+                qp->m_lastNak = now;
+                SendAck(qp, true, qp->m_expected, 0, packet);
+            }
+            return;
+        }
+        const uint64_t idx = seq - qp->m_expected;
+        if (idx >= m_srWindow)
+        {
+            return; // beyond what we keep: the requester will time out and resend
+        }
+        if (qp->m_ooo.size() <= idx)
+        {
+            qp->m_ooo.resize(idx + 1, 0);
+        }
+        if (qp->m_ooo[idx] != 0)
+        {
+            ++qp->m_stats.duplicatesReceived;
+        }
+        qp->m_ooo[idx] = (h.payload + 1) | (last ? 0x80000000u : 0);
+        qp->m_unackedMarked += ce;
+        SendAck(qp, true, qp->m_expected, seq, packet);
+        return;
+    }
+    // an old packet again: acknowledge what we have (the ACK may have been lost)
+    ++qp->m_stats.duplicatesReceived;
+    SendAck(qp, false, qp->m_expected - 1, 0, packet);
+}
+
+void
+RdmaNic::SendAck(Ptr<RdmaQueuePair> qp,
+                 bool nak,
+                 uint64_t seq,
+                 uint64_t sackSeq,
+                 Ptr<const Packet> data)
+{
+    Ptr<Packet> p = Create<Packet>();
+    AethHeader aeth;
+    if (nak)
+    {
+        aeth.SetNak(AethHeader::PSN_SEQUENCE_ERROR);
+    }
+    else
+    {
+        aeth.SetAck(0x1f);
+    }
+    aeth.SetMsn(qp->m_rxMessages & SEQ_MASK);
+    p->AddHeader(aeth);
+    BthHeader bth;
+    bth.SetOpcode(BthHeader::RC_ACK);
+    bth.SetDestQp(qp->m_peerQpn);
+    bth.SetPsn(seq & SEQ_MASK);
+    p->AddHeader(bth);
+    RdmaAckTag tag;
+    tag.packets = qp->m_unackedPackets;
+    tag.marked = qp->m_unackedMarked;
+    tag.hasSack = nak && m_recovery == SELECTIVE_REPEAT && sackSeq > seq;
+    tag.sackSeq = sackSeq;
+    p->AddPacketTag(tag);
+    IntTag intTag;
+    if (data && data->PeekPacketTag(intTag))
+    {
+        p->AddPacketTag(intTag);
+    }
+    qp->m_unackedPackets = 0;
+    qp->m_unackedMarked = 0;
+    ++(nak ? qp->m_stats.naksSent : qp->m_stats.acksSent);
+    Transmit(p,
+             qp->m_peer,
+             qp->m_sport,
+             m_controlPriority,
+             m_controlPriority * 8,
+             Ipv4Header::ECN_NotECT,
+             0,
+             12 + 4);
+}
+
+void
+RdmaNic::SendCnp(Ptr<RdmaQueuePair> qp)
+{
+    Ptr<Packet> p = Create<Packet>(16);
+    BthHeader bth;
+    bth.SetOpcode(BthHeader::CNP);
+    bth.SetDestQp(qp->m_peerQpn);
+    bth.SetBecn(true);
+    bth.SetPsn(0);
+    p->AddHeader(bth);
+    qp->m_lastCnp = Simulator::Now();
+    qp->m_cnpSentOnce = true;
+    ++qp->m_stats.cnpsSent;
+    Transmit(p,
+             qp->m_peer,
+             qp->m_sport,
+             m_controlPriority,
+             m_controlPriority * 8,
+             Ipv4Header::ECN_NotECT,
+             0,
+             12);
+}
+
+void
+RdmaNic::ReceiveAck(Ptr<RdmaQueuePair> qp, const Parsed& h, Ptr<Packet> packet)
+{
+    const uint8_t type = (h.syndrome >> 5) & 3;
+    const bool nak = type == 3;
+    if (type != 0 && !nak)
+    {
+        return; // RNR NAKs are not generated by this model
+    }
+    uint64_t newUna = Unwrap(h.psn, qp->m_una) + (nak ? 0 : 1);
+    if (newUna > qp->m_highSent)
+    {
+        newUna = qp->m_highSent; // stale or bogus
+    }
+    RdmaAckTag tag;
+    packet->PeekPacketTag(tag);
+    IntTag intTag;
+    const bool hasInt = packet->PeekPacketTag(intTag);
+    RoceCongestionOps::Ack ack;
+    const Time now = Simulator::Now();
+    if (newUna > qp->m_una)
+    {
+        ack.rtt = now - qp->m_sendTime[newUna - 1 - qp->m_una];
+        uint64_t bytes = 0;
+        for (uint64_t s = qp->m_una; s < newUna; ++s)
+        {
+            bytes += PayloadOf(qp, s);
+        }
+        ack.newlyAcked = bytes;
+        qp->m_stats.bytesAcked += bytes;
+        qp->m_inflightBytes -= bytes;
+        for (uint64_t s = qp->m_una; s < newUna; ++s)
+        {
+            qp->m_sendTime.pop_front();
+            qp->m_sacked.pop_front();
+        }
+        qp->m_una = newUna;
+        if (qp->m_nxt < qp->m_una)
+        {
+            qp->m_nxt = qp->m_una;
+        }
+        qp->m_rtoBackoff = 0;
+        ArmRto(qp);
+        while (!qp->m_messages.empty() && qp->m_messages.front().lastSeq < qp->m_una)
+        {
+            const RdmaQueuePair::Message m = qp->m_messages.front();
+            qp->m_messages.pop_front();
+            ++qp->m_stats.messagesCompleted;
+            qp->m_msgCompleteTrace(m.id, m.bytes, now - m.posted);
+            if (!qp->m_sendDone.IsNull())
+            {
+                qp->m_sendDone(m.id, m.bytes, m.posted, now);
+            }
+        }
+    }
+    ack.ackedTotal = qp->m_stats.bytesAcked;
+    ack.sentTotal = qp->m_stats.bytesSent;
+    ack.packetsAcked = tag.packets;
+    ack.markedPacketsAcked = tag.marked;
+    ack.ecnEcho = tag.marked > 0;
+    ack.intTag = hasInt ? &intTag : nullptr;
+    if (nak)
+    {
+        ++qp->m_stats.naksReceived;
+        if (m_recovery == GO_BACK_N)
+        {
+            qp->m_nxt = qp->m_una;
+        }
+        else if (tag.hasSack && tag.sackSeq >= qp->m_una && tag.sackSeq < qp->m_highSent)
+        {
+            qp->m_sacked[tag.sackSeq - qp->m_una] = SACKED;
+            for (uint64_t s = qp->m_una; s < tag.sackSeq; ++s)
+            {
+                uint8_t& st = qp->m_sacked[s - qp->m_una];
+                if (st == 0)
+                {
+                    st = PENDING;
+                    qp->m_retxQueue.push_back(s);
+                }
+            }
+        }
+    }
+    qp->m_cc->OnAck(ack);
+    Schedule(qp);
+}
+
+} // namespace ns3

@@ -1,0 +1,325 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef RDMA_NIC_H
+#define RDMA_NIC_H
+
+#include "rdma-queue-pair.h"
+
+#include "ns3/event-id.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/mac48-address.h"
+#include "ns3/nstime.h"
+#include "ns3/object-factory.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+
+#include <array>
+#include <deque>
+#include <queue>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+class Node;
+class Packet;
+class RoceNetDevice;
+
+/**
+ * \ingroup ai-training
+ * \brief A RoCEv2 RDMA NIC on one RoceNetDevice port of a host: RC queue pairs, segmentation,
+ *        per-QP rate pacing, ACK/NAK, go-back-N or selective repeat, timeouts and CNPs.
+ *
+ * The NIC builds real Ethernet/IPv4/UDP(4791)/BTH(+RETH/AETH)/ICRC frames, so pcaps open in
+ * Wireshark as RoCEv2. Scheduling: QPs with data and window share the port round robin (a ready
+ * ring), each paced at its congestion-control rate (a heap of QPs waiting for their pacing time):
+ * no per-packet scan over QPs. The NIC hands the device a new data frame of a priority only when
+ * that priority's egress queue is empty, so a paused priority (PFC) stops exactly its QPs.
+ */
+class RdmaNic : public Object
+{
+  public:
+    /// How lost packets are recovered.
+    enum LossRecovery
+    {
+        GO_BACK_N = 0,       //!< resend everything from the NAKed PSN (lossless RoCE)
+        SELECTIVE_REPEAT = 1 //!< IRN-style: keep out-of-order packets, resend only the missing
+    };
+
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    RdmaNic();
+    ~RdmaNic() override;
+
+    /**
+     * \brief Attach the NIC to a host port.
+     * \param device the port (its fast-path receive and dequeue callbacks are taken over)
+     * \param address the NIC's IPv4 address
+     */
+    void Setup(Ptr<RoceNetDevice> device, Ipv4Address address);
+
+    /// \return the NIC's address
+    Ipv4Address GetAddress() const;
+    /// \return the NIC's port
+    Ptr<RoceNetDevice> GetDevice() const;
+
+    /**
+     * \brief Create a queue pair (connect it with Connect()).
+     * \param priority data priority (0..7)
+     * \param sourcePort UDP source port (ECMP entropy); 0 = derived from the QPN
+     * \return the QP
+     */
+    Ptr<RdmaQueuePair> CreateQp(uint8_t priority, uint16_t sourcePort = 0);
+
+    /**
+     * \brief Connect a local QP to a remote one.
+     * \param qp a QP of this NIC
+     * \param peer the remote NIC's address
+     * \param peerQpn the remote QP number
+     */
+    void Connect(Ptr<RdmaQueuePair> qp, Ipv4Address peer, uint32_t peerQpn);
+
+    /**
+     * \param qpn a queue pair number
+     * \return the QP (null if none)
+     */
+    Ptr<RdmaQueuePair> GetQp(uint32_t qpn) const;
+
+    /// \return number of QPs
+    uint32_t GetNQps() const;
+
+    /**
+     * \brief Post a message on a QP (same as qp->PostSend()).
+     * \param qp the QP
+     * \param bytes size
+     * \param verb verb
+     * \return the message id
+     */
+    uint64_t PostSend(Ptr<RdmaQueuePair> qp, uint64_t bytes, RdmaQueuePair::Verb verb);
+
+    /// \return the payload bytes per full packet (RoCE MTU)
+    uint32_t GetMtu() const;
+
+    /// \return the loss recovery scheme
+    LossRecovery GetLossRecovery() const;
+
+    /**
+     * \param address an address
+     * \return the NIC with that address in this simulation (null if none)
+     */
+    static Ptr<RdmaNic> FindByAddress(Ipv4Address address);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    friend class RdmaQueuePair;
+
+    /// Pacing heap entry.
+    struct Waiting
+    {
+        Time at;               //!< when the QP may send again
+        uint64_t order;        //!< FIFO tie break
+        Ptr<RdmaQueuePair> qp; //!< the QP
+
+        /// \param o other \return true if this one comes later
+        bool operator<(const Waiting& o) const
+        {
+            return at != o.at ? at > o.at : order > o.order;
+        }
+    };
+
+    /// Fields parsed from a received packet.
+    struct Parsed
+    {
+        Ipv4Address src;  //!< source
+        uint8_t ecn;      //!< ECN codepoint
+        uint8_t opcode;   //!< BTH opcode
+        uint32_t destQp;  //!< BTH destination QP
+        uint32_t psn;     //!< BTH PSN
+        bool ackReq;      //!< BTH AckReq
+        uint8_t pad;      //!< BTH pad count
+        uint8_t syndrome; //!< AETH syndrome (ACK/NAK)
+        uint32_t payload; //!< payload bytes
+    };
+
+    /**
+     * \brief Fast-path receive from the port.
+     * \param dev the port
+     * \param packet IPv4 datagram
+     * \param protocol EtherType
+     * \param priority priority
+     */
+    void Receive(Ptr<RoceNetDevice> dev, Ptr<Packet> packet, uint16_t protocol, uint8_t priority);
+    /**
+     * \brief A frame of ours left the port's queue.
+     * \param dev the port
+     * \param frame the frame
+     * \param priority priority
+     * \param cookie cookie
+     */
+    void Dequeued(Ptr<RoceNetDevice> dev, Ptr<Packet> frame, uint8_t priority, uint64_t cookie);
+    /**
+     * \brief Data packet for a QP (responder).
+     * \param qp the QP
+     * \param h parsed fields
+     * \param packet the packet (for its INT tag)
+     */
+    void ReceiveData(Ptr<RdmaQueuePair> qp, const Parsed& h, Ptr<Packet> packet);
+    /**
+     * \brief ACK or NAK for a QP (requester).
+     * \param qp the QP
+     * \param h parsed fields
+     * \param packet the packet (for its tags)
+     */
+    void ReceiveAck(Ptr<RdmaQueuePair> qp, const Parsed& h, Ptr<Packet> packet);
+    /**
+     * \brief Send an ACK or NAK.
+     * \param qp the QP
+     * \param nak true for a NAK (PSN sequence error)
+     * \param seq the cumulative sequence (ACK: last received; NAK: expected)
+     * \param sackSeq selective repeat: the out-of-order sequence received (NAK only)
+     * \param data the data packet that triggered it (INT and timestamp are echoed)
+     */
+    void SendAck(Ptr<RdmaQueuePair> qp,
+                 bool nak,
+                 uint64_t seq,
+                 uint64_t sackSeq,
+                 Ptr<const Packet> data);
+    /**
+     * \brief Send a CNP to the requester of a QP.
+     * \param qp the QP
+     */
+    void SendCnp(Ptr<RdmaQueuePair> qp);
+    /**
+     * \brief Put the IPv4/UDP headers, ICRC and hand the packet to the port.
+     * \param p BTH and what follows
+     * \param dst destination
+     * \param sport UDP source port
+     * \param priority priority
+     * \param dscp DSCP
+     * \param ecn ECN codepoint
+     * \param cookie 1 for data frames (the NIC refills the queue when they leave)
+     * \param transportHeaderBytes bytes of BTH and extension headers at the start of p (the
+     *        rest is zero payload, which the ICRC folds in without reading it)
+     */
+    void Transmit(Ptr<Packet> p,
+                  Ipv4Address dst,
+                  uint16_t sport,
+                  uint8_t priority,
+                  uint8_t dscp,
+                  uint8_t ecn,
+                  uint64_t cookie,
+                  uint32_t transportHeaderBytes);
+    /**
+     * \brief Make a QP eligible to send if it has something to send.
+     * \param qp the QP
+     */
+    void Schedule(Ptr<RdmaQueuePair> qp);
+    /**
+     * \brief Send data frames of a priority while its egress queue is empty.
+     * \param priority priority
+     */
+    void Pump(uint8_t priority);
+    /// Pacing timer.
+    void Wake();
+    /**
+     * \brief The congestion control of a QP changed its rate: a waiting QP may go earlier.
+     * \param qp the QP
+     * \param oldBps previous rate
+     * \param newBps new rate
+     */
+    void RateChanged(RdmaQueuePair* qp, uint64_t oldBps, uint64_t newBps);
+    /**
+     * \param qp the QP
+     * \return true if the QP has a packet it may send now (data and window)
+     */
+    bool HasSendable(Ptr<RdmaQueuePair> qp) const;
+    /**
+     * \brief Build and send the next packet of a QP.
+     * \param qp the QP
+     */
+    void SendNext(Ptr<RdmaQueuePair> qp);
+    /**
+     * \brief (Re)arm the retransmission timer of a QP.
+     * \param qp the QP
+     */
+    void ArmRto(Ptr<RdmaQueuePair> qp);
+    /**
+     * \brief The retransmission timer of a QP fired.
+     * \param qp the QP
+     */
+    void OnRto(Ptr<RdmaQueuePair> qp);
+    /**
+     * \brief Reconstruct a 64-bit sequence number from a 24-bit PSN.
+     * \param psn the PSN
+     * \param ref a nearby 64-bit sequence number
+     * \return the sequence number closest to ref
+     */
+    static uint64_t Unwrap(uint32_t psn, uint64_t ref);
+    /**
+     * \param qp the QP
+     * \param seq a sequence number
+     * \return payload bytes of that packet
+     */
+    uint32_t PayloadOf(Ptr<const RdmaQueuePair> qp, uint64_t seq) const;
+    /**
+     * \brief Deliver in-order data to the responder side of a QP.
+     * \param qp the QP
+     * \param payload payload bytes
+     * \param last last packet of a message
+     */
+    void Deliver(Ptr<RdmaQueuePair> qp, uint32_t payload, bool last);
+    /// Dispose every NIC (registered with Simulator::ScheduleDestroy).
+    static void DisposeAll();
+    /**
+     * \brief Setter of CongestionControl.
+     * \param name algorithm name or TypeId name
+     */
+    void SetCongestionControl(std::string name);
+    /// \return CongestionControl
+    std::string GetCongestionControl() const;
+
+    Ptr<Node> m_node;                      //!< host node
+    Ptr<RoceNetDevice> m_device;           //!< port
+    Ipv4Address m_address;                 //!< our address
+    std::vector<Ptr<RdmaQueuePair>> m_qps; //!< QPs by QPN - m_qpnBase
+    uint32_t m_qpnBase;                    //!< first QPN
+
+    // attributes
+    uint32_t m_mtu;            //!< payload bytes per packet
+    uint32_t m_ackInterval;    //!< ACK every N packets (and at message end)
+    Time m_nakInterval;        //!< go-back-N: one NAK per expected PSN per interval
+    Time m_cnpInterval;        //!< at most one CNP per QP per interval
+    Time m_rtoInitial;         //!< retransmission timeout
+    Time m_rtoMax;             //!< backoff limit
+    LossRecovery m_recovery;   //!< loss recovery
+    uint8_t m_controlPriority; //!< priority of ACK/NAK/CNP
+    bool m_ecnCapable;         //!< data packets are ECT(0)
+    Time m_baseRtt;            //!< base RTT for congestion control
+    uint64_t m_windowAttr;     //!< static window in bytes (0 = none)
+    ObjectFactory m_ccFactory; //!< congestion control factory
+    std::string m_ccName;      //!< its name as set
+    uint32_t m_srWindow;       //!< selective repeat receive window (packets)
+
+    // scheduling, per priority
+    std::array<std::deque<Ptr<RdmaQueuePair>>, 8> m_ready; //!< QPs that may send now
+    std::priority_queue<Waiting> m_waiting;                //!< QPs waiting for pacing
+    uint64_t m_waitOrder;                                  //!< FIFO tie break
+    EventId m_wakeEvent;                                   //!< pacing timer
+    Time m_wakeAt;                                         //!< when it fires
+    uint16_t m_ipId;                                       //!< IPv4 identification
+
+    TracedCallback<Ptr<const Packet>> m_txTrace; //!< packet handed to the port
+    TracedCallback<Ptr<const Packet>> m_rxTrace; //!< packet received from the port
+};
+
+} // namespace ns3
+
+#endif // RDMA_NIC_H

@@ -1,0 +1,193 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef RDMA_QUEUE_PAIR_H
+#define RDMA_QUEUE_PAIR_H
+
+#include "roce-congestion-ops.h"
+
+#include "ns3/callback.h"
+#include "ns3/event-id.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+namespace ns3
+{
+
+class RdmaNic;
+
+/**
+ * \ingroup ai-training
+ * \brief A reliable-connection (RC) queue pair of an RdmaNic.
+ *
+ * Both ends of a connection are RdmaQueuePairs (made by RdmaHelper::Connect or
+ * RdmaNic::CreateQp + Connect). A QP is a requester (it sends the messages posted with
+ * PostSend, segmented into MTU-sized packets, paced at its congestion-control rate, retransmitted
+ * by go-back-N or selective repeat and by a timeout) and a responder (it receives its peer's
+ * packets in PSN order, acknowledges them, NAKs gaps, and sends CNPs for CE-marked packets).
+ */
+class RdmaQueuePair : public Object
+{
+  public:
+    /// Message verbs.
+    enum Verb
+    {
+        WRITE = 0, //!< RDMA WRITE (RETH on the first packet)
+        SEND = 1   //!< SEND
+    };
+
+    /// Completion callback: message id, bytes, time posted, time completed.
+    typedef Callback<void, uint64_t, uint64_t, Time, Time> CompletionCallback;
+
+    /// Per-QP statistics.
+    struct Stats
+    {
+        uint64_t bytesPosted{0};          //!< message bytes posted
+        uint64_t bytesSent{0};            //!< payload bytes sent (incl. retransmissions)
+        uint64_t bytesAcked{0};           //!< payload bytes acknowledged
+        uint64_t packetsSent{0};          //!< data packets sent (incl. retransmissions)
+        uint64_t packetsRetransmitted{0}; //!< data packets sent again
+        uint64_t naksSent{0};             //!< NAKs sent as responder
+        uint64_t naksReceived{0};         //!< NAKs received as requester
+        uint64_t acksSent{0};             //!< ACKs sent as responder
+        uint64_t timeouts{0};             //!< retransmission timeouts
+        uint64_t cnpsSent{0};             //!< CNPs sent as responder
+        uint64_t cnpsReceived{0};         //!< CNPs received as requester
+        uint64_t messagesCompleted{0};    //!< messages fully acknowledged
+        uint64_t messagesReceived{0};     //!< messages fully received
+        uint64_t bytesReceived{0};        //!< payload bytes received in order
+        uint64_t duplicatesReceived{0};   //!< data packets received again
+    };
+
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    RdmaQueuePair();
+    ~RdmaQueuePair() override;
+
+    /**
+     * \brief Post a message.
+     * \param bytes message size (> 0)
+     * \param verb WRITE or SEND
+     * \return the message id (0, 1, 2, ... per QP)
+     */
+    uint64_t PostSend(uint64_t bytes, Verb verb = WRITE);
+
+    /**
+     * \brief Called once per message when all its bytes are acknowledged (requester side).
+     * \param cb the callback
+     */
+    void SetSendCompletionCallback(CompletionCallback cb);
+
+    /**
+     * \brief Called once per message of the peer when all its bytes arrived (responder side);
+     *        the times are the time its first packet arrived and the time the last did.
+     * \param cb the callback
+     */
+    void SetReceiveCompletionCallback(CompletionCallback cb);
+
+    /// \return the queue pair number
+    uint32_t GetQpn() const;
+    /// \return the peer's queue pair number
+    uint32_t GetPeerQpn() const;
+    /// \return the peer's address
+    Ipv4Address GetPeerAddress() const;
+    /// \return the priority of the QP's data
+    uint8_t GetPriority() const;
+    /// \return the UDP source port of the QP's packets
+    uint16_t GetSourcePort() const;
+    /// \return the NIC
+    Ptr<RdmaNic> GetNic() const;
+    /// \return the congestion control instance
+    Ptr<RoceCongestionOps> GetCongestionControl() const;
+    /// \return the statistics
+    const Stats& GetStats() const;
+    /// \return true if every posted message is acknowledged
+    bool IsIdle() const;
+    /// \return bytes sent but not yet acknowledged
+    uint64_t GetBytesInFlight() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    friend class RdmaNic;
+
+    /// A posted message.
+    struct Message
+    {
+        uint64_t id;       //!< message id
+        uint64_t bytes;    //!< size
+        uint64_t firstSeq; //!< sequence number (64-bit PSN) of its first packet
+        uint64_t lastSeq;  //!< of its last packet
+        Verb verb;         //!< verb
+        Time posted;       //!< when it was posted
+    };
+
+    /// Received-message bookkeeping (responder).
+    struct RxMessage
+    {
+        uint64_t bytes{0}; //!< bytes so far
+        Time first;        //!< first packet
+        uint64_t id{0};    //!< peer's message index
+    };
+
+    // configuration (set by the NIC)
+    Ptr<RdmaNic> m_nic;          //!< owning NIC
+    uint32_t m_qpn;              //!< our QPN
+    uint32_t m_peerQpn;          //!< peer QPN
+    Ipv4Address m_peer;          //!< peer address
+    uint8_t m_priority;          //!< data priority
+    uint16_t m_sport;            //!< UDP source port
+    Ptr<RoceCongestionOps> m_cc; //!< congestion control
+
+    // requester
+    std::deque<Message> m_messages;   //!< messages not yet completed
+    uint64_t m_nextMsgId;             //!< next message id
+    uint64_t m_endSeq;                //!< one past the last sequence number posted
+    uint64_t m_una;                   //!< oldest unacknowledged sequence number
+    uint64_t m_nxt;                   //!< next sequence number to send (new data)
+    uint64_t m_highSent;              //!< one past the highest sequence number ever sent
+    std::deque<Time> m_sendTime;      //!< send time of [m_una, m_highSent)
+    std::deque<uint8_t> m_sacked;     //!< selective repeat: state of [m_una, m_highSent)
+    std::deque<uint64_t> m_retxQueue; //!< selective repeat: sequence numbers to resend
+    Time m_nextAvail;                 //!< pacing: earliest time of the next packet
+    Time m_lastSend;                  //!< pacing: when the last packet was sent
+    uint32_t m_lastWire;              //!< pacing: its wire bytes
+    uint64_t m_inflightBytes;         //!< payload bytes of [m_una, m_highSent)
+    EventId m_rtoEvent;               //!< retransmission timer
+    uint32_t m_rtoBackoff;            //!< exponential backoff exponent
+    bool m_inReady;                   //!< in the NIC's ready ring or pacing heap
+    uint64_t m_lastAckedSeq;          //!< highest cumulative ack seen (for stats)
+
+    // responder
+    uint64_t m_expected;        //!< next in-order sequence number expected
+    std::deque<uint32_t> m_ooo; //!< selective repeat: slot i = sequence m_expected + i
+                                //!< (0 empty, else payload + 1, bit 31 = last)
+    uint32_t m_unackedPackets;  //!< packets since the last ACK
+    uint32_t m_unackedMarked;   //!< of which CE-marked
+    Time m_lastNak;             //!< time of the last NAK (go-back-N rate limit)
+    uint64_t m_lastNakSeq;      //!< expected seq of the last NAK
+    Time m_lastCnp;             //!< time of the last CNP sent
+    bool m_cnpSentOnce;         //!< a CNP has been sent
+    RxMessage m_rx;             //!< message being received
+    uint64_t m_rxMessages;      //!< messages received
+
+    Stats m_stats;                                               //!< statistics
+    CompletionCallback m_sendDone;                               //!< requester completion
+    CompletionCallback m_recvDone;                               //!< responder completion
+    TracedCallback<uint64_t, uint64_t, Time> m_msgCompleteTrace; //!< (id, bytes, duration)
+};
+
+} // namespace ns3
+
+#endif // RDMA_QUEUE_PAIR_H

@@ -1,0 +1,317 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-timely.h"
+
+#include "ns3/double.h"
+#include "ns3/log.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceTimely");
+
+NS_OBJECT_ENSURE_REGISTERED(RoceTimely);
+
+TypeId
+RoceTimely::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RoceTimely")
+            .SetParent<RoceCongestionOps>()
+            .SetGroupName("AiTraining")
+            .AddConstructor<RoceTimely>()
+            .AddAttribute("TLow",
+                          "Below this RTT the rate increases additively whatever the gradient "
+                          "(>= 0, < THigh).",
+                          TimeValue(MicroSeconds(50)),
+                          MakeTimeAccessor(&RoceTimely::SetTLow, &RoceTimely::GetTLow),
+                          MakeTimeChecker())
+            .AddAttribute("THigh",
+                          "Above this RTT the rate decreases by Beta x (1 - THigh/rtt) whatever "
+                          "the gradient (> TLow).",
+                          TimeValue(MicroSeconds(500)),
+                          MakeTimeAccessor(&RoceTimely::SetTHigh, &RoceTimely::GetTHigh),
+                          MakeTimeChecker())
+            .AddAttribute("Alpha",
+                          "EWMA weight of the NEW rtt difference: rtt_diff = (1 - Alpha) "
+                          "rtt_diff + Alpha new_rtt_diff, as in the paper (0 < Alpha <= 1).",
+                          DoubleValue(0.875),
+                          MakeDoubleAccessor(&RoceTimely::SetAlpha, &RoceTimely::GetAlpha),
+                          MakeDoubleChecker<double>())
+            .AddAttribute("Beta",
+                          "Multiplicative decrease factor (0 < Beta <= 1).",
+                          DoubleValue(0.8),
+                          MakeDoubleAccessor(&RoceTimely::SetBeta, &RoceTimely::GetBeta),
+                          MakeDoubleChecker<double>())
+            .AddAttribute(
+                "AdditiveStep",
+                "Additive increase step delta (> 0).",
+                DataRateValue(DataRate("10Mbps")),
+                MakeDataRateAccessor(&RoceTimely::SetAdditiveStep, &RoceTimely::GetAdditiveStep),
+                MakeDataRateChecker())
+            .AddAttribute(
+                "HaiThreshold",
+                "N: from the N-th consecutive completion event with a negative "
+                "gradient on, the increase is N x delta (hyperactive increase, >= 1).",
+                UintegerValue(5),
+                MakeUintegerAccessor(&RoceTimely::SetHaiThreshold, &RoceTimely::GetHaiThreshold),
+                MakeUintegerChecker<uint32_t>())
+            .AddAttribute("SegmentBytes",
+                          "TIMELY reacts once per completion event of a segment (16-64 KB in the "
+                          "paper), not per packet: an RTT sample is used only when at least this "
+                          "many bytes were acknowledged since the last one (0 = every ACK).",
+                          UintegerValue(64 * 1024),
+                          MakeUintegerAccessor(&RoceTimely::m_segmentBytes),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("MinRtt",
+                          "Normalises the gradient (g = rtt_diff / MinRtt); 0 = the QP's base "
+                          "RTT.",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&RoceTimely::SetMinRtt, &RoceTimely::GetMinRtt),
+                          MakeTimeChecker());
+    return tid;
+}
+
+RoceTimely::RoceTimely()
+    : m_tLow(MicroSeconds(50)),
+      m_tHigh(MicroSeconds(500)),
+      m_alpha(0.875),
+      m_beta(0.8),
+      m_step(DataRate("10Mbps")),
+      m_haiThreshold(5),
+      m_segmentBytes(64 * 1024),
+      m_segmentAcked(0),
+      m_minRtt(0),
+      m_minRttNs(0),
+      m_rate(0),
+      m_havePrev(false),
+      m_prevRttNs(0),
+      m_rttDiffNs(0),
+      m_gradient(0),
+      m_negCount(0)
+{
+    NS_LOG_FUNCTION(this);
+}
+
+RoceTimely::~RoceTimely() = default;
+
+std::string
+RoceTimely::GetName() const
+{
+    return "Timely";
+}
+
+void
+RoceTimely::SetTLow(Time t)
+{
+    if (t.IsStrictlyNegative())
+    {
+        NS_FATAL_ERROR("RoceTimely: TLow " << t.GetNanoSeconds()
+                                           << " ns is not allowed (must be >= 0)");
+    }
+    m_tLow = t;
+}
+
+Time
+RoceTimely::GetTLow() const
+{
+    return m_tLow;
+}
+
+void
+RoceTimely::SetTHigh(Time t)
+{
+    if (!t.IsStrictlyPositive())
+    {
+        NS_FATAL_ERROR("RoceTimely: THigh " << t.GetNanoSeconds()
+                                            << " ns is not allowed (must be > 0)");
+    }
+    m_tHigh = t;
+}
+
+Time
+RoceTimely::GetTHigh() const
+{
+    return m_tHigh;
+}
+
+void
+RoceTimely::SetAlpha(double alpha)
+{
+    if (!(alpha > 0.0 && alpha <= 1.0))
+    {
+        NS_FATAL_ERROR("RoceTimely: Alpha " << alpha << " is not allowed (0 < Alpha <= 1)");
+    }
+    m_alpha = alpha;
+}
+
+double
+RoceTimely::GetAlpha() const
+{
+    return m_alpha;
+}
+
+void
+RoceTimely::SetBeta(double beta)
+{
+    if (!(beta > 0.0 && beta <= 1.0))
+    {
+        NS_FATAL_ERROR("RoceTimely: Beta " << beta << " is not allowed (0 < Beta <= 1)");
+    }
+    m_beta = beta;
+}
+
+double
+RoceTimely::GetBeta() const
+{
+    return m_beta;
+}
+
+void
+RoceTimely::SetAdditiveStep(DataRate step)
+{
+    if (step.GetBitRate() == 0)
+    {
+        NS_FATAL_ERROR("RoceTimely: AdditiveStep 0 bps is not allowed (must be > 0)");
+    }
+    m_step = step;
+}
+
+DataRate
+RoceTimely::GetAdditiveStep() const
+{
+    return m_step;
+}
+
+void
+RoceTimely::SetHaiThreshold(uint32_t n)
+{
+    if (n == 0)
+    {
+        NS_FATAL_ERROR("RoceTimely: HaiThreshold 0 is not allowed (must be >= 1)");
+    }
+    m_haiThreshold = n;
+}
+
+uint32_t
+RoceTimely::GetHaiThreshold() const
+{
+    return m_haiThreshold;
+}
+
+void
+RoceTimely::SetMinRtt(Time t)
+{
+    if (t.IsStrictlyNegative())
+    {
+        NS_FATAL_ERROR("RoceTimely: MinRtt " << t.GetNanoSeconds()
+                                             << " ns is not allowed (must be >= 0)");
+    }
+    m_minRtt = t;
+}
+
+Time
+RoceTimely::GetMinRtt() const
+{
+    return m_minRtt;
+}
+
+Time
+RoceTimely::GetRttDiff() const
+{
+    return Time::FromDouble(m_rttDiffNs, Time::NS);
+}
+
+double
+RoceTimely::GetGradient() const
+{
+    return m_gradient;
+}
+
+uint32_t
+RoceTimely::GetNegativeGradientCount() const
+{
+    return m_negCount;
+}
+
+void
+RoceTimely::Start(const Context& ctx)
+{
+    NS_LOG_FUNCTION(this);
+    if (m_tLow >= m_tHigh)
+    {
+        NS_FATAL_ERROR("RoceTimely: TLow " << m_tLow.GetNanoSeconds()
+                                           << " ns is not allowed (must be < THigh "
+                                           << m_tHigh.GetNanoSeconds() << " ns)");
+    }
+    const Time minRtt = m_minRtt.IsZero() ? ctx.baseRtt : m_minRtt;
+    if (!minRtt.IsStrictlyPositive())
+    {
+        NS_FATAL_ERROR("RoceTimely: MinRtt 0 with base RTT "
+                       << ctx.baseRtt.GetNanoSeconds()
+                       << " ns is not allowed (MinRtt or the base RTT must be > 0)");
+    }
+    RoceCongestionOps::Start(ctx);
+    m_minRttNs = minRtt.GetNanoSeconds();
+    m_rate = LineRate();
+    m_havePrev = false;
+    m_prevRttNs = 0;
+    m_rttDiffNs = 0;
+    m_gradient = 0;
+    m_negCount = 0;
+    SetRate(m_rate);
+}
+
+void
+RoceTimely::OnAck(const Ack& ack)
+{
+    NS_LOG_FUNCTION(this << ack.rtt);
+    if (!m_started || !ack.rtt.IsStrictlyPositive())
+    {
+        return;
+    }
+    m_segmentAcked += ack.newlyAcked;
+    if (m_segmentBytes > 0 && m_segmentAcked < m_segmentBytes)
+    {
+        return; // not a completion event yet
+    }
+    m_segmentAcked = 0;
+    const double rtt = ack.rtt.GetNanoSeconds();
+    const double newDiff = m_havePrev ? rtt - m_prevRttNs : 0.0;
+    m_prevRttNs = rtt;
+    m_havePrev = true;
+    m_rttDiffNs = (1.0 - m_alpha) * m_rttDiffNs + m_alpha * newDiff;
+    m_gradient = m_rttDiffNs / m_minRttNs;
+    m_negCount = m_gradient < 0 ? m_negCount + 1 : 0;
+
+    const double delta = m_step.GetBitRate();
+    double rate = m_rate;
+    if (rtt < m_tLow.GetNanoSeconds())
+    {
+        rate += delta;
+    }
+    else if (rtt > m_tHigh.GetNanoSeconds())
+    {
+        rate *= 1.0 - m_beta * (1.0 - m_tHigh.GetNanoSeconds() / rtt);
+    }
+    else if (m_gradient <= 0)
+    {
+        const double n = m_negCount >= m_haiThreshold ? m_haiThreshold : 1;
+        rate += n * delta;
+    }
+    else
+    {
+        rate *= 1.0 - m_beta * m_gradient;
+    }
+    m_rate = std::min(LineRate(), std::max<double>(m_minRate.GetBitRate(), rate));
+    SetRate(std::round(m_rate));
+    NS_LOG_LOGIC("rtt " << rtt << " ns, rtt_diff " << m_rttDiffNs << " ns, g " << m_gradient
+                        << ", negative run " << m_negCount << ", rate " << m_rate);
+}
+
+} // namespace ns3

@@ -1,0 +1,146 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef ROCE_TIMELY_H
+#define ROCE_TIMELY_H
+
+#include "roce-congestion-ops.h"
+
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <string>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-training
+ * \brief TIMELY, rate-based on RTT samples: R. Mittal, V. T. Lam, N. Dukkipati, E. Blem,
+ *        H. Wassel, M. Ghobadi, A. Vahdat, Y. Wang, D. Wetherall, D. Zats, "TIMELY: RTT-based
+ *        Congestion Control for the Datacenter", ACM SIGCOMM 2015, Algorithm 1.
+ *
+ * Every ACK with an RTT sample (Ack::rtt > 0; ACKs without one are ignored) is a completion
+ * event:
+ *
+ *     new_rtt_diff = rtt - prev_rtt;  prev_rtt = rtt
+ *     rtt_diff     = (1 - Alpha) x rtt_diff + Alpha x new_rtt_diff
+ *     g            = rtt_diff / MinRtt
+ *
+ * so, as in the paper, Alpha is the weight of the NEW sample. Then, with delta = AdditiveStep:
+ * - rtt < TLow:   R = R + delta
+ * - rtt > THigh:  R = R x (1 - Beta x (1 - THigh / rtt))
+ * - g <= 0:       R = R + n x delta, n = HaiThreshold (hyperactive increase, HAI) if this is
+ *                 at least the HaiThreshold-th consecutive completion event with g < 0, else 1
+ * - g > 0:        R = R x (1 - Beta x g)
+ *
+ * R is clamped to [MinRate, line rate]. The paper uses one N (5) for both the HAI threshold and
+ * the HAI multiplier; so does this model.
+ *
+ * Details of this model:
+ * - The first sample has no predecessor: new_rtt_diff = 0 (as the authors' published code
+ *   snippet does), so it changes the rate by the TLow/THigh rules or by +delta.
+ * - The consecutive-negative counter counts every completion event with g < 0 (strictly; g = 0
+ *   resets it, as in the paper's "gradient < 0 for five completion events"), whichever region
+ *   the RTT is in.
+ * - MinRtt = 0 (default) means Context::baseRtt.
+ * - TLow < THigh is checked in Start() (not in the setters, so that the two may be set in any
+ *   order).
+ */
+class RoceTimely : public RoceCongestionOps
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    RoceTimely();
+    ~RoceTimely() override;
+
+    std::string GetName() const override;
+    void Start(const Context& ctx) override;
+    void OnAck(const Ack& ack) override;
+
+    /// \return the smoothed RTT difference rtt_diff
+    Time GetRttDiff() const;
+    /// \return the normalised gradient g = rtt_diff / MinRtt of the last sample
+    double GetGradient() const;
+    /// \return consecutive completion events with a negative gradient
+    uint32_t GetNegativeGradientCount() const;
+
+    /// \return the TLow attribute
+    Time GetTLow() const;
+    /// \return the THigh attribute
+    Time GetTHigh() const;
+    /// \return the Alpha attribute
+    double GetAlpha() const;
+    /// \return the Beta attribute
+    double GetBeta() const;
+    /// \return the AdditiveStep attribute
+    DataRate GetAdditiveStep() const;
+    /// \return the HaiThreshold attribute
+    uint32_t GetHaiThreshold() const;
+    /// \return the MinRtt attribute (0 = the base RTT)
+    Time GetMinRtt() const;
+
+  private:
+    /**
+     * \brief Setter of TLow.
+     * \param t >= 0
+     */
+    void SetTLow(Time t);
+    /**
+     * \brief Setter of THigh.
+     * \param t > 0
+     */
+    void SetTHigh(Time t);
+    /**
+     * \brief Setter of Alpha.
+     * \param alpha 0 < alpha <= 1
+     */
+    void SetAlpha(double alpha);
+    /**
+     * \brief Setter of Beta.
+     * \param beta 0 < beta <= 1
+     */
+    void SetBeta(double beta);
+    /**
+     * \brief Setter of AdditiveStep.
+     * \param step > 0
+     */
+    void SetAdditiveStep(DataRate step);
+    /**
+     * \brief Setter of HaiThreshold.
+     * \param n >= 1
+     */
+    void SetHaiThreshold(uint32_t n);
+    /**
+     * \brief Setter of MinRtt.
+     * \param t >= 0 (0 = the base RTT)
+     */
+    void SetMinRtt(Time t);
+
+    Time m_tLow;             //!< TLow attribute
+    Time m_tHigh;            //!< THigh attribute
+    double m_alpha;          //!< Alpha attribute: EWMA weight of the new rtt difference
+    double m_beta;           //!< Beta attribute: multiplicative decrease factor
+    DataRate m_step;         //!< AdditiveStep attribute (delta)
+    uint32_t m_haiThreshold; //!< HaiThreshold attribute (N)
+    uint64_t m_segmentBytes; //!< SegmentBytes attribute
+    uint64_t m_segmentAcked; //!< bytes acknowledged since the last completion event
+    Time m_minRtt;           //!< MinRtt attribute (0 = base RTT)
+    double m_minRttNs;       //!< MinRtt in use (ns)
+    double m_rate;           //!< current rate R (bit/s, unrounded)
+    bool m_havePrev;         //!< m_prevRttNs holds an earlier sample
+    double m_prevRttNs;      //!< previous RTT sample (ns)
+    double m_rttDiffNs;      //!< smoothed rtt_diff (ns)
+    double m_gradient;       //!< normalised gradient of the last sample
+    uint32_t m_negCount;     //!< consecutive completion events with g < 0
+};
+
+} // namespace ns3
+
+#endif // ROCE_TIMELY_H
