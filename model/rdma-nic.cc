@@ -726,7 +726,10 @@ RdmaNic::Transmit(Ptr<Packet> p,
     RoceIcrcTrailer icrc;
     icrc.SetIcrc(RoceIcrcTrailer::ComputeZeroPayload(p, 20 + 8 + transportHeaderBytes));
     p->AddTrailer(icrc);
-    m_txTrace(p);
+    if (!m_txTrace.IsEmpty())
+    {
+        m_txTrace(p);
+    }
     m_device->SendWithPriority(p, m_device->GetRemoteAddress(), 0x0800, priority, cookie);
 }
 
@@ -801,7 +804,10 @@ RdmaNic::Receive(Ptr<RoceNetDevice> dev, Ptr<Packet> packet, uint16_t protocol, 
     {
         return;
     }
-    m_rxTrace(packet);
+    if (!m_rxTrace.IsEmpty())
+    {
+        m_rxTrace(packet);
+    }
     const uint8_t* bth = b + ihl + 8;
     Parsed h;
     h.src = Ipv4Address(Rd32(b + 12));
@@ -959,12 +965,18 @@ RdmaNic::SendAck(Ptr<RdmaQueuePair> qp,
     bth.SetDestQp(qp->m_peerQpn);
     bth.SetPsn(seq & SEQ_MASK);
     p->AddHeader(bth);
-    RdmaAckTag tag;
-    tag.packets = qp->m_unackedPackets;
-    tag.marked = qp->m_unackedMarked;
-    tag.hasSack = nak && m_recovery == SELECTIVE_REPEAT && sackSeq > seq;
-    tag.sackSeq = sackSeq;
-    p->AddPacketTag(tag);
+    const bool sack = nak && m_recovery == SELECTIVE_REPEAT && sackSeq > seq;
+    if (qp->m_unackedMarked > 0 || sack)
+    {
+        // only when there is something to say (an ACK without marks needs no tag: the
+        // requester counts the packets it acknowledges itself)
+        RdmaAckTag tag;
+        tag.packets = qp->m_unackedPackets;
+        tag.marked = qp->m_unackedMarked;
+        tag.hasSack = sack;
+        tag.sackSeq = sackSeq;
+        p->AddPacketTag(tag);
+    }
     IntTag intTag;
     if (data && data->PeekPacketTag(intTag))
     {
@@ -1026,6 +1038,7 @@ RdmaNic::ReceiveAck(Ptr<RdmaQueuePair> qp, const Parsed& h, Ptr<Packet> packet)
     const bool hasInt = packet->PeekPacketTag(intTag);
     RoceCongestionOps::Ack ack;
     const Time now = Simulator::Now();
+    const uint64_t oldUna = qp->m_una;
     if (newUna > qp->m_una)
     {
         ack.rtt = now - qp->m_sendTime[newUna - 1 - qp->m_una];
@@ -1063,8 +1076,8 @@ RdmaNic::ReceiveAck(Ptr<RdmaQueuePair> qp, const Parsed& h, Ptr<Packet> packet)
     }
     ack.ackedTotal = qp->m_stats.bytesAcked;
     ack.sentTotal = qp->m_stats.bytesSent;
-    ack.packetsAcked = tag.packets;
-    ack.markedPacketsAcked = tag.marked;
+    ack.packetsAcked = static_cast<uint32_t>(newUna > oldUna ? newUna - oldUna : 0);
+    ack.markedPacketsAcked = std::min(tag.marked, ack.packetsAcked);
     ack.ecnEcho = tag.marked > 0;
     ack.intTag = hasInt ? &intTag : nullptr;
     if (nak)

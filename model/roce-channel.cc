@@ -93,7 +93,6 @@ RoceChannel::Attach(Ptr<RoceNetDevice> device)
 void
 RoceChannel::TransmitStart(Ptr<Packet> frame, Ptr<RoceNetDevice> src, Time txTime)
 {
-    NS_LOG_FUNCTION(this << frame << src << txTime);
     Ptr<RoceNetDevice> dst = (src == m_dev[0]) ? m_dev[1] : m_dev[0];
     if (!dst)
     {

@@ -549,13 +549,15 @@ RoceNetDevice::Enqueue(Ptr<Packet> packet,
                        uint8_t priority,
                        uint64_t cookie)
 {
-    NS_LOG_FUNCTION(this << packet << dst << protocol << +priority);
     if (packet->GetSize() > m_mtu)
     {
         NS_FATAL_ERROR("RoceNetDevice::Send: packet of "
                        << packet->GetSize() << " bytes exceeds the Mtu of " << m_mtu << " bytes");
     }
-    m_macTxTrace(packet);
+    if (!m_macTxTrace.IsEmpty())
+    {
+        m_macTxTrace(packet);
+    }
     TxQueue& q = m_queues[priority];
     Frame(packet, src, dst, protocol, priority);
     uint32_t bytes = packet->GetSize();
@@ -569,7 +571,10 @@ RoceNetDevice::Enqueue(Ptr<Packet> packet,
     q.frames.push_back({packet, bytes, cookie});
     q.bytes += bytes;
     m_txQueueBytes += bytes;
-    m_queueBytesTrace(priority, q.bytes);
+    if (!m_queueBytesTrace.IsEmpty())
+    {
+        m_queueBytesTrace(priority, q.bytes);
+    }
     if (!m_txBusy)
     {
         TryTransmit();
@@ -671,7 +676,10 @@ RoceNetDevice::TryTransmit()
     else
     {
         m_txQueueBytes -= qf.bytes;
-        m_queueBytesTrace(sel, q.bytes);
+        if (!m_queueBytesTrace.IsEmpty())
+        {
+            m_queueBytesTrace(sel, q.bytes);
+        }
         ++m_ctr[sel].txFrames;
         m_ctr[sel].txBytes += qf.bytes;
         if (!m_txDequeueCallback.IsNull())
@@ -687,9 +695,19 @@ RoceNetDevice::TryTransmit()
     m_txCarry = static_cast<uint64_t>(num % bps);
     const Time txTime = NanoSeconds(ns);
 
-    m_phyTxBeginTrace(qf.frame);
-    m_snifferTrace(qf.frame);
-    m_promiscSnifferTrace(qf.frame);
+    if (!m_phyTxBeginTrace.IsEmpty())
+
+    {
+        m_phyTxBeginTrace(qf.frame);
+    }
+    if (!m_snifferTrace.IsEmpty())
+    {
+        m_snifferTrace(qf.frame);
+    }
+    if (!m_promiscSnifferTrace.IsEmpty())
+    {
+        m_promiscSnifferTrace(qf.frame);
+    }
     NS_LOG_LOGIC("tx priority " << sel << " " << qf.bytes << " B for " << txTime.As(Time::NS));
     Simulator::Schedule(txTime, &RoceNetDevice::TransmitComplete, this);
     if (m_channel)
@@ -701,7 +719,10 @@ RoceNetDevice::TryTransmit()
 void
 RoceNetDevice::TransmitComplete()
 {
-    m_phyTxEndTrace(m_current);
+    if (!m_phyTxEndTrace.IsEmpty())
+    {
+        m_phyTxEndTrace(m_current);
+    }
     m_current = nullptr;
     if (m_ifg.IsStrictlyPositive())
     {
@@ -969,16 +990,24 @@ RoceNetDevice::ReceiveControl(Ptr<Packet> frame)
 void
 RoceNetDevice::Receive(Ptr<Packet> frame)
 {
-    NS_LOG_FUNCTION(this << frame);
     if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(frame))
     {
         ++m_rxDrops;
         m_phyRxDropTrace(frame);
         return;
     }
-    m_snifferTrace(frame);
-    m_promiscSnifferTrace(frame);
-    m_phyRxEndTrace(frame);
+    if (!m_snifferTrace.IsEmpty())
+    {
+        m_snifferTrace(frame);
+    }
+    if (!m_promiscSnifferTrace.IsEmpty())
+    {
+        m_promiscSnifferTrace(frame);
+    }
+    if (!m_phyRxEndTrace.IsEmpty())
+    {
+        m_phyRxEndTrace(frame);
+    }
 
     if (m_fcsEnabled)
     {
@@ -992,19 +1021,28 @@ RoceNetDevice::Receive(Ptr<Packet> frame)
             return;
         }
     }
-    EthernetHeader eth(false);
-    frame->RemoveHeader(eth);
-    uint16_t protocol = eth.GetLengthType();
+    // Parse the Ethernet header (and 802.1Q tag) from the raw bytes: cheaper than
+    // deserializing EthernetHeader/VlanHeader objects on every hop.
+    uint8_t h[22] = {};
+    const uint32_t got = frame->CopyData(h, sizeof(h));
+    uint16_t protocol = (uint16_t(h[12]) << 8) | h[13];
     uint8_t priority = 0;
     bool tagged = false;
+    uint32_t l2 = 14;
     if (protocol == VlanHeader::TPID)
     {
-        VlanHeader tag;
-        frame->RemoveHeader(tag);
-        protocol = tag.GetInnerType();
-        priority = tag.GetPriority();
+        priority = h[14] >> 5;
+        protocol = (uint16_t(h[16]) << 8) | h[17];
         tagged = true;
+        l2 = 18;
     }
+    if (got < l2)
+    {
+        ++m_rxDrops;
+        m_phyRxDropTrace(frame);
+        return;
+    }
+    frame->RemoveAtStart(l2);
     if (protocol == PfcHeader::ETHER_TYPE)
     {
         ReceiveControl(frame);
@@ -1012,8 +1050,7 @@ RoceNetDevice::Receive(Ptr<Packet> frame)
     }
     if (protocol == ETHERTYPE_IPV4 && frame->GetSize() >= 20)
     {
-        uint8_t ip[4];
-        frame->CopyData(ip, 4);
+        const uint8_t* ip = h + l2;
         if (!tagged)
         {
             priority = ip[1] >> 5; // DSCP >> 3
@@ -1030,12 +1067,18 @@ RoceNetDevice::Receive(Ptr<Packet> frame)
 
     if (!m_roceRxCallback.IsNull())
     {
-        m_macRxTrace(frame);
+        if (!m_macRxTrace.IsEmpty())
+        {
+            m_macRxTrace(frame);
+        }
         m_roceRxCallback(this, frame, protocol, priority);
         return;
     }
 
-    const Mac48Address dst = eth.GetDestination();
+    Mac48Address dst;
+    dst.CopyFrom(h);
+    Mac48Address src;
+    src.CopyFrom(h + 6);
     PacketType type;
     if (dst.IsBroadcast())
     {
@@ -1055,13 +1098,19 @@ RoceNetDevice::Receive(Ptr<Packet> frame)
     }
     if (!m_promiscRxCallback.IsNull())
     {
-        m_macPromiscRxTrace(frame);
-        m_promiscRxCallback(this, frame, protocol, eth.GetSource(), dst, type);
+        if (!m_macPromiscRxTrace.IsEmpty())
+        {
+            m_macPromiscRxTrace(frame);
+        }
+        m_promiscRxCallback(this, frame, protocol, src, dst, type);
     }
     if (type != NS3_PACKET_OTHERHOST && !m_rxCallback.IsNull())
     {
-        m_macRxTrace(frame);
-        m_rxCallback(this, frame, protocol, eth.GetSource());
+        if (!m_macRxTrace.IsEmpty())
+        {
+            m_macRxTrace(frame);
+        }
+        m_rxCallback(this, frame, protocol, src);
     }
 }
 
