@@ -24,6 +24,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <map>
 
 namespace ns3
 {
@@ -40,11 +41,11 @@ constexpr uint8_t SACKED = 1;  //!< selective repeat: received by the peer
 constexpr uint8_t PENDING = 2; //!< selective repeat: queued for retransmission
 constexpr uint8_t RESENT = 3;  //!< selective repeat: retransmitted, not yet acknowledged
 
-/// All NICs of the simulation (for address lookup and disposal at Simulator::Destroy).
-std::vector<Ptr<RdmaNic>>&
+/// All NICs of the simulation, by address (for lookup and disposal at Simulator::Destroy).
+std::map<uint32_t, Ptr<RdmaNic>>&
 Registry()
 {
-    static std::vector<Ptr<RdmaNic>> r;
+    static std::map<uint32_t, Ptr<RdmaNic>> r;
     return r;
 }
 
@@ -216,25 +217,19 @@ RdmaNic::DoDispose()
 void
 RdmaNic::DisposeAll()
 {
-    std::vector<Ptr<RdmaNic>> all;
-    all.swap(Registry());
-    for (auto& n : all)
+    const std::map<uint32_t, Ptr<RdmaNic>> all = Registry();
+    Registry().clear();
+    for (const auto& n : all)
     {
-        n->Dispose();
+        n.second->Dispose();
     }
 }
 
 Ptr<RdmaNic>
 RdmaNic::FindByAddress(Ipv4Address address)
 {
-    for (const auto& n : Registry())
-    {
-        if (n->m_address == address)
-        {
-            return n;
-        }
-    }
-    return nullptr;
+    auto it = Registry().find(address.Get());
+    return it == Registry().end() ? nullptr : it->second;
 }
 
 void
@@ -299,7 +294,7 @@ RdmaNic::Setup(Ptr<RoceNetDevice> device, Ipv4Address address)
     {
         Simulator::ScheduleDestroy(&RdmaNic::DisposeAll);
     }
-    Registry().push_back(this);
+    Registry()[address.Get()] = this;
     m_device = device;
     m_node = device->GetNode();
     m_address = address;
