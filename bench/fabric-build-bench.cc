@@ -14,6 +14,8 @@
  *   ./build/ait-fabric-build-bench --K=8,16,24
  */
 
+#include "bench-util.h"
+
 #include "ns3/ai-training-module.h"
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
@@ -36,24 +38,7 @@ using namespace ns3;
 namespace
 {
 
-/// A field of /proc/self/status in kB (0 if absent).
-uint64_t
-StatusKb(const std::string& field)
-{
-    std::ifstream in("/proc/self/status");
-    std::string line;
-    while (std::getline(in, line))
-    {
-        if (line.compare(0, field.size() + 1, field + ":") == 0)
-        {
-            std::istringstream s(line.substr(field.size() + 1));
-            uint64_t kb = 0;
-            s >> kb;
-            return kb;
-        }
-    }
-    return 0;
-}
+using bench::StatusKb;
 
 /// Build one fat-tree and print a result line (runs in the child).
 void

@@ -33,6 +33,8 @@
  *   ./build/ait-ring-bench --Cases=module --K=4 --Bytes=262144    (e.g. under valgrind)
  */
 
+#include "bench-util.h"
+
 #include "ns3/ai-training-module.h"
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -92,27 +94,7 @@ CpuSeconds()
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/**
- * \param field a field of /proc/self/status
- * \return its value in kB (0 if absent)
- */
-uint64_t
-StatusKb(const std::string& field)
-{
-    std::ifstream in("/proc/self/status");
-    std::string line;
-    while (std::getline(in, line))
-    {
-        if (line.compare(0, field.size() + 1, field + ":") == 0)
-        {
-            std::istringstream s(line.substr(field.size() + 1));
-            uint64_t kb = 0;
-            s >> kb;
-            return kb;
-        }
-    }
-    return 0;
-}
+using bench::StatusKb;
 
 /// Peak-memory bookkeeping of one case.
 class PeakMeter
