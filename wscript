@@ -12,6 +12,7 @@ def build(bld):
     module.source = [
         'model/aeth-header.cc',
         'model/bth-header.cc',
+        'model/communicator.cc',
         'model/deth-header.cc',
         'model/int-tag.cc',
         'model/pfc-header.cc',
@@ -49,6 +50,7 @@ def build(bld):
         'test/cc-dctcp-test.cc',
         'test/cc-hpcc-test.cc',
         'test/cc-timely-test.cc',
+        'test/communicator-test.cc',
         'test/header-test.cc',
         'test/pcap-tshark-test.cc',
         'test/pfc-test.cc',
@@ -68,6 +70,7 @@ def build(bld):
     headers.source = [
         'model/aeth-header.h',
         'model/bth-header.h',
+        'model/communicator.h',
         'model/deth-header.h',
         'model/int-tag.h',
         'model/pfc-header.h',

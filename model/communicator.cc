@@ -1,0 +1,348 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "communicator.h"
+
+#include "rdma-nic.h"
+
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/trace-source-accessor.h"
+#include "ns3/uinteger.h"
+
+#include <set>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("Communicator");
+
+NS_OBJECT_ENSURE_REGISTERED(Communicator);
+
+TypeId
+Communicator::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::Communicator")
+            .SetParent<Object>()
+            .SetGroupName("AiTraining")
+            .AddConstructor<Communicator>()
+            .AddAttribute(
+                "Algorithm",
+                "Collective algorithm: Ring.",
+                StringValue("Ring"),
+                MakeStringAccessor(&Communicator::SetAlgorithm, &Communicator::GetAlgorithm),
+                MakeStringChecker())
+            .AddAttribute("Channels",
+                          "Rings, each over its own connections (NCCL channels; >= 1).",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&Communicator::m_channels),
+                          MakeUintegerChecker<uint32_t>(1, 64))
+            .AddAttribute("QpsPerConnection",
+                          "Queue pairs per connection; chunk k uses QP k mod n (>= 1).",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&Communicator::m_qps),
+                          MakeUintegerChecker<uint32_t>(1, 64))
+            .AddAttribute("ChunkBytes",
+                          "Largest RDMA message a block is cut into (NCCL's slice; >= 1).",
+                          UintegerValue(1024 * 1024),
+                          MakeUintegerAccessor(&Communicator::m_chunkBytes),
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("StepLatency",
+                          "Software latency added before each chunk of a step is sent (alpha).",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&Communicator::m_stepLatency),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("Priority",
+                          "Priority of the collective's queue pairs.",
+                          UintegerValue(3),
+                          MakeUintegerAccessor(&Communicator::m_priority),
+                          MakeUintegerChecker<uint8_t>(0, 7))
+            .AddTraceSource("CollectiveDone",
+                            "A collective completed.",
+                            MakeTraceSourceAccessor(&Communicator::m_doneTrace),
+                            "ns3::Communicator::DoneTracedCallback");
+    return tid;
+}
+
+Communicator::Communicator()
+    : m_channels(1),
+      m_qps(1),
+      m_chunkBytes(1024 * 1024),
+      m_priority(3),
+      m_algorithm("Ring"),
+      m_running(false),
+      m_steps(0),
+      m_nChunks(0),
+      m_blockBytes(0),
+      m_lanesLeft(0)
+{
+}
+
+Communicator::~Communicator() = default;
+
+void
+Communicator::DoDispose()
+{
+    m_lanes.clear();
+    m_ranks.clear();
+    m_queue.clear();
+    Object::DoDispose();
+}
+
+void
+Communicator::SetAlgorithm(std::string name)
+{
+    if (name != "Ring")
+    {
+        NS_FATAL_ERROR("Communicator: unknown Algorithm \"" << name << "\" (allowed: Ring)");
+    }
+    m_algorithm = name;
+}
+
+std::string
+Communicator::GetAlgorithm() const
+{
+    return m_algorithm;
+}
+
+std::string
+Communicator::KindName(Kind kind)
+{
+    switch (kind)
+    {
+    case ALL_REDUCE:
+        return "AllReduce";
+    case ALL_GATHER:
+        return "AllGather";
+    case REDUCE_SCATTER:
+        return "ReduceScatter";
+    }
+    return "?";
+}
+
+uint32_t
+Communicator::GetNRanks() const
+{
+    return m_ranks.size();
+}
+
+const std::vector<Communicator::Result>&
+Communicator::GetResults() const
+{
+    return m_results;
+}
+
+double
+Communicator::BusBwFactor(Kind kind) const
+{
+    const double n = m_ranks.size();
+    return kind == ALL_REDUCE ? 2 * (n - 1) / n : (n - 1) / n;
+}
+
+void
+Communicator::Setup(const std::vector<Ptr<RdmaNic>>& ranks)
+{
+    if (!m_ranks.empty())
+    {
+        NS_FATAL_ERROR("Communicator::Setup: the communicator is already set up");
+    }
+    if (ranks.size() < 2)
+    {
+        NS_FATAL_ERROR("Communicator::Setup: " << ranks.size()
+                                               << " ranks is not allowed (at least 2)");
+    }
+    std::set<Ptr<RdmaNic>> distinct(ranks.begin(), ranks.end());
+    if (distinct.size() != ranks.size() || distinct.count(nullptr))
+    {
+        NS_FATAL_ERROR("Communicator::Setup: every rank needs its own RdmaNic");
+    }
+    m_ranks = ranks;
+    const uint32_t n = ranks.size();
+    m_lanes.assign(m_channels, std::vector<Lane>(n));
+    for (uint32_t c = 0; c < m_channels; ++c)
+    {
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            const uint32_t next = (r + 1) % n;
+            for (uint32_t q = 0; q < m_qps; ++q)
+            {
+                // a distinct UDP source port per connection and QP: ECMP entropy as in NCCL
+                const uint16_t sport =
+                    49152 + static_cast<uint16_t>(((c * m_qps + q) * 7919 + r * 31) % 16384);
+                Ptr<RdmaQueuePair> a = ranks[r]->CreateQp(m_priority, sport);
+                Ptr<RdmaQueuePair> b = ranks[next]->CreateQp(m_priority, sport);
+                ranks[r]->Connect(a, ranks[next]->GetAddress(), b->GetQpn());
+                ranks[next]->Connect(b, ranks[r]->GetAddress(), a->GetQpn());
+                b->SetReceiveCompletionCallback(
+                    MakeCallback(&Communicator::OnReceive, this, c, next, q));
+                m_lanes[c][r].tx.push_back(a);
+            }
+        }
+    }
+}
+
+void
+Communicator::Start(Kind kind, uint64_t bytes, DoneCallback cb)
+{
+    if (m_ranks.empty())
+    {
+        NS_FATAL_ERROR("Communicator::Start: call Setup() first");
+    }
+    if (bytes == 0)
+    {
+        NS_FATAL_ERROR("Communicator::Start: " << KindName(kind)
+                                               << " of 0 bytes is not allowed (>= 1)");
+    }
+    m_queue.push_back({kind, bytes, cb, Time(0)});
+    if (!m_running)
+    {
+        Begin();
+    }
+}
+
+uint64_t
+Communicator::ChunkBytes(uint32_t chunk) const
+{
+    return chunk + 1 < m_nChunks ? m_chunkBytes
+                                 : m_blockBytes - uint64_t(m_nChunks - 1) * m_chunkBytes;
+}
+
+void
+Communicator::Begin()
+{
+    if (m_queue.empty())
+    {
+        return;
+    }
+    m_running = true;
+    Op& op = m_queue.front();
+    op.start = Simulator::Now();
+    const uint32_t n = m_ranks.size();
+    m_steps = op.kind == ALL_REDUCE ? 2 * (n - 1) : n - 1;
+    const uint64_t parts = uint64_t(n) * m_channels;
+    m_blockBytes = (op.bytes + parts - 1) / parts;
+    m_nChunks = static_cast<uint32_t>((m_blockBytes + m_chunkBytes - 1) / m_chunkBytes);
+    m_lanesLeft = uint64_t(n) * m_channels;
+    for (auto& lanes : m_lanes)
+    {
+        for (auto& lane : lanes)
+        {
+            lane.rxCount.assign(m_qps, 0);
+            lane.txNext.assign(m_qps, 0);
+            lane.ready.assign(m_steps, std::vector<uint8_t>(m_nChunks, 0));
+            lane.received = 0;
+        }
+    }
+    NS_LOG_INFO(KindName(op.kind) << " of " << op.bytes << " B on " << n << " ranks: " << m_steps
+                                  << " steps of " << m_nChunks << " chunks, block " << m_blockBytes
+                                  << " B");
+    for (uint32_t c = 0; c < m_channels; ++c)
+    {
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            for (uint32_t k = 0; k < m_nChunks; ++k)
+            {
+                if (m_stepLatency.IsStrictlyPositive())
+                {
+                    Simulator::Schedule(m_stepLatency, &Communicator::Ready, this, c, r, 0, k);
+                }
+                else
+                {
+                    Ready(c, r, 0, k);
+                }
+            }
+        }
+    }
+}
+
+void
+Communicator::Ready(uint32_t channel, uint32_t rank, uint32_t step, uint32_t chunk)
+{
+    m_lanes[channel][rank].ready[step][chunk] = 1;
+    Post(channel, rank, chunk % m_qps);
+}
+
+void
+Communicator::Post(uint32_t channel, uint32_t rank, uint32_t qp)
+{
+    Lane& lane = m_lanes[channel][rank];
+    if (qp >= m_nChunks)
+    {
+        return;
+    }
+    const uint64_t perStep = (m_nChunks - qp + m_qps - 1) / m_qps; // chunks k = qp (mod Q)
+    const uint64_t total = perStep * m_steps;
+    while (lane.txNext[qp] < total)
+    {
+        const uint64_t p = lane.txNext[qp];
+        const uint32_t s = static_cast<uint32_t>(p / perStep);
+        const uint32_t k = static_cast<uint32_t>(qp + (p % perStep) * m_qps);
+        if (!lane.ready[s][k])
+        {
+            return; // chunks leave each QP in step order
+        }
+        lane.tx[qp]->PostSend(ChunkBytes(k));
+        ++lane.txNext[qp];
+    }
+}
+
+void
+Communicator::OnReceive(uint32_t channel,
+                        uint32_t rank,
+                        uint32_t qp,
+                        uint64_t id,
+                        uint64_t bytes,
+                        Time first,
+                        Time now)
+{
+    Arrived(channel, rank, qp);
+}
+
+void
+Communicator::Arrived(uint32_t channel, uint32_t rank, uint32_t qp)
+{
+    NS_ASSERT_MSG(m_running, "a chunk arrived while no collective runs");
+    Lane& lane = m_lanes[channel][rank];
+    const uint64_t perStep = (m_nChunks - qp + m_qps - 1) / m_qps;
+    const uint64_t p = lane.rxCount[qp]++;
+    const uint32_t s = static_cast<uint32_t>(p / perStep);
+    const uint32_t k = static_cast<uint32_t>(qp + (p % perStep) * m_qps);
+    ++lane.received;
+    if (s + 1 < m_steps)
+    {
+        if (m_stepLatency.IsStrictlyPositive())
+        {
+            Simulator::Schedule(m_stepLatency, &Communicator::Ready, this, channel, rank, s + 1, k);
+        }
+        else
+        {
+            Ready(channel, rank, s + 1, k);
+        }
+    }
+    if (lane.received == uint64_t(m_steps) * m_nChunks && --m_lanesLeft == 0)
+    {
+        Op op = m_queue.front();
+        m_queue.pop_front();
+        m_running = false;
+        Result r;
+        r.kind = op.kind;
+        r.bytes = op.bytes;
+        r.ranks = m_ranks.size();
+        r.start = op.start;
+        r.end = Simulator::Now();
+        const double t = (r.end - r.start).GetSeconds();
+        r.algBw = t > 0 ? op.bytes / t : 0;
+        r.busBw = r.algBw * BusBwFactor(op.kind);
+        m_results.push_back(r);
+        m_doneTrace(r);
+        if (!op.cb.IsNull())
+        {
+            op.cb(r);
+        }
+        Begin();
+    }
+}
+
+} // namespace ns3

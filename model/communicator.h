@@ -1,0 +1,211 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef COMMUNICATOR_H
+#define COMMUNICATOR_H
+
+#include "rdma-queue-pair.h"
+
+#include "ns3/callback.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+
+#include <deque>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+class RdmaNic;
+
+/**
+ * \ingroup ai-training
+ * \brief An NCCL-like communicator over a group of ranks (one RdmaNic each) that runs
+ *        collectives as chunked RDMA transfers on the packet-level fabric.
+ *
+ * Ring algorithm (this release): every channel is its own ring over its own connections (rank
+ * r sends to rank r+1), each connection has QpsPerConnection queue pairs, and a collective of S
+ * bytes moves, on each channel, blocks of S / (n x Channels) bytes in 2(n-1) steps (all-reduce)
+ * or n-1 steps (all-gather, reduce-scatter). A block is cut into chunks of at most ChunkBytes,
+ * each one RDMA WRITE; chunk k of step s leaves a rank only when chunk k of step s-1 arrived
+ * from its predecessor (plus StepLatency), and on each queue pair the chunks go in step order,
+ * as NCCL's FIFO of steps per connection. Chunk k of every step uses queue pair k mod
+ * QpsPerConnection.
+ *
+ * Results follow nccl-tests: algBw = S / t, busBw = algBw x 2(n-1)/n (all-reduce) or (n-1)/n
+ * (all-gather, reduce-scatter), where S is the buffer size (the output size for all-gather)
+ * and t runs from the call to the arrival of the last chunk at the last rank.
+ * Collectives on one communicator run one after the other, in the order they were called.
+ */
+class Communicator : public Object
+{
+  public:
+    /// Collective kinds.
+    enum Kind
+    {
+        ALL_REDUCE = 0,    //!< all-reduce
+        ALL_GATHER = 1,    //!< all-gather
+        REDUCE_SCATTER = 2 //!< reduce-scatter
+    };
+
+    /// The result of one collective.
+    struct Result
+    {
+        Kind kind;      //!< what ran
+        uint64_t bytes; //!< S
+        uint32_t ranks; //!< n
+        Time start;     //!< when it was called (or when the previous one ended)
+        Time end;       //!< when the last chunk arrived
+        double algBw;   //!< bytes per second, as nccl-tests
+        double busBw;   //!< bytes per second, as nccl-tests
+    };
+
+    /// Called when a collective completes.
+    typedef Callback<void, const Result&> DoneCallback;
+
+    /**
+     * TracedCallback signature for completed collectives.
+     * \param [in] result what happened
+     */
+    typedef void (*DoneTracedCallback)(const Result& result);
+
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    Communicator();
+    ~Communicator() override;
+
+    /**
+     * \brief Create the rings' connections.
+     * \param ranks the NIC of each rank, in rank order (at least 2, all distinct)
+     */
+    void Setup(const std::vector<Ptr<RdmaNic>>& ranks);
+
+    /**
+     * \brief Start (or queue) a collective.
+     * \param kind the collective
+     * \param bytes S (> 0)
+     * \param cb called when it completes (may be null)
+     */
+    void Start(Kind kind, uint64_t bytes, DoneCallback cb = DoneCallback());
+
+    /// \return the number of ranks
+    uint32_t GetNRanks() const;
+    /// \return the results of the completed collectives, in order
+    const std::vector<Result>& GetResults() const;
+    /**
+     * \param kind a collective
+     * \return the nccl-tests bus bandwidth factor of that collective for this communicator
+     */
+    double BusBwFactor(Kind kind) const;
+    /**
+     * \param kind a collective
+     * \return its name ("AllReduce", ...)
+     */
+    static std::string KindName(Kind kind);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    /// A collective waiting or running.
+    struct Op
+    {
+        Kind kind;       //!< what
+        uint64_t bytes;  //!< S
+        DoneCallback cb; //!< completion
+        Time start;      //!< start time
+    };
+
+    /// Per (channel, rank) progress of the running collective.
+    struct Lane
+    {
+        std::vector<Ptr<RdmaQueuePair>> tx;      //!< QPs to the successor
+        std::vector<uint64_t> rxCount;           //!< chunks received per QP (from the predecessor)
+        std::vector<uint64_t> txNext;            //!< next chunk position to post per QP
+        std::vector<std::vector<uint8_t>> ready; //!< per step: chunk may be posted
+        uint64_t received{0};                    //!< chunks received in all
+    };
+
+    /// Begin the next queued collective.
+    void Begin();
+    /**
+     * \brief A chunk arrived at a rank.
+     * \param channel channel
+     * \param rank receiving rank
+     * \param qp index of the QP it came on
+     */
+    void Arrived(uint32_t channel, uint32_t rank, uint32_t qp);
+    /**
+     * \brief Mark a chunk as ready to leave a rank and post what may go.
+     * \param channel channel
+     * \param rank sending rank
+     * \param step step
+     * \param chunk chunk
+     */
+    void Ready(uint32_t channel, uint32_t rank, uint32_t step, uint32_t chunk);
+    /**
+     * \brief Post, in order, the chunks of one QP that are ready.
+     * \param channel channel
+     * \param rank sending rank
+     * \param qp QP index
+     */
+    void Post(uint32_t channel, uint32_t rank, uint32_t qp);
+    /**
+     * \param chunk chunk index
+     * \return its bytes in the running collective
+     */
+    uint64_t ChunkBytes(uint32_t chunk) const;
+    /**
+     * \brief Receive completion (bound to channel, rank, QP).
+     * \param channel channel
+     * \param rank receiving rank
+     * \param qp QP index
+     * \param id message id
+     * \param bytes bytes
+     * \param first first packet time
+     * \param now completion time
+     */
+    void OnReceive(uint32_t channel,
+                   uint32_t rank,
+                   uint32_t qp,
+                   uint64_t id,
+                   uint64_t bytes,
+                   Time first,
+                   Time now);
+    /**
+     * \brief Setter of Algorithm.
+     * \param name the algorithm name
+     */
+    void SetAlgorithm(std::string name);
+    /// \return Algorithm
+    std::string GetAlgorithm() const;
+
+    // attributes
+    uint32_t m_channels;     //!< rings
+    uint32_t m_qps;          //!< QPs per connection
+    uint64_t m_chunkBytes;   //!< largest chunk
+    Time m_stepLatency;      //!< software latency per step (alpha)
+    uint8_t m_priority;      //!< data priority
+    std::string m_algorithm; //!< algorithm name
+
+    std::vector<Ptr<RdmaNic>> m_ranks;         //!< NICs
+    std::vector<std::vector<Lane>> m_lanes;    //!< [channel][rank]
+    std::deque<Op> m_queue;                    //!< waiting and running collectives
+    bool m_running;                            //!< m_queue.front() is running
+    uint32_t m_steps;                          //!< steps of the running collective
+    uint32_t m_nChunks;                        //!< chunks per block
+    uint64_t m_blockBytes;                     //!< bytes per block
+    uint64_t m_lanesLeft;                      //!< lanes that still expect chunks
+    std::vector<Result> m_results;             //!< completed collectives
+    TracedCallback<const Result&> m_doneTrace; //!< collective completed
+};
+
+} // namespace ns3
+
+#endif // COMMUNICATOR_H

@@ -1,0 +1,197 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Communicator: ring collectives over RDMA against the alpha-beta closed form, nccl-tests
+ * bandwidths, channels and QPs, bad input.
+ */
+#include "ait-test-fixture.h"
+
+#include "ns3/communicator.h"
+#include "ns3/leaf-spine-helper.h"
+#include "ns3/rdma-helper.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include <cmath>
+
+using namespace ns3;
+using namespace ns3::test;
+
+namespace
+{
+
+constexpr double LINE = 100e9; //!< link rate
+constexpr double DELAY = 1e-6; //!< cable delay
+
+/// Wire bytes of one RDMA WRITE of b payload bytes at RoCE MTU 4096.
+double
+WireBytes(uint64_t b)
+{
+    const uint64_t packets = (b + 4095) / 4096;
+    const uint64_t pad = (4 - b % 4) % 4;
+    return b + pad + packets * (12 + 8 + 20 + 4 + 14 + 4) + 16; // + RETH on the first packet
+}
+
+/// Run one collective of `bytes` on n ranks of a one-leaf fabric (a non-blocking switch).
+Communicator::Result
+RunRing(Communicator::Kind kind,
+        uint32_t n,
+        uint64_t bytes,
+        uint32_t channels = 1,
+        uint32_t qps = 1,
+        uint64_t chunk = 1ULL << 40)
+{
+    Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("None"));
+    LeafSpineHelper fabric(n, 1, 1);
+    fabric.Install();
+    RdmaHelper rdma;
+    std::vector<Ptr<RdmaNic>> nics = rdma.Install(fabric);
+    Ptr<Communicator> comm = CreateObject<Communicator>();
+    comm->SetAttribute("Channels", UintegerValue(channels));
+    comm->SetAttribute("QpsPerConnection", UintegerValue(qps));
+    comm->SetAttribute("ChunkBytes", UintegerValue(chunk));
+    comm->Setup(nics);
+    comm->Start(kind, bytes);
+    Simulator::Stop(Seconds(1));
+    Simulator::Run();
+    EXPECT_EQ(comm->GetResults().size(), 1u);
+    Communicator::Result r =
+        comm->GetResults().empty() ? Communicator::Result{} : comm->GetResults()[0];
+    Simulator::Destroy();
+    Config::Reset();
+    return r;
+}
+
+} // namespace
+
+TEST_F(Ns3Fixture, RingCollectivesMatchTheAlphaBetaClosedForm)
+{
+    // One chunk per block: every step moves a block b = S/n from each rank to the next through
+    // one switch, so a step takes beta = wire(b) x 8 / R and alpha = two cable delays plus the
+    // store-and-forward of the largest packet (the first, with its RETH) at the switch.
+    // T = steps x (alpha + beta), steps = 2(n-1) for all-reduce and n-1 for all-gather and
+    // reduce-scatter: the alpha-beta closed form with per-packet header overhead. Within 3 %.
+    struct Case
+    {
+        Communicator::Kind kind;
+        uint32_t n;
+        uint64_t mb;
+    };
+
+    const std::vector<Case> cases = {{Communicator::ALL_REDUCE, 8, 1},
+                                     {Communicator::ALL_REDUCE, 8, 4},
+                                     {Communicator::ALL_REDUCE, 8, 16},
+                                     {Communicator::ALL_REDUCE, 8, 64},
+                                     {Communicator::ALL_GATHER, 8, 1},
+                                     {Communicator::ALL_GATHER, 8, 16},
+                                     {Communicator::REDUCE_SCATTER, 8, 1},
+                                     {Communicator::REDUCE_SCATTER, 8, 16},
+                                     {Communicator::ALL_REDUCE, 16, 1},
+                                     {Communicator::ALL_REDUCE, 16, 16},
+                                     {Communicator::ALL_GATHER, 16, 4},
+                                     {Communicator::REDUCE_SCATTER, 16, 4}};
+    for (const Case& c : cases)
+    {
+        const uint32_t n = c.n;
+        const uint64_t bytes = c.mb * 1000 * 1000;
+        const auto kind = c.kind;
+        {
+            {
+                const Communicator::Result r = RunRing(kind, n, bytes);
+                const uint64_t b = (bytes + n - 1) / n;
+                const double alpha = 2 * DELAY + (std::min<uint64_t>(b, 4096) + 62 + 16) * 8 / LINE;
+                const double beta = WireBytes(b) * 8 / LINE;
+                const uint32_t steps = kind == Communicator::ALL_REDUCE ? 2 * (n - 1) : n - 1;
+                const double expected = steps * (alpha + beta);
+                const double t = (r.end - r.start).GetSeconds();
+                EXPECT_NEAR(t / expected, 1.0, 0.03)
+                    << Communicator::KindName(kind) << " n=" << n << " S=" << bytes << ": " << t
+                    << " s vs " << expected << " s";
+                // nccl-tests bandwidths
+                EXPECT_DOUBLE_EQ(r.algBw, bytes / t);
+                const double factor =
+                    kind == Communicator::ALL_REDUCE ? 2.0 * (n - 1) / n : double(n - 1) / n;
+                EXPECT_DOUBLE_EQ(r.busBw, r.algBw * factor);
+            }
+        }
+    }
+}
+
+TEST_F(Ns3Fixture, RingBusBandwidthApproachesTheLinkGoodputWithChunking)
+{
+    // 64 MB all-reduce on 8 ranks cut into 512 KB chunks (pipelined): busBw within 5 % of the
+    // goodput of a 100 Gb/s link (payload / wire bytes), as nccl-tests shows on a good fabric.
+    const Communicator::Result r =
+        RunRing(Communicator::ALL_REDUCE, 8, 64 * 1000 * 1000, 1, 1, 512 * 1024);
+    const double goodput = LINE / 8 * 4096.0 / 4158.0; // bytes/s
+    EXPECT_GT(r.busBw, 0.95 * goodput) << r.busBw;
+    EXPECT_LE(r.busBw, goodput * 1.001);
+}
+
+TEST_F(Ns3Fixture, ChannelsAndQpsSplitTheTrafficWithoutChangingTheBytes)
+{
+    // 2 channels x 2 QPs: the same all-gather completes; every rank receives (n-1)/n x S.
+    Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("None"));
+    LeafSpineHelper fabric(4, 1, 1);
+    fabric.Install();
+    RdmaHelper rdma;
+    auto nics = rdma.Install(fabric);
+    Ptr<Communicator> comm = CreateObject<Communicator>();
+    comm->SetAttribute("Channels", UintegerValue(2));
+    comm->SetAttribute("QpsPerConnection", UintegerValue(2));
+    comm->SetAttribute("ChunkBytes", UintegerValue(100000));
+    comm->Setup(nics);
+    const uint64_t bytes = 8 * 1000 * 1000;
+    comm->Start(Communicator::ALL_GATHER, bytes);
+    comm->Start(Communicator::ALL_REDUCE, bytes); // queued behind the first
+    Simulator::Stop(Seconds(1));
+    Simulator::Run();
+    ASSERT_EQ(comm->GetResults().size(), 2u);
+    EXPECT_EQ(comm->GetResults()[0].kind, Communicator::ALL_GATHER);
+    EXPECT_EQ(comm->GetResults()[1].start, comm->GetResults()[0].end);
+    for (const auto& nic : nics)
+    {
+        uint64_t received = 0;
+        for (uint32_t q = 0; q < nic->GetNQps(); ++q)
+        {
+            received += nic->GetQp(0x100 + q)->GetStats().bytesReceived;
+        }
+        // all-gather (n-1)/n S plus all-reduce 2(n-1)/n S, in blocks of S/(n x channels)
+        EXPECT_EQ(received, 3 * 3 * bytes / 4);
+    }
+}
+
+TEST_F(Ns3Fixture, CommunicatorBadInput)
+{
+    EXPECT_DEATH(CreateObject<Communicator>()->SetAttribute("Algorithm", StringValue("Butterfly")),
+                 "unknown Algorithm \"Butterfly\" \\(allowed: Ring\\)");
+    EXPECT_DEATH(CreateObject<Communicator>()->Start(Communicator::ALL_REDUCE, 100),
+                 "call Setup\\(\\) first");
+    EXPECT_DEATH(
+        {
+            LeafSpineHelper fabric(2, 1, 1);
+            fabric.Install();
+            auto nics = RdmaHelper().Install(fabric);
+            Ptr<Communicator> comm = CreateObject<Communicator>();
+            comm->Setup(nics);
+            comm->Start(Communicator::ALL_GATHER, 0);
+        },
+        "AllGather of 0 bytes is not allowed");
+    EXPECT_DEATH(
+        {
+            LeafSpineHelper fabric(2, 1, 1);
+            fabric.Install();
+            auto nics = RdmaHelper().Install(fabric);
+            CreateObject<Communicator>()->Setup({nics[0]});
+        },
+        "1 ranks is not allowed \\(at least 2\\)");
+    EXPECT_DEATH(
+        {
+            LeafSpineHelper fabric(2, 1, 1);
+            fabric.Install();
+            auto nics = RdmaHelper().Install(fabric);
+            CreateObject<Communicator>()->Setup({nics[0], nics[0]});
+        },
+        "every rank needs its own RdmaNic");
+}
