@@ -118,6 +118,8 @@ Communicator::KindName(Kind kind)
         return "AllGather";
     case REDUCE_SCATTER:
         return "ReduceScatter";
+    case ALL_TO_ALL:
+        return "AllToAll";
     }
     return "?";
 }
@@ -219,6 +221,11 @@ Communicator::Begin()
     m_running = true;
     Op& op = m_queue.front();
     op.start = Simulator::Now();
+    if (op.kind == ALL_TO_ALL)
+    {
+        BeginAllToAll();
+        return;
+    }
     const uint32_t n = m_ranks.size();
     m_steps = op.kind == ALL_REDUCE ? 2 * (n - 1) : n - 1;
     const uint64_t parts = uint64_t(n) * m_channels;
@@ -323,7 +330,83 @@ Communicator::Arrived(uint32_t channel, uint32_t rank, uint32_t qp)
     }
     if (lane.received == uint64_t(m_steps) * m_nChunks && --m_lanesLeft == 0)
     {
-        Op op = m_queue.front();
+        Finish();
+    }
+}
+
+void
+Communicator::BuildMesh()
+{
+    const uint32_t n = m_ranks.size();
+    m_mesh.assign(n, std::vector<std::vector<Ptr<RdmaQueuePair>>>(n));
+    for (uint32_t a = 0; a < n; ++a)
+    {
+        for (uint32_t b = 0; b < n; ++b)
+        {
+            if (a == b)
+            {
+                continue;
+            }
+            for (uint32_t q = 0; q < m_qps; ++q)
+            {
+                const uint16_t sport =
+                    49152 + static_cast<uint16_t>((a * 131 + b * 31 + q * 7919) % 16384);
+                Ptr<RdmaQueuePair> x = m_ranks[a]->CreateQp(m_priority, sport);
+                Ptr<RdmaQueuePair> y = m_ranks[b]->CreateQp(m_priority, sport);
+                m_ranks[a]->Connect(x, m_ranks[b]->GetAddress(), y->GetQpn());
+                m_ranks[b]->Connect(y, m_ranks[a]->GetAddress(), x->GetQpn());
+                y->SetReceiveCompletionCallback(
+                    MakeCallback(&Communicator::OnMeshReceive, this, b));
+                m_mesh[a][b].push_back(x);
+            }
+        }
+    }
+}
+
+void
+Communicator::BeginAllToAll()
+{
+    if (m_mesh.empty())
+    {
+        BuildMesh();
+    }
+    const Op& op = m_queue.front();
+    const uint32_t n = m_ranks.size();
+    const uint64_t perPeer = (op.bytes + n - 1) / n;
+    m_meshExpected.assign(n, perPeer * (n - 1));
+    m_lanesLeft = n;
+    for (uint32_t a = 0; a < n; ++a)
+    {
+        for (uint32_t i = 1; i < n; ++i)
+        {
+            const uint32_t b = (a + i) % n; // staggered, as NCCL's pairwise schedule
+            uint64_t left = perPeer;
+            for (uint32_t c = 0; left > 0; ++c)
+            {
+                const uint64_t chunk = std::min(left, m_chunkBytes);
+                m_mesh[a][b][c % m_qps]->PostSend(chunk);
+                left -= chunk;
+            }
+        }
+    }
+}
+
+void
+Communicator::OnMeshReceive(uint32_t rank, uint64_t id, uint64_t bytes, Time first, Time now)
+{
+    NS_ASSERT_MSG(m_running && m_queue.front().kind == ALL_TO_ALL, "unexpected all-to-all chunk");
+    m_meshExpected[rank] -= bytes;
+    if (m_meshExpected[rank] == 0 && --m_lanesLeft == 0)
+    {
+        Finish();
+    }
+}
+
+void
+Communicator::Finish()
+{
+    {
+        const Op op = m_queue.front();
         m_queue.pop_front();
         m_running = false;
         Result r;

@@ -34,6 +34,10 @@ class RdmaNic;
  * as NCCL's FIFO of steps per connection. Chunk k of every step uses queue pair k mod
  * QpsPerConnection.
  *
+ * All-to-all (direct): every rank writes S/n bytes to every other rank at once over a full mesh
+ * of connections (made at the first all-to-all; QpsPerConnection QPs each, chunks of at most
+ * ChunkBytes spread round robin over them), as NCCL's grouped point-to-point operations.
+ *
  * Results follow nccl-tests: algBw = S / t, busBw = algBw x 2(n-1)/n (all-reduce) or (n-1)/n
  * (all-gather, reduce-scatter), where S is the buffer size (the output size for all-gather)
  * and t runs from the call to the arrival of the last chunk at the last rank.
@@ -45,9 +49,10 @@ class Communicator : public Object
     /// Collective kinds.
     enum Kind
     {
-        ALL_REDUCE = 0,    //!< all-reduce
-        ALL_GATHER = 1,    //!< all-gather
-        REDUCE_SCATTER = 2 //!< reduce-scatter
+        ALL_REDUCE = 0,     //!< all-reduce
+        ALL_GATHER = 1,     //!< all-gather
+        REDUCE_SCATTER = 2, //!< reduce-scatter
+        ALL_TO_ALL = 3      //!< all-to-all: S/n bytes from every rank to every other rank
     };
 
     /// The result of one collective.
@@ -134,6 +139,21 @@ class Communicator : public Object
 
     /// Begin the next queued collective.
     void Begin();
+    /// Begin the all-to-all at the front of the queue.
+    void BeginAllToAll();
+    /// Build the full mesh of connections for all-to-all (once).
+    void BuildMesh();
+    /**
+     * \brief A chunk of an all-to-all arrived at a rank.
+     * \param rank receiving rank
+     * \param id message id
+     * \param bytes bytes
+     * \param first first packet time
+     * \param now completion time
+     */
+    void OnMeshReceive(uint32_t rank, uint64_t id, uint64_t bytes, Time first, Time now);
+    /// The running collective completed.
+    void Finish();
     /**
      * \brief A chunk arrived at a rank.
      * \param channel channel
@@ -194,15 +214,17 @@ class Communicator : public Object
     uint8_t m_priority;      //!< data priority
     std::string m_algorithm; //!< algorithm name
 
-    std::vector<Ptr<RdmaNic>> m_ranks;         //!< NICs
-    std::vector<std::vector<Lane>> m_lanes;    //!< [channel][rank]
-    std::deque<Op> m_queue;                    //!< waiting and running collectives
-    bool m_running;                            //!< m_queue.front() is running
-    uint32_t m_steps;                          //!< steps of the running collective
-    uint32_t m_nChunks;                        //!< chunks per block
-    uint64_t m_blockBytes;                     //!< bytes per block
-    uint64_t m_lanesLeft;                      //!< lanes that still expect chunks
-    std::vector<Result> m_results;             //!< completed collectives
+    std::vector<Ptr<RdmaNic>> m_ranks;      //!< NICs
+    std::vector<std::vector<Lane>> m_lanes; //!< [channel][rank]
+    std::deque<Op> m_queue;                 //!< waiting and running collectives
+    bool m_running;                         //!< m_queue.front() is running
+    uint32_t m_steps;                       //!< steps of the running collective
+    uint32_t m_nChunks;                     //!< chunks per block
+    uint64_t m_blockBytes;                  //!< bytes per block
+    uint64_t m_lanesLeft;                   //!< lanes that still expect chunks
+    std::vector<Result> m_results;          //!< completed collectives
+    std::vector<std::vector<std::vector<Ptr<RdmaQueuePair>>>> m_mesh; //!< [src][dst][qp]
+    std::vector<uint64_t> m_meshExpected;      //!< all-to-all bytes each rank still expects
     TracedCallback<const Result&> m_doneTrace; //!< collective completed
 };
 

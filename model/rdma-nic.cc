@@ -167,6 +167,15 @@ RdmaNic::GetTypeId()
                           UintegerValue(8192),
                           MakeUintegerAccessor(&RdmaNic::m_srWindow),
                           MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute(
+                "ReorderThreshold",
+                "Selective repeat: NAK a gap only once this many packets beyond it have "
+                "arrived (0 = at the first out-of-order packet, as IRN). Spraying and "
+                "adaptive routing reorder packets; a threshold avoids resending packets "
+                "that are only late (a real loss is then found by the NAK or the timeout).",
+                UintegerValue(0),
+                MakeUintegerAccessor(&RdmaNic::m_reorderThreshold),
+                MakeUintegerChecker<uint32_t>())
             .AddTraceSource("Tx",
                             "A packet (IPv4 datagram) was handed to the port.",
                             MakeTraceSourceAccessor(&RdmaNic::m_txTrace),
@@ -187,6 +196,7 @@ RdmaNic::RdmaNic()
       m_ecnCapable(true),
       m_windowAttr(0),
       m_srWindow(8192),
+      m_reorderThreshold(0),
       m_waitOrder(0),
       m_ipId(0)
 {
@@ -928,7 +938,10 @@ RdmaNic::ReceiveData(Ptr<RdmaQueuePair> qp, const Parsed& h, Ptr<Packet> packet)
         }
         qp->m_ooo[idx] = (h.payload + 1) | (last ? 0x80000000u : 0);
         qp->m_unackedMarked += ce;
-        SendAck(qp, true, qp->m_expected, seq, packet);
+        if (idx >= m_reorderThreshold)
+        {
+            SendAck(qp, true, qp->m_expected, seq, packet);
+        }
         return;
     }
     // an old packet again: acknowledge what we have (the ACK may have been lost)

@@ -293,20 +293,21 @@ class RdmaNic : public Object
     uint32_t m_qpnBase;                    //!< first QPN
 
     // attributes
-    uint32_t m_mtu;            //!< payload bytes per packet
-    uint32_t m_ackInterval;    //!< ACK every N packets (and at message end)
-    Time m_nakInterval;        //!< go-back-N: one NAK per expected PSN per interval
-    Time m_cnpInterval;        //!< at most one CNP per QP per interval
-    Time m_rtoInitial;         //!< retransmission timeout
-    Time m_rtoMax;             //!< backoff limit
-    LossRecovery m_recovery;   //!< loss recovery
-    uint8_t m_controlPriority; //!< priority of ACK/NAK/CNP
-    bool m_ecnCapable;         //!< data packets are ECT(0)
-    Time m_baseRtt;            //!< base RTT for congestion control
-    uint64_t m_windowAttr;     //!< static window in bytes (0 = none)
-    ObjectFactory m_ccFactory; //!< congestion control factory
-    std::string m_ccName;      //!< its name as set
-    uint32_t m_srWindow;       //!< selective repeat receive window (packets)
+    uint32_t m_mtu;              //!< payload bytes per packet
+    uint32_t m_ackInterval;      //!< ACK every N packets (and at message end)
+    Time m_nakInterval;          //!< go-back-N: one NAK per expected PSN per interval
+    Time m_cnpInterval;          //!< at most one CNP per QP per interval
+    Time m_rtoInitial;           //!< retransmission timeout
+    Time m_rtoMax;               //!< backoff limit
+    LossRecovery m_recovery;     //!< loss recovery
+    uint8_t m_controlPriority;   //!< priority of ACK/NAK/CNP
+    bool m_ecnCapable;           //!< data packets are ECT(0)
+    Time m_baseRtt;              //!< base RTT for congestion control
+    uint64_t m_windowAttr;       //!< static window in bytes (0 = none)
+    ObjectFactory m_ccFactory;   //!< congestion control factory
+    std::string m_ccName;        //!< its name as set
+    uint32_t m_srWindow;         //!< selective repeat receive window (packets)
+    uint32_t m_reorderThreshold; //!< selective repeat: out-of-order distance before a NAK
 
     // scheduling, per priority
     std::array<std::deque<Ptr<RdmaQueuePair>>, 8> m_ready; //!< QPs that may send now

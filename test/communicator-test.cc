@@ -7,6 +7,7 @@
 #include "ait-test-fixture.h"
 
 #include "ns3/communicator.h"
+#include "ns3/fat-tree-helper.h"
 #include "ns3/leaf-spine-helper.h"
 #include "ns3/rdma-helper.h"
 #include "ns3/rdma-nic.h"
@@ -194,4 +195,88 @@ TEST_F(Ns3Fixture, CommunicatorBadInput)
             CreateObject<Communicator>()->Setup({nics[0], nics[0]});
         },
         "every rank needs its own RdmaNic");
+}
+
+TEST_F(Ns3Fixture, AllToAllDeliversExactlyItsShareToEveryRank)
+{
+    // every rank receives (n-1) S / n bytes, all in all-to-all connections
+    Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("None"));
+    LeafSpineHelper fabric(8, 1, 1);
+    fabric.Install();
+    auto nics = RdmaHelper().Install(fabric);
+    Ptr<Communicator> comm = CreateObject<Communicator>();
+    comm->SetAttribute("QpsPerConnection", UintegerValue(2));
+    comm->SetAttribute("ChunkBytes", UintegerValue(128 * 1024));
+    comm->Setup(nics);
+    const uint64_t bytes = 8 * 1000 * 1000;
+    comm->Start(Communicator::ALL_TO_ALL, bytes);
+    Simulator::Stop(Seconds(1));
+    Simulator::Run();
+    ASSERT_EQ(comm->GetResults().size(), 1u);
+    const auto& r = comm->GetResults()[0];
+    EXPECT_EQ(r.kind, Communicator::ALL_TO_ALL);
+    EXPECT_DOUBLE_EQ(r.busBw, r.algBw * 7.0 / 8.0);
+    for (const auto& nic : nics)
+    {
+        uint64_t received = 0;
+        for (uint32_t q = 0; q < nic->GetNQps(); ++q)
+        {
+            received += nic->GetQp(0x100 + q)->GetStats().bytesReceived;
+        }
+        EXPECT_EQ(received, 7 * bytes / 8);
+    }
+    // a non-blocking switch: the time is close to (n-1)/n S at the goodput of one link
+    const double ideal = 7.0 / 8 * bytes / (LINE / 8 * 4096.0 / 4158.0);
+    EXPECT_LT((r.end - r.start).GetSeconds(), 1.1 * ideal);
+}
+
+namespace
+{
+
+/// All-to-all on a k=4 fat-tree with a load-balancing scheme; returns its duration.
+Time
+FatTreeAllToAll(const std::string& lb,
+                const std::string& recovery = "GoBackN",
+                uint32_t reorder = 0)
+{
+    Config::SetDefault("ns3::RdmaNic::ReorderThreshold", UintegerValue(reorder));
+    Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("None"));
+    Config::SetDefault("ns3::RdmaNic::LossRecovery", StringValue(recovery));
+    Config::SetDefault("ns3::RoceSwitch::LoadBalancing", StringValue(lb));
+    FatTreeHelper fabric(4);
+    fabric.Install();
+    auto nics = RdmaHelper().Install(fabric);
+    Ptr<Communicator> comm = CreateObject<Communicator>();
+    comm->Setup(nics);
+    comm->Start(Communicator::ALL_TO_ALL, 16 * 1000 * 1000);
+    Simulator::Stop(Seconds(1));
+    Simulator::Run();
+    EXPECT_EQ(comm->GetResults().size(), 1u);
+    const Time t = comm->GetResults().empty()
+                       ? Seconds(1)
+                       : comm->GetResults()[0].end - comm->GetResults()[0].start;
+    Simulator::Destroy();
+    Config::Reset();
+    return t;
+}
+
+} // namespace
+
+TEST_F(Ns3Fixture, AllToAllTailIsWorseWithPerFlowEcmpThanWithSpraying)
+{
+    // 16 ranks, 16 MB each, k=4 fat-tree (full bisection). Per-flow ECMP collides flows on
+    // uplinks; spraying balances every link but reorders packets, which a go-back-N receiver
+    // answers with NAKs and resends: spraying needs a reorder-tolerant receiver (selective
+    // repeat with a ReorderThreshold). Ideal: 15/16 x 16 MB at the goodput of one link.
+    const Time ecmp = FatTreeAllToAll("Ecmp");
+    const Time sprayGbn = FatTreeAllToAll("Spray");
+    const Time spray = FatTreeAllToAll("Spray", "SelectiveRepeat", 16);
+    const double ideal = 15.0 / 16 * 16e6 / (LINE / 8 * 4096.0 / 4158.0);
+    std::cout << "  all-to-all 16 x 16 MB: ideal " << ideal * 1e6 << " us, Ecmp "
+              << ecmp.As(Time::US) << ", Spray+GoBackN " << sprayGbn.As(Time::US)
+              << ", Spray+SelectiveRepeat(16) " << spray.As(Time::US) << std::endl;
+    EXPECT_GT(ecmp, spray);
+    EXPECT_LT(spray.GetSeconds(), 1.05 * ideal);
+    EXPECT_GT(ecmp.GetSeconds(), 1.1 * ideal);
+    EXPECT_GT(sprayGbn, ecmp);
 }

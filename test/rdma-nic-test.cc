@@ -175,8 +175,13 @@ namespace
 
 /// Lossy link from the switch to host 0 (PFC off); returns stats of the sending QP.
 RdmaQueuePair::Stats
-RunLossy(const std::string& recovery, double errorRate, uint64_t* delivered, uint64_t* messages)
+RunLossy(const std::string& recovery,
+         double errorRate,
+         uint64_t* delivered,
+         uint64_t* messages,
+         uint32_t reorderThreshold = 0)
 {
+    Config::SetDefault("ns3::RdmaNic::ReorderThreshold", UintegerValue(reorderThreshold));
     Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("None"));
     Config::SetDefault("ns3::RdmaNic::LossRecovery", StringValue(recovery));
     Config::SetDefault("ns3::SwitchMmu::LosslessPriorities", StringValue(""));
@@ -224,6 +229,13 @@ TEST_F(Ns3Fixture, GoBackNAndSelectiveRepeatDeliverEverythingOnceOverALossyLink)
     // selective repeat resends only what was lost (about 1 % of 1280 packets); go-back-N
     // resends everything in flight behind each loss
     EXPECT_LT(sr.packetsRetransmitted * 3, gbn.packetsRetransmitted);
+    // with a reorder threshold real losses are still recovered (by a later NAK or the timeout)
+    uint64_t thBytes = 0;
+    uint64_t thMsgs = 0;
+    const auto th = RunLossy("SelectiveRepeat", 0.01, &thBytes, &thMsgs, 16);
+    EXPECT_EQ(thMsgs, 20u);
+    EXPECT_EQ(thBytes, 20u * 256 * 1024);
+    EXPECT_GT(th.packetsRetransmitted, 0u);
 }
 
 TEST_F(Ns3Fixture, LostLastPacketIsRecoveredByTheTimeout)
