@@ -30,7 +30,8 @@ Communicator::GetTypeId()
             .AddConstructor<Communicator>()
             .AddAttribute(
                 "Algorithm",
-                "Collective algorithm: Ring.",
+                "Algorithm of all-reduce, all-gather and reduce-scatter: Ring or "
+                "HalvingDoubling (n a power of two).",
                 StringValue("Ring"),
                 MakeStringAccessor(&Communicator::SetAlgorithm, &Communicator::GetAlgorithm),
                 MakeStringChecker())
@@ -94,9 +95,10 @@ Communicator::DoDispose()
 void
 Communicator::SetAlgorithm(std::string name)
 {
-    if (name != "Ring")
+    if (name != "Ring" && name != "HalvingDoubling")
     {
-        NS_FATAL_ERROR("Communicator: unknown Algorithm \"" << name << "\" (allowed: Ring)");
+        NS_FATAL_ERROR("Communicator: unknown Algorithm \""
+                       << name << "\" (allowed: Ring, HalvingDoubling)");
     }
     m_algorithm = name;
 }
@@ -160,8 +162,14 @@ Communicator::Setup(const std::vector<Ptr<RdmaNic>>& ranks)
     {
         NS_FATAL_ERROR("Communicator::Setup: every rank needs its own RdmaNic");
     }
-    m_ranks = ranks;
     const uint32_t n = ranks.size();
+    if (m_algorithm == "HalvingDoubling" && (n & (n - 1)) != 0)
+    {
+        NS_FATAL_ERROR("Communicator::Setup: HalvingDoubling needs a power-of-two number of ranks, "
+                       "not "
+                       << n);
+    }
+    m_ranks = ranks;
     m_lanes.assign(m_channels, std::vector<Lane>(n));
     for (uint32_t c = 0; c < m_channels; ++c)
     {
@@ -224,6 +232,11 @@ Communicator::Begin()
     if (op.kind == ALL_TO_ALL)
     {
         BeginAllToAll();
+        return;
+    }
+    if (m_algorithm == "HalvingDoubling")
+    {
+        BeginHalvingDoubling();
         return;
     }
     const uint32_t n = m_ranks.size();
@@ -399,6 +412,156 @@ Communicator::OnMeshReceive(uint32_t rank, uint64_t id, uint64_t bytes, Time fir
     if (m_meshExpected[rank] == 0 && --m_lanesLeft == 0)
     {
         Finish();
+    }
+}
+
+void
+Communicator::BuildHd()
+{
+    const uint32_t n = m_ranks.size();
+    uint32_t bits = 0;
+    while ((1u << bits) < n)
+    {
+        ++bits;
+    }
+    m_hdQp.assign(n, std::vector<Ptr<RdmaQueuePair>>(bits));
+    for (uint32_t a = 0; a < n; ++a)
+    {
+        for (uint32_t b = 0; b < bits; ++b)
+        {
+            const uint32_t p = a ^ (1u << b);
+            if (p < a)
+            {
+                continue; // made from the other side
+            }
+            const uint16_t sport = 49152 + static_cast<uint16_t>((a * 131 + b * 7919) % 16384);
+            Ptr<RdmaQueuePair> x = m_ranks[a]->CreateQp(m_priority, sport);
+            Ptr<RdmaQueuePair> y = m_ranks[p]->CreateQp(m_priority, sport);
+            m_ranks[a]->Connect(x, m_ranks[p]->GetAddress(), y->GetQpn());
+            m_ranks[p]->Connect(y, m_ranks[a]->GetAddress(), x->GetQpn());
+            x->SetReceiveCompletionCallback(MakeCallback(&Communicator::OnHdReceive, this, a, b));
+            y->SetReceiveCompletionCallback(MakeCallback(&Communicator::OnHdReceive, this, p, b));
+            m_hdQp[a][b] = x;
+            m_hdQp[p][b] = y;
+        }
+    }
+}
+
+void
+Communicator::BeginHalvingDoubling()
+{
+    if (m_hdQp.empty())
+    {
+        BuildHd();
+    }
+    const Op& op = m_queue.front();
+    const uint32_t n = m_ranks.size();
+    const uint32_t bits = m_hdQp[0].size();
+    m_hdSteps.clear();
+    if (op.kind != ALL_GATHER) // reduce-scatter by recursive halving
+    {
+        for (uint32_t i = 0; i < bits; ++i)
+        {
+            m_hdSteps.push_back({bits - 1 - i, std::max<uint64_t>(1, op.bytes >> (i + 1))});
+        }
+    }
+    if (op.kind != REDUCE_SCATTER) // all-gather by recursive doubling
+    {
+        const uint64_t block = std::max<uint64_t>(1, (op.bytes + n - 1) / n);
+        for (uint32_t i = 0; i < bits; ++i)
+        {
+            m_hdSteps.push_back({i, block << i});
+        }
+    }
+    const uint32_t steps = m_hdSteps.size();
+    m_hdOrder.assign(n, std::vector<std::vector<uint32_t>>(bits));
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        for (uint32_t j = 0; j < steps; ++j)
+        {
+            m_hdOrder[r][m_hdSteps[j].bit].push_back(j);
+        }
+    }
+    m_hdNext.assign(n, std::vector<uint32_t>(bits, 0));
+    m_hdGot.assign(n, std::vector<uint64_t>(bits, 0));
+    m_hdDone.assign(n, std::vector<uint8_t>(steps, 0));
+    m_hdPosted.assign(n, 0);
+    m_hdComplete.assign(n, 0);
+    m_lanesLeft = n;
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        if (m_stepLatency.IsStrictlyPositive())
+        {
+            Simulator::Schedule(m_stepLatency, &Communicator::HdPost, this, r);
+        }
+        else
+        {
+            HdPost(r);
+        }
+    }
+}
+
+void
+Communicator::HdPost(uint32_t rank)
+{
+    // step j may go once the data of steps 0..j-1 has arrived
+    while (m_hdPosted[rank] < m_hdSteps.size() && m_hdPosted[rank] <= m_hdComplete[rank])
+    {
+        const HdStep& st = m_hdSteps[m_hdPosted[rank]];
+        uint64_t left = st.bytes;
+        while (left > 0)
+        {
+            const uint64_t chunk = std::min(left, m_chunkBytes);
+            m_hdQp[rank][st.bit]->PostSend(chunk);
+            left -= chunk;
+        }
+        ++m_hdPosted[rank];
+    }
+}
+
+void
+Communicator::OnHdReceive(uint32_t rank,
+                          uint32_t bit,
+                          uint64_t id,
+                          uint64_t bytes,
+                          Time first,
+                          Time now)
+{
+    NS_ASSERT_MSG(m_running, "a chunk arrived while no collective runs");
+    uint32_t& next = m_hdNext[rank][bit];
+    NS_ASSERT_MSG(next < m_hdOrder[rank][bit].size(), "more halving-doubling data than expected");
+    const uint32_t step = m_hdOrder[rank][bit][next];
+    m_hdGot[rank][bit] += bytes;
+    if (m_hdGot[rank][bit] < m_hdSteps[step].bytes)
+    {
+        return;
+    }
+    m_hdGot[rank][bit] = 0;
+    ++next;
+    m_hdDone[rank][step] = 1;
+    const uint32_t before = m_hdComplete[rank];
+    while (m_hdComplete[rank] < m_hdSteps.size() && m_hdDone[rank][m_hdComplete[rank]])
+    {
+        ++m_hdComplete[rank];
+    }
+    if (m_hdComplete[rank] == m_hdSteps.size())
+    {
+        if (--m_lanesLeft == 0)
+        {
+            Finish();
+        }
+        return;
+    }
+    if (m_hdComplete[rank] > before)
+    {
+        if (m_stepLatency.IsStrictlyPositive())
+        {
+            Simulator::Schedule(m_stepLatency, &Communicator::HdPost, this, rank);
+        }
+        else
+        {
+            HdPost(rank);
+        }
     }
 }
 

@@ -34,6 +34,12 @@ class RdmaNic;
  * as NCCL's FIFO of steps per connection. Chunk k of every step uses queue pair k mod
  * QpsPerConnection.
  *
+ * Halving-doubling (Algorithm "HalvingDoubling", Rabenseifner; n a power of two): reduce-scatter
+ * by recursive halving (step i exchanges S/2^(i+1) bytes with rank r XOR n/2^(i+1)), all-gather
+ * by recursive doubling (step i exchanges S/n x 2^i bytes with rank r XOR 2^i); all-reduce runs
+ * both, 2 log2(n) steps in all. A rank starts step i+1 when step i's data from its partner has
+ * arrived (plus StepLatency). All-to-all always uses the direct algorithm.
+ *
  * All-to-all (direct): every rank writes S/n bytes to every other rank at once over a full mesh
  * of connections (made at the first all-to-all; QpsPerConnection QPs each, chunks of at most
  * ChunkBytes spread round robin over them), as NCCL's grouped point-to-point operations.
@@ -154,6 +160,30 @@ class Communicator : public Object
     void OnMeshReceive(uint32_t rank, uint64_t id, uint64_t bytes, Time first, Time now);
     /// The running collective completed.
     void Finish();
+    /// Begin a halving-doubling collective.
+    void BeginHalvingDoubling();
+    /// Build the halving-doubling connections (once).
+    void BuildHd();
+    /**
+     * \brief Post the halving-doubling steps a rank may send now.
+     * \param rank the rank
+     */
+    void HdPost(uint32_t rank);
+    /**
+     * \brief Data of a halving-doubling step arrived.
+     * \param rank receiving rank
+     * \param bit partner = rank XOR 2^bit
+     * \param id message id
+     * \param bytes bytes
+     * \param first first packet time
+     * \param now completion time
+     */
+    void OnHdReceive(uint32_t rank,
+                     uint32_t bit,
+                     uint64_t id,
+                     uint64_t bytes,
+                     Time first,
+                     Time now);
     /**
      * \brief A chunk arrived at a rank.
      * \param channel channel
@@ -224,8 +254,24 @@ class Communicator : public Object
     uint64_t m_lanesLeft;                   //!< lanes that still expect chunks
     std::vector<Result> m_results;          //!< completed collectives
     std::vector<std::vector<std::vector<Ptr<RdmaQueuePair>>>> m_mesh; //!< [src][dst][qp]
-    std::vector<uint64_t> m_meshExpected;      //!< all-to-all bytes each rank still expects
-    TracedCallback<const Result&> m_doneTrace; //!< collective completed
+    std::vector<uint64_t> m_meshExpected; //!< all-to-all bytes each rank still expects
+
+    /// A halving-doubling step.
+    struct HdStep
+    {
+        uint32_t bit;   //!< partner = rank XOR 2^bit
+        uint64_t bytes; //!< bytes each side sends
+    };
+
+    std::vector<HdStep> m_hdSteps;                             //!< steps of the running collective
+    std::vector<std::vector<Ptr<RdmaQueuePair>>> m_hdQp;       //!< [rank][bit]
+    std::vector<std::vector<std::vector<uint32_t>>> m_hdOrder; //!< [rank][bit]: its steps
+    std::vector<std::vector<uint32_t>> m_hdNext; //!< [rank][bit]: index into m_hdOrder
+    std::vector<std::vector<uint64_t>> m_hdGot;  //!< [rank][bit]: bytes of that step so far
+    std::vector<std::vector<uint8_t>> m_hdDone;  //!< [rank][step]: data arrived
+    std::vector<uint32_t> m_hdPosted;            //!< [rank]: steps posted
+    std::vector<uint32_t> m_hdComplete;          //!< [rank]: leading steps arrived
+    TracedCallback<const Result&> m_doneTrace;   //!< collective completed
 };
 
 } // namespace ns3

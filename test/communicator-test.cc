@@ -166,7 +166,7 @@ TEST_F(Ns3Fixture, ChannelsAndQpsSplitTheTrafficWithoutChangingTheBytes)
 TEST_F(Ns3Fixture, CommunicatorBadInput)
 {
     EXPECT_DEATH(CreateObject<Communicator>()->SetAttribute("Algorithm", StringValue("Butterfly")),
-                 "unknown Algorithm \"Butterfly\" \\(allowed: Ring\\)");
+                 "unknown Algorithm \"Butterfly\" \\(allowed: Ring, HalvingDoubling\\)");
     EXPECT_DEATH(CreateObject<Communicator>()->Start(Communicator::ALL_REDUCE, 100),
                  "call Setup\\(\\) first");
     EXPECT_DEATH(
@@ -279,4 +279,62 @@ TEST_F(Ns3Fixture, AllToAllTailIsWorseWithPerFlowEcmpThanWithSpraying)
     EXPECT_LT(spray.GetSeconds(), 1.05 * ideal);
     EXPECT_GT(ecmp.GetSeconds(), 1.1 * ideal);
     EXPECT_GT(sprayGbn, ecmp);
+}
+
+TEST_F(Ns3Fixture, HalvingDoublingMatchesItsClosedForm)
+{
+    // Rabenseifner all-reduce on n = 2^m ranks: m recursive-halving steps of S/2, S/4, ... S/n
+    // then m recursive-doubling steps of S/n, ..., S/2 bytes, each a pairwise exchange through
+    // one switch: T = sum over steps of (alpha + wire(bytes) / R) = 2 log2(n) alpha +
+    // 2 (n-1)/n S / B with per-packet overhead. Within 5 %.
+    const std::vector<std::pair<uint32_t, uint64_t>> cases = {{8, 4}, {8, 64}, {16, 4}, {16, 16}};
+    for (const auto& [n, mb] : cases)
+    {
+        {
+            Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("None"));
+            LeafSpineHelper fabric(n, 1, 1);
+            fabric.Install();
+            auto nics = RdmaHelper().Install(fabric);
+            Ptr<Communicator> comm = CreateObject<Communicator>();
+            comm->SetAttribute("Algorithm", StringValue("HalvingDoubling"));
+            comm->SetAttribute("ChunkBytes", UintegerValue(1ULL << 40));
+            comm->Setup(nics);
+            const uint64_t bytes = mb * 1000 * 1000;
+            comm->Start(Communicator::ALL_REDUCE, bytes);
+            Simulator::Stop(Seconds(1));
+            Simulator::Run();
+            ASSERT_EQ(comm->GetResults().size(), 1u);
+            const auto& r = comm->GetResults()[0];
+            double expected = 0;
+            uint32_t m = 0;
+            while ((1u << m) < n)
+            {
+                ++m;
+            }
+            for (uint32_t i = 0; i < m; ++i)
+            {
+                for (uint64_t b : {bytes >> (i + 1), ((bytes + n - 1) / n) << i})
+                {
+                    expected += 2 * DELAY + (std::min<uint64_t>(b, 4096) + 78) * 8 / LINE +
+                                WireBytes(b) * 8 / LINE;
+                }
+            }
+            const double t = (r.end - r.start).GetSeconds();
+            EXPECT_NEAR(t / expected, 1.0, 0.05)
+                << "n=" << n << " S=" << bytes << ": " << t << " s vs " << expected << " s";
+            EXPECT_DOUBLE_EQ(r.busBw, r.algBw * 2.0 * (n - 1) / n);
+            Simulator::Destroy();
+            Config::Reset();
+        }
+    }
+    EXPECT_DEATH(
+        {
+            LeafSpineHelper fabric(6, 1, 1);
+            fabric.Install();
+            auto nics = RdmaHelper().Install(fabric);
+            Ptr<Communicator> comm = CreateObject<Communicator>();
+            comm->SetAttribute("Algorithm", StringValue("HalvingDoubling"));
+            comm->Setup(nics);
+        },
+        "HalvingDoubling needs a power-of-two number of ranks, not 6");
 }
