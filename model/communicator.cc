@@ -122,6 +122,8 @@ Communicator::KindName(Kind kind)
         return "ReduceScatter";
     case ALL_TO_ALL:
         return "AllToAll";
+    case BROADCAST:
+        return "Broadcast";
     }
     return "?";
 }
@@ -142,6 +144,10 @@ double
 Communicator::BusBwFactor(Kind kind) const
 {
     const double n = m_ranks.size();
+    if (kind == BROADCAST)
+    {
+        return 1.0;
+    }
     return kind == ALL_REDUCE ? 2 * (n - 1) / n : (n - 1) / n;
 }
 
@@ -234,6 +240,11 @@ Communicator::Begin()
         BeginAllToAll();
         return;
     }
+    if (op.kind == BROADCAST)
+    {
+        BeginBroadcast();
+        return;
+    }
     if (m_algorithm == "HalvingDoubling")
     {
         BeginHalvingDoubling();
@@ -317,7 +328,56 @@ Communicator::OnReceive(uint32_t channel,
                         Time first,
                         Time now)
 {
-    Arrived(channel, rank, qp);
+    if (m_queue.front().kind != BROADCAST)
+    {
+        Arrived(channel, rank, qp);
+        return;
+    }
+    // broadcast: forward to the successor (in arrival order, so per-QP order holds); the rank
+    // before the root keeps the data
+    const uint32_t n = m_ranks.size();
+    Lane& lane = m_lanes[channel][rank];
+    ++lane.received;
+    if (rank != n - 1)
+    {
+        if (m_stepLatency.IsStrictlyPositive())
+        {
+            Simulator::Schedule(m_stepLatency,
+                                &RdmaQueuePair::PostSend,
+                                lane.tx[qp],
+                                bytes,
+                                RdmaQueuePair::WRITE);
+        }
+        else
+        {
+            lane.tx[qp]->PostSend(bytes);
+        }
+    }
+    if (lane.received == m_nChunks && --m_lanesLeft == 0)
+    {
+        Finish();
+    }
+}
+
+void
+Communicator::BeginBroadcast()
+{
+    const Op& op = m_queue.front();
+    const uint32_t n = m_ranks.size();
+    m_blockBytes = (op.bytes + m_channels - 1) / m_channels;
+    m_nChunks = static_cast<uint32_t>((m_blockBytes + m_chunkBytes - 1) / m_chunkBytes);
+    m_lanesLeft = uint64_t(n - 1) * m_channels;
+    for (uint32_t c = 0; c < m_channels; ++c)
+    {
+        for (auto& lane : m_lanes[c])
+        {
+            lane.received = 0;
+        }
+        for (uint32_t k = 0; k < m_nChunks; ++k)
+        {
+            m_lanes[c][0].tx[k % m_qps]->PostSend(ChunkBytes(k));
+        }
+    }
 }
 
 void

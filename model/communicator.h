@@ -40,6 +40,10 @@ class RdmaNic;
  * both, 2 log2(n) steps in all. A rank starts step i+1 when step i's data from its partner has
  * arrived (plus StepLatency). All-to-all always uses the direct algorithm.
  *
+ * Broadcast (from rank 0) is pipelined along the rings: the root writes its chunks to rank 1,
+ * and every rank forwards each chunk to its successor as soon as it arrived (the last rank
+ * keeps it); each channel carries S / Channels.
+ *
  * All-to-all (direct): every rank writes S/n bytes to every other rank at once over a full mesh
  * of connections (made at the first all-to-all; QpsPerConnection QPs each, chunks of at most
  * ChunkBytes spread round robin over them), as NCCL's grouped point-to-point operations.
@@ -58,7 +62,8 @@ class Communicator : public Object
         ALL_REDUCE = 0,     //!< all-reduce
         ALL_GATHER = 1,     //!< all-gather
         REDUCE_SCATTER = 2, //!< reduce-scatter
-        ALL_TO_ALL = 3      //!< all-to-all: S/n bytes from every rank to every other rank
+        ALL_TO_ALL = 3,     //!< all-to-all: S/n bytes from every rank to every other rank
+        BROADCAST = 4       //!< broadcast: S bytes from rank 0 to every rank
     };
 
     /// The result of one collective.
@@ -160,6 +165,8 @@ class Communicator : public Object
     void OnMeshReceive(uint32_t rank, uint64_t id, uint64_t bytes, Time first, Time now);
     /// The running collective completed.
     void Finish();
+    /// Begin a broadcast.
+    void BeginBroadcast();
     /// Begin a halving-doubling collective.
     void BeginHalvingDoubling();
     /// Build the halving-doubling connections (once).

@@ -338,3 +338,43 @@ TEST_F(Ns3Fixture, HalvingDoublingMatchesItsClosedForm)
         },
         "HalvingDoubling needs a power-of-two number of ranks, not 6");
 }
+
+TEST_F(Ns3Fixture, PipelinedBroadcastMatchesItsClosedForm)
+{
+    // Broadcast of S = 16 MiB from rank 0 along the ring in C = 16 chunks of 1 MiB: the first
+    // chunk needs n-1 hops of (alpha + c), the others follow one chunk time c apart:
+    // T = (n-1)(alpha + c) + (C-1) c. busBw = algBw (nccl-tests factor 1).
+    for (uint32_t n : {4u, 8u})
+    {
+        Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("None"));
+        LeafSpineHelper fabric(n, 1, 1);
+        fabric.Install();
+        auto nics = RdmaHelper().Install(fabric);
+        Ptr<Communicator> comm = CreateObject<Communicator>();
+        comm->SetAttribute("ChunkBytes", UintegerValue(1 << 20));
+        comm->Setup(nics);
+        const uint64_t bytes = 16 << 20;
+        comm->Start(Communicator::BROADCAST, bytes);
+        Simulator::Stop(Seconds(1));
+        Simulator::Run();
+        ASSERT_EQ(comm->GetResults().size(), 1u);
+        const auto& r = comm->GetResults()[0];
+        const double c = WireBytes(1 << 20) * 8 / LINE;
+        const double alpha = 2 * DELAY + (4096 + 78) * 8 / LINE;
+        const double expected = (n - 1) * (alpha + c) + 15 * c;
+        const double t = (r.end - r.start).GetSeconds();
+        EXPECT_NEAR(t / expected, 1.0, 0.05) << "n=" << n << ": " << t << " s vs " << expected;
+        EXPECT_DOUBLE_EQ(r.busBw, r.algBw);
+        for (uint32_t i = 1; i < n; ++i)
+        {
+            uint64_t received = 0;
+            for (uint32_t q = 0; q < nics[i]->GetNQps(); ++q)
+            {
+                received += nics[i]->GetQp(0x100 + q)->GetStats().bytesReceived;
+            }
+            EXPECT_EQ(received, bytes) << "rank " << i;
+        }
+        Simulator::Destroy();
+        Config::Reset();
+    }
+}
