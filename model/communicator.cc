@@ -360,6 +360,80 @@ Communicator::OnReceive(uint32_t channel,
 }
 
 void
+Communicator::SendRecv(uint32_t src, uint32_t dst, uint64_t bytes, P2pCallback cb)
+{
+    const uint32_t n = m_ranks.size();
+    if (n == 0)
+    {
+        NS_FATAL_ERROR("Communicator::SendRecv: call Setup() first");
+    }
+    if (src >= n || dst >= n || src == dst)
+    {
+        NS_FATAL_ERROR("Communicator::SendRecv: ranks " << src << " -> " << dst
+                                                        << " are not allowed (two different "
+                                                           "ranks 0.."
+                                                        << n - 1 << ")");
+    }
+    if (bytes == 0)
+    {
+        NS_FATAL_ERROR("Communicator::SendRecv: 0 bytes is not allowed (>= 1)");
+    }
+    P2pLink& link = m_p2p[{src, dst}];
+    if (link.tx.empty())
+    {
+        for (uint32_t q = 0; q < m_qps; ++q)
+        {
+            const uint16_t sport =
+                49152 + static_cast<uint16_t>((src * 257 + dst * 61 + q * 7919 + 4099) % 16384);
+            Ptr<RdmaQueuePair> x = m_ranks[src]->CreateQp(m_priority, sport);
+            Ptr<RdmaQueuePair> y = m_ranks[dst]->CreateQp(m_priority, sport);
+            m_ranks[src]->Connect(x, m_ranks[dst]->GetAddress(), y->GetQpn());
+            m_ranks[dst]->Connect(y, m_ranks[src]->GetAddress(), x->GetQpn());
+            y->SetReceiveCompletionCallback(
+                MakeCallback(&Communicator::OnP2pReceive, this, src, dst));
+            link.tx.push_back(x);
+        }
+    }
+    link.pending.push_back({bytes, bytes, Simulator::Now(), cb});
+    uint64_t left = bytes;
+    while (left > 0)
+    {
+        const uint64_t chunk = std::min(left, m_chunkBytes);
+        link.tx[link.nextChunk++ % link.tx.size()]->PostSend(chunk);
+        left -= chunk;
+    }
+}
+
+void
+Communicator::OnP2pReceive(uint32_t src,
+                           uint32_t dst,
+                           uint64_t id,
+                           uint64_t bytes,
+                           Time first,
+                           Time now)
+{
+    P2pLink& link = m_p2p[{src, dst}];
+    NS_ASSERT_MSG(!link.pending.empty(), "point-to-point data nobody sent");
+    // chunks of one pair arrive in posting order on each QP; the bytes are credited in order
+    while (bytes > 0 && !link.pending.empty())
+    {
+        P2pMessage& m = link.pending.front();
+        const uint64_t take = std::min(bytes, m.left);
+        m.left -= take;
+        bytes -= take;
+        if (m.left == 0)
+        {
+            const P2pMessage done = m;
+            link.pending.pop_front();
+            if (!done.cb.IsNull())
+            {
+                done.cb(src, dst, done.bytes, done.posted, now);
+            }
+        }
+    }
+}
+
+void
 Communicator::BeginBroadcast()
 {
     const Op& op = m_queue.front();

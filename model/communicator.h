@@ -12,6 +12,7 @@
 #include "ns3/traced-callback.h"
 
 #include <deque>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -110,6 +111,21 @@ class Communicator : public Object
      */
     void Start(Kind kind, uint64_t bytes, DoneCallback cb = DoneCallback());
 
+    /// Point-to-point completion: source rank, destination rank, bytes, posted, arrived.
+    typedef Callback<void, uint32_t, uint32_t, uint64_t, Time, Time> P2pCallback;
+
+    /**
+     * \brief Point-to-point send/receive (e.g. pipeline-parallel activations): write `bytes` from
+     *        rank src to rank dst now, independent of the collectives, over a connection made at
+     *        the first use (QpsPerConnection QPs, chunks of at most ChunkBytes). Sends between the
+     *        same pair arrive in the order they were posted.
+     * \param src source rank
+     * \param dst destination rank (!= src)
+     * \param bytes message size (> 0)
+     * \param cb called when the whole message has arrived at dst (may be null)
+     */
+    void SendRecv(uint32_t src, uint32_t dst, uint64_t bytes, P2pCallback cb = P2pCallback());
+
     /// \return the number of ranks
     uint32_t GetNRanks() const;
     /// \return the results of the completed collectives, in order
@@ -167,6 +183,40 @@ class Communicator : public Object
     void Finish();
     /// Begin a broadcast.
     void BeginBroadcast();
+    /**
+     * \brief A chunk of a point-to-point message arrived.
+     * \param src source rank
+     * \param dst destination rank
+     * \param id message id
+     * \param bytes bytes
+     * \param first first packet time
+     * \param now completion time
+     */
+    void OnP2pReceive(uint32_t src,
+                      uint32_t dst,
+                      uint64_t id,
+                      uint64_t bytes,
+                      Time first,
+                      Time now);
+
+    /// A point-to-point message in flight.
+    struct P2pMessage
+    {
+        uint64_t left;  //!< bytes still to arrive
+        uint64_t bytes; //!< size
+        Time posted;    //!< when posted
+        P2pCallback cb; //!< completion
+    };
+
+    /// Point-to-point connection of an ordered pair of ranks.
+    struct P2pLink
+    {
+        std::vector<Ptr<RdmaQueuePair>> tx; //!< QPs at the source
+        uint64_t nextChunk{0};              //!< round robin over them
+        std::deque<P2pMessage> pending;     //!< messages not fully arrived, in order
+    };
+
+    std::map<std::pair<uint32_t, uint32_t>, P2pLink> m_p2p; //!< by (src, dst), made at first use
     /// Begin a halving-doubling collective.
     void BeginHalvingDoubling();
     /// Build the halving-doubling connections (once).

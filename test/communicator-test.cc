@@ -378,3 +378,48 @@ TEST_F(Ns3Fixture, PipelinedBroadcastMatchesItsClosedForm)
         Config::Reset();
     }
 }
+
+TEST_F(Ns3Fixture, PointToPointSendRecvTakesTheMessageTime)
+{
+    // one 1 MiB message through one switch: wire bytes at line rate + two cable delays + the
+    // switch's store-and-forward of the largest packet; a second message to the same rank
+    // completes after the first, a message to another rank in parallel.
+    Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("None"));
+    LeafSpineHelper fabric(4, 1, 1);
+    fabric.Install();
+    auto nics = RdmaHelper().Install(fabric);
+    Ptr<Communicator> comm = CreateObject<Communicator>();
+    comm->Setup(nics);
+
+    struct Done
+    {
+        uint32_t src;
+        uint32_t dst;
+        uint64_t bytes;
+        Time arrived;
+    };
+
+    std::vector<Done> done;
+    auto cb = MakeBoundCallback(
+        +[](std::vector<Done>* d, uint32_t s, uint32_t t, uint64_t b, Time, Time now) {
+            d->push_back({s, t, b, now});
+        },
+        &done);
+    comm->SendRecv(0, 3, 1 << 20, cb);
+    comm->SendRecv(0, 3, 1000, cb);
+    comm->SendRecv(1, 2, 1 << 20, cb);
+    Simulator::Stop(Seconds(1));
+    Simulator::Run();
+    ASSERT_EQ(done.size(), 3u);
+    const double single = WireBytes(1 << 20) * 8 / LINE + 2 * DELAY + (4096 + 78) * 8 / LINE;
+    EXPECT_NEAR(done[0].arrived.GetSeconds() / single, 1.0, 0.01);
+    EXPECT_EQ(done[0].src, 0u);
+    EXPECT_EQ(done[0].bytes, uint64_t(1 << 20));
+    EXPECT_EQ(done[1].src, 1u); // in parallel, same time as the first
+    EXPECT_EQ(done[1].arrived, done[0].arrived);
+    EXPECT_EQ(done[2].bytes, 1000u); // the small one waited behind the large one
+    EXPECT_GT(done[2].arrived, done[0].arrived);
+    EXPECT_DEATH(comm->SendRecv(2, 2, 100), "ranks 2 -> 2 are not allowed");
+    EXPECT_DEATH(comm->SendRecv(0, 4, 100), "ranks 0 -> 4 are not allowed");
+    EXPECT_DEATH(comm->SendRecv(0, 1, 0), "0 bytes is not allowed");
+}
