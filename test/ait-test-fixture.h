@@ -8,7 +8,9 @@
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 
+#include <cstdio>
 #include <gtest/gtest.h>
+#include <string>
 
 namespace ns3
 {
@@ -38,6 +40,31 @@ class Ns3Fixture : public ::testing::Test
         Config::Reset();      // attribute defaults survive Destroy()
     }
 };
+
+/**
+ * \ingroup ai-training-tests
+ * \brief Run a shell command (e.g. tshark) and return its standard output.
+ * \param cmd the command
+ * \return what it printed on stdout
+ */
+inline std::string
+Shell(const std::string& cmd)
+{
+    std::string out;
+    FILE* f = popen(cmd.c_str(), "r");
+    if (!f)
+    {
+        return out;
+    }
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+    {
+        out.append(buf, n);
+    }
+    pclose(f);
+    return out;
+}
 
 } // namespace test
 } // namespace ns3

@@ -32,26 +32,6 @@ using namespace ns3::test;
 namespace
 {
 
-/// Run a shell command and return its standard output.
-std::string
-Shell(const std::string& cmd)
-{
-    std::string out;
-    FILE* f = popen(cmd.c_str(), "r");
-    if (!f)
-    {
-        return out;
-    }
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-    {
-        out.append(buf, n);
-    }
-    pclose(f);
-    return out;
-}
-
 /// Split tshark's -T fields output into rows of columns.
 std::vector<std::vector<std::string>>
 Rows(const std::string& text)

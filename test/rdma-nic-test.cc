@@ -462,21 +462,7 @@ TEST_F(Ns3Fixture, CongestedRunPcapShowsRcAckNakCnpAndPfcInTshark)
         Simulator::Run();
         Simulator::Destroy();
     }
-    auto run = [](const std::string& cmd) {
-        std::string out;
-        FILE* p = popen(cmd.c_str(), "r");
-        char buf[4096];
-        size_t n;
-        while (p && (n = fread(buf, 1, sizeof(buf), p)) > 0)
-        {
-            out.append(buf, n);
-        }
-        if (p)
-        {
-            pclose(p);
-        }
-        return out;
-    };
+    auto run = [](const std::string& cmd) { return Shell(cmd); };
     auto count = [&](const std::string& file, const std::string& filter) {
         return std::stoi(
             run(tshark + " -r " + dir + "/" + file + " -Y '" + filter + "' 2>/dev/null | wc -l"));

@@ -387,21 +387,7 @@ TEST_F(Ns3Fixture, SwitchPortPcapShowsPfcInTshark)
     Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(4 * 1024 * 1024));
     const Incast r = RunIncast(8, 1000, true, pcap);
     ASSERT_GT(r.pausesSent, 0u);
-    auto run = [](const std::string& cmd) {
-        std::string out;
-        FILE* p = popen(cmd.c_str(), "r");
-        char buf[4096];
-        size_t n;
-        while (p && (n = fread(buf, 1, sizeof(buf), p)) > 0)
-        {
-            out.append(buf, n);
-        }
-        if (p)
-        {
-            pclose(p);
-        }
-        return out;
-    };
+    auto run = [](const std::string& cmd) { return Shell(cmd); };
     const std::string pauses =
         run(tshark + " -r " + pcap +
             " -Y 'macc.opcode == 0x0101' -T fields -e macc.cbfc.enbv -e macc.cbfc.pause_time.c3 "
