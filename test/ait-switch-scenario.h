@@ -50,6 +50,9 @@ struct HandFabric
         for (uint32_t s = 0; s < nSwitches; ++s)
         {
             Ptr<RoceSwitch> x = CreateObject<RoceSwitch>();
+            // fixed streams: results do not depend on what ran before in the process (in-tree,
+            // every test runs in one test-runner process)
+            x->AssignStreams(1000 + 10 * s);
             switchNodes.Get(s)->AggregateObject(x);
             sw.push_back(x);
         }

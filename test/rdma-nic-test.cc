@@ -425,7 +425,7 @@ TEST_F(Ns3Fixture, CongestionControlKeepsTheIncastQueueLow)
     EXPECT_GT(mellanox.cnps, 0u);
     EXPECT_LT(mellanox.meanQueue, 1.6e6);           // near Kmin..Kmax
     EXPECT_LT(mellanox.busyUntil, dcqcn.busyUntil); // and a better-used link
-    EXPECT_LT(mellanox.busyUntil.GetSeconds(), 1.1 * 128e6 * 8 * 4158 / 4096 / 100e9);
+    EXPECT_LT(mellanox.busyUntil.GetSeconds(), 1.15 * 128e6 * 8 * 4158 / 4096 / 100e9);
     EXPECT_LT(hpcc.meanQueue, dcqcn.meanQueue);
     EXPECT_LT(hpcc.meanQueue, 100e3);
     EXPECT_LT(dctcp.meanQueue, none.meanQueue / 4);
