@@ -243,6 +243,18 @@ RoceTopologyHelper::GetLinkHelper()
     return m_linkHelper;
 }
 
+int64_t
+RoceTopologyHelper::AssignStreams(int64_t stream)
+{
+    CheckInstalled("AssignStreams");
+    int64_t used = 0;
+    for (uint32_t i = 0; i < GetNSwitches(); ++i)
+    {
+        used += GetSwitch(i)->AssignStreams(stream + used);
+    }
+    return used;
+}
+
 void
 RoceTopologyHelper::BeginInstall(const std::string& who)
 {

@@ -240,6 +240,14 @@ class RoceTopologyHelper
      */
     RoceLinkHelper& GetLinkHelper();
 
+    /**
+     * \brief Assign fixed random variable streams to every switch of the topology (ECN marking,
+     *        flowlet choices), so results do not depend on other objects created before.
+     * \param stream first stream index to use
+     * \return the number of stream indices assigned
+     */
+    int64_t AssignStreams(int64_t stream);
+
   protected:
     /**
      * \brief Called first by Install(): fatal if the helper was installed already.

@@ -16,6 +16,7 @@
 #include "ns3/leaf-spine-helper.h"
 #include "ns3/node.h"
 #include "ns3/rail-optimized-helper.h"
+#include "ns3/random-variable-stream.h"
 #include "ns3/roce-icrc-trailer.h"
 #include "ns3/roce-switch.h"
 #include "ns3/roce-ud-helper.h"
@@ -880,4 +881,42 @@ TEST_F(TopologyBadInput, IndicesAndAddresses)
             ft.Install();
         },
         "HostAddressBase 255.255.255.250 leaves room for 6 addresses, the fabric has 16");
+}
+
+TEST_F(Ns3Fixture, TopologyAssignStreamsMakesMarkingIndependentOfEarlierObjects)
+{
+    // Two runs of the same lossy-ECN scenario, the second after creating extra random variables:
+    // with AssignStreams the switches mark exactly the same packets.
+    auto run = [](uint32_t extraStreams) {
+        std::vector<Ptr<UniformRandomVariable>> extra;
+        for (uint32_t i = 0; i < extraStreams; ++i)
+        {
+            extra.push_back(CreateObject<UniformRandomVariable>());
+            extra.back()->GetValue();
+        }
+        Config::SetDefault("ns3::SwitchMmu::EcnKmin", UintegerValue(10000));
+        Config::SetDefault("ns3::SwitchMmu::EcnKmax", UintegerValue(200000));
+        FatTreeHelper fabric(4);
+        fabric.Install();
+        EXPECT_EQ(fabric.AssignStreams(100), 2 * fabric.GetNSwitches());
+        RoceUdHelper ud;
+        ud.SetSourceAttribute("MaxPackets", UintegerValue(3000));
+        ud.SetSourceAttribute("DataRate", StringValue("100Gbps"));
+        ApplicationContainer sinks = ud.InstallSink(NodeContainer(fabric.GetHostNode(0)));
+        for (uint32_t h = 4; h < 8; ++h)
+        {
+            ud.InstallSource(fabric.GetHostNode(h),
+                             fabric.GetHostAddress(h),
+                             fabric.GetHostAddress(0));
+        }
+        Simulator::Run();
+        const uint64_t ce = DynamicCast<RoceUdSink>(sinks.Get(0))->GetReceivedWithEcn(3);
+        Simulator::Destroy();
+        Config::Reset();
+        return ce;
+    };
+    const uint64_t a = run(0);
+    const uint64_t b = run(7);
+    EXPECT_GT(a, 0u);
+    EXPECT_EQ(a, b);
 }
