@@ -41,6 +41,7 @@ def build(bld):
         'helper/roce-link-helper.cc',
         'helper/roce-topology-helper.cc',
         'helper/roce-ud-helper.cc',
+        'helper/two-tier-topology-helper.cc',
     ]
 
     module_test = bld.create_ns3_module_test_library('ai-training')
@@ -99,6 +100,7 @@ def build(bld):
         'helper/roce-link-helper.h',
         'helper/roce-topology-helper.h',
         'helper/roce-ud-helper.h',
+        'helper/two-tier-topology-helper.h',
     ]
 
     if bld.env.ENABLE_EXAMPLES:

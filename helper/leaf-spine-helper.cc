@@ -12,13 +12,10 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("LeafSpineHelper");
 
 LeafSpineHelper::LeafSpineHelper(uint32_t hostsPerLeaf, uint32_t leaves, uint32_t spines)
-    : m_hostsPerLeaf(hostsPerLeaf),
+    : TwoTierTopologyHelper("LeafSpineHelper", "host link"),
+      m_hostsPerLeaf(hostsPerLeaf),
       m_leaves(leaves),
-      m_spines(spines),
-      m_hostRate("100Gbps"),
-      m_hostDelay(MicroSeconds(1)),
-      m_upRate("100Gbps"),
-      m_upDelay(MicroSeconds(1))
+      m_spines(spines)
 {
     if (hostsPerLeaf == 0)
     {
@@ -35,62 +32,6 @@ LeafSpineHelper::LeafSpineHelper(uint32_t hostsPerLeaf, uint32_t leaves, uint32_
 }
 
 LeafSpineHelper::~LeafSpineHelper() = default;
-
-void
-LeafSpineHelper::SetHostLinkRate(DataRate rate)
-{
-    CheckNotInstalled("SetHostLinkRate");
-    CheckRate(rate, "LeafSpineHelper: host link rate");
-    m_hostRate = rate;
-}
-
-void
-LeafSpineHelper::SetHostLinkDelay(Time delay)
-{
-    CheckNotInstalled("SetHostLinkDelay");
-    CheckDelay(delay, "LeafSpineHelper: host link delay");
-    m_hostDelay = delay;
-}
-
-void
-LeafSpineHelper::SetUplinkRate(DataRate rate)
-{
-    CheckNotInstalled("SetUplinkRate");
-    CheckRate(rate, "LeafSpineHelper: uplink rate");
-    m_upRate = rate;
-}
-
-void
-LeafSpineHelper::SetUplinkDelay(Time delay)
-{
-    CheckNotInstalled("SetUplinkDelay");
-    CheckDelay(delay, "LeafSpineHelper: uplink delay");
-    m_upDelay = delay;
-}
-
-DataRate
-LeafSpineHelper::GetHostLinkRate() const
-{
-    return m_hostRate;
-}
-
-Time
-LeafSpineHelper::GetHostLinkDelay() const
-{
-    return m_hostDelay;
-}
-
-DataRate
-LeafSpineHelper::GetUplinkRate() const
-{
-    return m_upRate;
-}
-
-Time
-LeafSpineHelper::GetUplinkDelay() const
-{
-    return m_upDelay;
-}
 
 double
 LeafSpineHelper::GetOversubscription() const

@@ -4,7 +4,7 @@
 #ifndef LEAF_SPINE_HELPER_H
 #define LEAF_SPINE_HELPER_H
 
-#include "roce-topology-helper.h"
+#include "two-tier-topology-helper.h"
 
 namespace ns3
 {
@@ -25,7 +25,7 @@ namespace ns3
  * spine s on port hostsPerLeaf + s, a spine has leaf l on port l. Partitions (SetPartitions):
  * hosts and leaves use the leaf index, spine s uses s.
  */
-class LeafSpineHelper : public RoceTopologyHelper
+class LeafSpineHelper : public TwoTierTopologyHelper
 {
   public:
     /**
@@ -36,32 +36,6 @@ class LeafSpineHelper : public RoceTopologyHelper
      */
     LeafSpineHelper(uint32_t hostsPerLeaf, uint32_t leaves, uint32_t spines);
     ~LeafSpineHelper() override;
-
-    /**
-     * \param rate line rate of the host links (> 0; default 100Gbps)
-     */
-    void SetHostLinkRate(DataRate rate);
-    /**
-     * \param delay propagation delay of the host links (>= 0; default 1us)
-     */
-    void SetHostLinkDelay(Time delay);
-    /**
-     * \param rate line rate of the leaf-spine links (> 0; default 100Gbps)
-     */
-    void SetUplinkRate(DataRate rate);
-    /**
-     * \param delay propagation delay of the leaf-spine links (>= 0; default 1us)
-     */
-    void SetUplinkDelay(Time delay);
-
-    /// \return line rate of the host links
-    DataRate GetHostLinkRate() const;
-    /// \return propagation delay of the host links
-    Time GetHostLinkDelay() const;
-    /// \return line rate of the leaf-spine links
-    DataRate GetUplinkRate() const;
-    /// \return propagation delay of the leaf-spine links
-    Time GetUplinkDelay() const;
 
     /// \return hostsPerLeaf x host rate / (spines x uplink rate)
     double GetOversubscription() const;
@@ -100,10 +74,6 @@ class LeafSpineHelper : public RoceTopologyHelper
     uint32_t m_hostsPerLeaf; //!< hosts per leaf
     uint32_t m_leaves;       //!< leaves
     uint32_t m_spines;       //!< spines
-    DataRate m_hostRate;     //!< host link rate
-    Time m_hostDelay;        //!< host link delay
-    DataRate m_upRate;       //!< uplink rate
-    Time m_upDelay;          //!< uplink delay
 };
 
 } // namespace ns3

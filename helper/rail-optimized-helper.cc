@@ -15,14 +15,11 @@ RailOptimizedHelper::RailOptimizedHelper(uint32_t servers,
                                          uint32_t gpusPerServer,
                                          uint32_t serversPerGroup,
                                          uint32_t spines)
-    : m_servers(servers),
+    : TwoTierTopologyHelper("RailOptimizedHelper", "NIC link"),
+      m_servers(servers),
       m_gpus(gpusPerServer),
       m_serversPerGroup(serversPerGroup),
-      m_spines(spines),
-      m_hostRate("100Gbps"),
-      m_hostDelay(MicroSeconds(1)),
-      m_upRate("100Gbps"),
-      m_upDelay(MicroSeconds(1))
+      m_spines(spines)
 {
     if (servers == 0)
     {
@@ -56,62 +53,6 @@ RailOptimizedHelper::RailOptimizedHelper(uint32_t servers,
 }
 
 RailOptimizedHelper::~RailOptimizedHelper() = default;
-
-void
-RailOptimizedHelper::SetHostLinkRate(DataRate rate)
-{
-    CheckNotInstalled("SetHostLinkRate");
-    CheckRate(rate, "RailOptimizedHelper: NIC link rate");
-    m_hostRate = rate;
-}
-
-void
-RailOptimizedHelper::SetHostLinkDelay(Time delay)
-{
-    CheckNotInstalled("SetHostLinkDelay");
-    CheckDelay(delay, "RailOptimizedHelper: NIC link delay");
-    m_hostDelay = delay;
-}
-
-void
-RailOptimizedHelper::SetUplinkRate(DataRate rate)
-{
-    CheckNotInstalled("SetUplinkRate");
-    CheckRate(rate, "RailOptimizedHelper: uplink rate");
-    m_upRate = rate;
-}
-
-void
-RailOptimizedHelper::SetUplinkDelay(Time delay)
-{
-    CheckNotInstalled("SetUplinkDelay");
-    CheckDelay(delay, "RailOptimizedHelper: uplink delay");
-    m_upDelay = delay;
-}
-
-DataRate
-RailOptimizedHelper::GetHostLinkRate() const
-{
-    return m_hostRate;
-}
-
-Time
-RailOptimizedHelper::GetHostLinkDelay() const
-{
-    return m_hostDelay;
-}
-
-DataRate
-RailOptimizedHelper::GetUplinkRate() const
-{
-    return m_upRate;
-}
-
-Time
-RailOptimizedHelper::GetUplinkDelay() const
-{
-    return m_upDelay;
-}
 
 double
 RailOptimizedHelper::GetOversubscription() const

@@ -4,7 +4,7 @@
 #ifndef RAIL_OPTIMIZED_HELPER_H
 #define RAIL_OPTIMIZED_HELPER_H
 
-#include "roce-topology-helper.h"
+#include "two-tier-topology-helper.h"
 
 namespace ns3
 {
@@ -30,7 +30,7 @@ namespace ns3
  * leaf (q, g) on port q x G + g. Partitions (SetPartitions): servers and rail leaves use their
  * group index, spine j uses j.
  */
-class RailOptimizedHelper : public RoceTopologyHelper
+class RailOptimizedHelper : public TwoTierTopologyHelper
 {
   public:
     /**
@@ -45,32 +45,6 @@ class RailOptimizedHelper : public RoceTopologyHelper
                         uint32_t serversPerGroup,
                         uint32_t spines);
     ~RailOptimizedHelper() override;
-
-    /**
-     * \param rate line rate of the NIC links (> 0; default 100Gbps)
-     */
-    void SetHostLinkRate(DataRate rate);
-    /**
-     * \param delay propagation delay of the NIC links (>= 0; default 1us)
-     */
-    void SetHostLinkDelay(Time delay);
-    /**
-     * \param rate line rate of the leaf-spine links (> 0; default 100Gbps)
-     */
-    void SetUplinkRate(DataRate rate);
-    /**
-     * \param delay propagation delay of the leaf-spine links (>= 0; default 1us)
-     */
-    void SetUplinkDelay(Time delay);
-
-    /// \return line rate of the NIC links
-    DataRate GetHostLinkRate() const;
-    /// \return propagation delay of the NIC links
-    Time GetHostLinkDelay() const;
-    /// \return line rate of the leaf-spine links
-    DataRate GetUplinkRate() const;
-    /// \return propagation delay of the leaf-spine links
-    Time GetUplinkDelay() const;
 
     /// \return serversPerGroup x NIC rate / (spines x uplink rate), at each rail leaf
     double GetOversubscription() const;
@@ -121,10 +95,6 @@ class RailOptimizedHelper : public RoceTopologyHelper
     uint32_t m_gpus;            //!< GPUs (NICs) per server
     uint32_t m_serversPerGroup; //!< servers per group
     uint32_t m_spines;          //!< spines
-    DataRate m_hostRate;        //!< NIC link rate
-    Time m_hostDelay;           //!< NIC link delay
-    DataRate m_upRate;          //!< uplink rate
-    Time m_upDelay;             //!< uplink delay
 };
 
 } // namespace ns3
