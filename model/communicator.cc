@@ -89,6 +89,10 @@ Communicator::DoDispose()
     m_lanes.clear();
     m_ranks.clear();
     m_queue.clear();
+    m_entries.clear();
+    m_p2p.clear();
+    m_mesh.clear();
+    m_hdQp.clear();
     Object::DoDispose();
 }
 
@@ -215,6 +219,65 @@ Communicator::Start(Kind kind, uint64_t bytes, DoneCallback cb)
     if (!m_running)
     {
         Begin();
+    }
+}
+
+void
+Communicator::Enter(uint32_t rank, Kind kind, uint64_t bytes, DoneCallback cb)
+{
+    const uint32_t n = m_ranks.size();
+    if (n == 0)
+    {
+        NS_FATAL_ERROR("Communicator::Enter: call Setup() first");
+    }
+    if (rank >= n)
+    {
+        NS_FATAL_ERROR("Communicator::Enter: rank " << rank << " is not allowed (0.." << n - 1
+                                                    << ")");
+    }
+    if (bytes == 0)
+    {
+        NS_FATAL_ERROR("Communicator::Enter: " << KindName(kind)
+                                               << " of 0 bytes is not allowed (>= 1)");
+    }
+    m_entered.resize(n, 0);
+    const uint64_t seq = m_entered[rank]++;
+    auto it = m_entries.find(seq);
+    if (it == m_entries.end())
+    {
+        it = m_entries.emplace(seq, Entry{kind, bytes, 0, std::vector<DoneCallback>(n)}).first;
+    }
+    Entry& e = it->second;
+    if (e.kind != kind || e.bytes != bytes)
+    {
+        NS_FATAL_ERROR("Communicator::Enter: rank "
+                       << rank << " calls collective #" << seq << " as " << KindName(kind) << " of "
+                       << bytes << " B but another rank called it as " << KindName(e.kind) << " of "
+                       << e.bytes << " B (every rank must call the same collectives "
+                       << "in the same order)");
+    }
+    e.rankCb[rank] = cb;
+    if (++e.arrived == n)
+    {
+        NS_LOG_INFO("collective #" << seq << " (" << KindName(kind) << ", " << bytes
+                                   << " B): last rank " << rank << " entered");
+        Start(kind, bytes, MakeCallback(&Communicator::EntryDone, this, seq));
+    }
+}
+
+void
+Communicator::EntryDone(uint64_t seq, const Result& result)
+{
+    auto it = m_entries.find(seq);
+    NS_ASSERT(it != m_entries.end());
+    const std::vector<DoneCallback> cbs = it->second.rankCb;
+    m_entries.erase(it);
+    for (const auto& cb : cbs)
+    {
+        if (!cb.IsNull())
+        {
+            cb(result);
+        }
     }
 }
 

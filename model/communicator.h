@@ -111,6 +111,21 @@ class Communicator : public Object
      */
     void Start(Kind kind, uint64_t bytes, DoneCallback cb = DoneCallback());
 
+    /**
+     * \brief One rank calls a collective (as a training rank calling NCCL).
+     *
+     * The i-th call of every rank belongs to the communicator's i-th entered collective; it
+     * starts (is queued as by Start()) when the last rank has called it, so a late rank delays
+     * everyone (a collective cannot finish before its slowest member joined). Every rank's
+     * callback is called when the collective completes. All ranks must ask for the same kind
+     * and size, else the run stops with a message naming both.
+     * \param rank the calling rank
+     * \param kind the collective
+     * \param bytes S (> 0)
+     * \param cb called when it completes (may be null)
+     */
+    void Enter(uint32_t rank, Kind kind, uint64_t bytes, DoneCallback cb = DoneCallback());
+
     /// Point-to-point completion: source rank, destination rank, bytes, posted, arrived.
     typedef Callback<void, uint32_t, uint32_t, uint64_t, Time, Time> P2pCallback;
 
@@ -217,6 +232,25 @@ class Communicator : public Object
     };
 
     std::map<std::pair<uint32_t, uint32_t>, P2pLink> m_p2p; //!< by (src, dst), made at first use
+
+    /// A collective some ranks have entered (Enter()).
+    struct Entry
+    {
+        Kind kind;                        //!< what
+        uint64_t bytes;                   //!< S
+        uint32_t arrived{0};              //!< ranks that called it
+        std::vector<DoneCallback> rankCb; //!< per rank
+    };
+
+    /**
+     * \brief An entered collective completed.
+     * \param seq its sequence number
+     * \param result what happened
+     */
+    void EntryDone(uint64_t seq, const Result& result);
+
+    std::map<uint64_t, Entry> m_entries; //!< entered collectives not yet complete, by sequence
+    std::vector<uint64_t> m_entered;     //!< per rank: collectives it entered
     /// Begin a halving-doubling collective.
     void BeginHalvingDoubling();
     /// Build the halving-doubling connections (once).

@@ -423,3 +423,46 @@ TEST_F(Ns3Fixture, PointToPointSendRecvTakesTheMessageTime)
     EXPECT_DEATH(comm->SendRecv(0, 4, 100), "ranks 0 -> 4 are not allowed");
     EXPECT_DEATH(comm->SendRecv(0, 1, 0), "0 bytes is not allowed");
 }
+
+TEST_F(Ns3Fixture, EnteredCollectiveStartsWhenItsLastRankCalls)
+{
+    // Four ranks enter an all-reduce at 0, 0, 0 and 50 us: it runs exactly as one started at
+    // 50 us (same duration as alone), every rank's callback fires once at its end, and the next
+    // collective of each rank matches by order. Mismatched kinds stop the run.
+    const Communicator::Result alone = RunRing(Communicator::ALL_REDUCE, 4, 4 << 20);
+    Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("None"));
+    LeafSpineHelper fabric(4, 1, 1);
+    fabric.Install();
+    auto nics = RdmaHelper().Install(fabric);
+    Ptr<Communicator> comm = CreateObject<Communicator>();
+    comm->Setup(nics);
+    std::vector<Time> ends;
+    auto cb = MakeBoundCallback(
+        +[](std::vector<Time>* e, const Communicator::Result& r) { e->push_back(r.end); },
+        &ends);
+    for (uint32_t r = 0; r < 4; ++r)
+    {
+        Simulator::Schedule(MicroSeconds(r == 2 ? 50 : 0),
+                            &Communicator::Enter,
+                            comm,
+                            r,
+                            Communicator::ALL_REDUCE,
+                            uint64_t(4 << 20),
+                            cb);
+    }
+    Simulator::Run();
+    ASSERT_EQ(ends.size(), 4u);
+    ASSERT_EQ(comm->GetResults().size(), 1u);
+    const Communicator::Result& r = comm->GetResults()[0];
+    EXPECT_EQ(r.start, MicroSeconds(50));
+    EXPECT_EQ(r.end - r.start, alone.end - alone.start);
+    for (const Time& t : ends)
+    {
+        EXPECT_EQ(t, r.end);
+    }
+    comm->Enter(0, Communicator::ALL_GATHER, 1000);
+    EXPECT_DEATH(comm->Enter(1, Communicator::ALL_REDUCE, 1000),
+                 "rank 1 calls collective #1 as AllReduce of 1000 B but another rank called it "
+                 "as AllGather of 1000 B");
+    EXPECT_DEATH(comm->Enter(4, Communicator::ALL_REDUCE, 1000), "rank 4 is not allowed");
+}
