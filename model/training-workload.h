@@ -1,0 +1,183 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef TRAINING_WORKLOAD_H
+#define TRAINING_WORKLOAD_H
+
+#include "communicator.h"
+
+#include "ns3/nstime.h"
+
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-training
+ * \brief The ranks of a training job a collective spans.
+ *
+ * Ranks follow Megatron's order: rank = (pp_i x DP + dp_i) x TP + tp_i, and with expert
+ * parallelism each DP group is cut into DP/EP expert-parallel groups of EP consecutive DP ranks
+ * (dp_i = edp_i x EP + ep_i).
+ */
+enum class ParallelGroup : uint8_t
+{
+    DP = 0,    //!< data parallel: same pp_i and tp_i
+    TP = 1,    //!< tensor parallel: same pp_i and dp_i
+    PP = 2,    //!< pipeline: same dp_i and tp_i (the stages of one pipeline)
+    EP = 3,    //!< expert parallel: same pp_i, tp_i and edp_i
+    DP_EP = 4, //!< expert data parallel: same pp_i, tp_i and ep_i
+    WORLD = 5  //!< every rank of the job
+};
+
+/// Number of ParallelGroup values.
+constexpr uint32_t N_PARALLEL_GROUPS = 6;
+
+/**
+ * \param g a group
+ * \return its lower-case name ("dp", "tp", "pp", "ep", "dp_ep", "world")
+ */
+std::string ParallelGroupName(ParallelGroup g);
+
+/**
+ * \brief Parse a group name (as ParallelGroupName, case-insensitive).
+ * \param name the name
+ * \param [out] g the group
+ * \return false if the name is unknown
+ */
+bool ParseParallelGroup(const std::string& name, ParallelGroup* g);
+
+/**
+ * \ingroup ai-training
+ * \brief One operation of a rank's per-step program.
+ *
+ * An operation starts when all its dependencies (earlier operations of the same program) are
+ * done. Compute operations also run one at a time in program order (one GPU compute stream);
+ * the collectives of one group are called in program order (one NCCL stream per group).
+ */
+struct WorkloadOp
+{
+    /// What the operation does.
+    enum Type : uint8_t
+    {
+        COMPUTE = 0,    //!< busy the GPU for `duration`
+        COLLECTIVE = 1, //!< a collective of `bytes` over `group`
+        SEND = 2,       //!< send `bytes` to the rank `peer` pipeline stages away
+        RECV = 3        //!< receive `bytes` from the rank `peer` pipeline stages away
+    };
+
+    Type type{COMPUTE};                                //!< what
+    std::string name;                                  //!< unique within its program
+    Time duration;                                     //!< COMPUTE: time (>= 0)
+    Communicator::Kind kind{Communicator::ALL_REDUCE}; //!< COLLECTIVE: which
+    ParallelGroup group{ParallelGroup::DP};            //!< COLLECTIVE: over which ranks
+    int32_t peer{0};            //!< SEND/RECV: stage offset (+1 next stage, -1 previous)
+    uint64_t bytes{0};          //!< COLLECTIVE, SEND, RECV: size (> 0)
+    std::vector<uint32_t> deps; //!< indices of earlier operations of the same program
+};
+
+/**
+ * \ingroup ai-training
+ * \brief One layer of a model shard, as an AICB/SimAI layer line: forward compute and
+ *        communication, input-gradient compute and communication, weight-gradient compute
+ *        and communication, optimizer time.
+ */
+struct WorkloadLayer
+{
+    /// A layer's communication (none when bytes == 0).
+    struct Comm
+    {
+        Communicator::Kind kind{Communicator::ALL_REDUCE}; //!< which collective
+        ParallelGroup group{ParallelGroup::TP};            //!< over which ranks
+        uint64_t bytes{0};                                 //!< size; 0 = none
+    };
+
+    std::string name; //!< layer name
+    Time fwdCompute;  //!< forward compute
+    Comm fwdComm;     //!< after the forward compute (blocking)
+    Time igCompute;   //!< input-gradient compute
+    Comm igComm;      //!< after the input-gradient compute (blocking)
+    Time wgCompute;   //!< weight-gradient compute
+    Comm wgComm;      //!< after the weight-gradient compute (overlaps the rest of backward)
+    Time wgUpdate;    //!< optimizer time of this layer's parameters
+};
+
+/**
+ * \ingroup ai-training
+ * \brief What every rank of a training job does in one step (iteration).
+ *
+ * A workload is a job's parallelism (TP, PP, EP; DP follows from the number of ranks) and one
+ * program (list of WorkloadOp) per pipeline stage, run by every rank of that stage each step.
+ * Programs come from the text format and from AICB/SimAI files (WorkloadReader), from a layer
+ * list (FromLayers, which lays out the 1F1B pipeline schedule) or from a transformer
+ * description (TransformerModel).
+ */
+class TrainingWorkload
+{
+  public:
+    std::string name;                            //!< label for results
+    uint32_t tp{1};                              //!< tensor-parallel size
+    uint32_t pp{1};                              //!< pipeline stages
+    uint32_t ep{1};                              //!< expert-parallel size (divides DP)
+    uint32_t steps{1};                           //!< steps to run (the helper may override)
+    std::vector<std::vector<WorkloadOp>> stages; //!< program of each stage (pp entries)
+
+    /**
+     * \brief Check the workload; stop the run with a message naming what is wrong (where
+     *        gives the source, e.g. a file name).
+     * \param where prefix of the messages
+     */
+    void Validate(const std::string& where = "workload") const;
+
+    /**
+     * \brief Check that the workload fits a number of ranks (divisible by TP x PP x EP).
+     * \param ranks the job's ranks
+     * \return DP = ranks / (TP x PP)
+     */
+    uint32_t CheckRanks(uint32_t ranks) const;
+
+    /// Options of FromLayers.
+    struct ScheduleOptions
+    {
+        uint32_t tp{1};           //!< tensor-parallel size
+        uint32_t pp{1};           //!< pipeline stages
+        uint32_t ep{1};           //!< expert-parallel size
+        uint32_t microBatches{1}; //!< micro-batches per step (gradient accumulation)
+        uint64_t ppBytes{0};      //!< activation (and gradient) bytes per micro-batch between
+                                  //!< stages; > 0 required when pp > 1
+        uint64_t bucketBytes{0};  //!< 0: one DP collective per layer (as AICB); else layers'
+                                  //!< weight-gradient collectives are merged into buckets of at
+                                  //!< least this size (same kind and group), started when the
+                                  //!< bucket's last layer's weight gradient is computed
+        uint32_t steps{1};        //!< steps
+    };
+
+    /**
+     * \brief Lay out a step from a layer list (the layers every stage runs): a 1F1B pipeline
+     *        over the micro-batches (stage s: min(PP-s-1, M) warm-up forwards, then one forward
+     *        and one backward alternately, then the remaining backwards); forward = per layer
+     *        compute then its (blocking) communication; backward in reverse layer order =
+     *        input-gradient compute and communication, weight-gradient compute; the weight-
+     *        gradient collectives of the last micro-batch start as soon as their gradients are
+     *        computed and overlap the remaining backward; then the optimizer (sum of wgUpdate)
+     *        after every collective. Activations go to the next stage after a forward and
+     *        gradients to the previous stage after a backward (real RDMA traffic).
+     * \param layers the layers
+     * \param options parallelism and schedule
+     * \return the workload
+     */
+    static TrainingWorkload FromLayers(const std::vector<WorkloadLayer>& layers,
+                                       const ScheduleOptions& options);
+
+    /**
+     * \param ops a program
+     * \return how many of each type it has (for logs)
+     */
+    static std::string Describe(const std::vector<WorkloadOp>& ops);
+};
+
+} // namespace ns3
+
+#endif // TRAINING_WORKLOAD_H
