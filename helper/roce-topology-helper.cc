@@ -271,7 +271,14 @@ RoceTopologyHelper::CreateHost(uint32_t group)
 {
     Ptr<Node> node = CreateObject<Node>(group % m_partitions);
     m_hosts.Add(node);
+    m_hostGroup[node->GetId()] = group;
     return node;
+}
+
+uint32_t
+RoceTopologyHelper::GetHostGroup(uint32_t i) const
+{
+    return m_hostGroup.at(GetHostNode(i)->GetId());
 }
 
 Ptr<Node>

@@ -16,6 +16,7 @@
 #include "ns3/roce-switch.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -159,6 +160,13 @@ class RoceTopologyHelper
      * \return the node of the endpoint
      */
     Ptr<Node> GetHostNode(uint32_t i) const;
+
+    /**
+     * \param i host endpoint index
+     * \return the pod (fat-tree) or group (two-tier fabrics: leaf or rail group) of its host,
+     *         as used for SetPartitions
+     */
+    uint32_t GetHostGroup(uint32_t i) const;
 
     /**
      * \param i host endpoint index
@@ -362,6 +370,7 @@ class RoceTopologyHelper
     bool m_installed;              //!< Install() has finished
 
     NodeContainer m_hosts;                            //!< host / server nodes
+    std::map<uint32_t, uint32_t> m_hostGroup;         //!< node id -> pod or group
     NodeContainer m_switchNodes;                      //!< switch nodes
     std::vector<Ptr<RoceSwitch>> m_switches;          //!< RoceSwitch of each switch node
     std::unordered_map<uint32_t, uint32_t> m_swIndex; //!< node id -> switch index

@@ -1,0 +1,374 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "training-job.h"
+
+#include "rdma-nic.h"
+#include "training-worker.h"
+
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TrainingJob");
+
+NS_OBJECT_ENSURE_REGISTERED(TrainingJob);
+
+TypeId
+TrainingJob::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::TrainingJob")
+                            .SetParent<Object>()
+                            .SetGroupName("AiTraining")
+                            .AddConstructor<TrainingJob>()
+                            .AddTraceSource("StepDone",
+                                            "Every rank of the job finished a step.",
+                                            MakeTraceSourceAccessor(&TrainingJob::m_stepTrace),
+                                            "ns3::TrainingJob::StepTracedCallback");
+    return tid;
+}
+
+TrainingJob::TrainingJob()
+    : m_id(0),
+      m_dp(0)
+{
+}
+
+TrainingJob::~TrainingJob() = default;
+
+void
+TrainingJob::DoDispose()
+{
+    for (auto& w : m_workers)
+    {
+        w->Dispose();
+    }
+    m_workers.clear();
+    for (auto& kind : m_comms)
+    {
+        for (auto& c : kind)
+        {
+            if (c)
+            {
+                c->Dispose();
+            }
+        }
+    }
+    m_comms.clear();
+    m_nics.clear();
+    m_sendDone.clear();
+    Object::DoDispose();
+}
+
+void
+TrainingJob::Setup(uint32_t id,
+                   const TrainingWorkload& workload,
+                   const std::vector<Ptr<RdmaNic>>& nics,
+                   const std::vector<uint32_t>& hosts,
+                   ObjectFactory commFactory)
+{
+    NS_ASSERT_MSG(m_nics.empty(), "TrainingJob::Setup called twice");
+    m_id = id;
+    m_workload = workload;
+    m_nics = nics;
+    m_hosts = hosts;
+    m_dp = workload.CheckRanks(nics.size());
+    const uint32_t n = nics.size();
+    // which groups the programs use
+    std::array<bool, N_PARALLEL_GROUPS> used{};
+    for (const auto& stage : m_workload.stages)
+    {
+        for (const auto& op : stage)
+        {
+            if (op.type == WorkloadOp::COLLECTIVE)
+            {
+                used[uint32_t(op.group)] = true;
+            }
+            else if (op.type != WorkloadOp::COMPUTE)
+            {
+                used[uint32_t(ParallelGroup::PP)] = true;
+            }
+        }
+    }
+    m_comms.assign(N_PARALLEL_GROUPS, {});
+    for (uint32_t g = 0; g < N_PARALLEL_GROUPS; ++g)
+    {
+        if (!used[g])
+        {
+            continue;
+        }
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            uint32_t instance = 0;
+            uint32_t index = 0;
+            const std::vector<uint32_t> members = GroupOf(r, ParallelGroup(g), &instance, &index);
+            if (index != 0 || members.size() < 2)
+            {
+                continue; // made by the group's first rank; groups of one need none
+            }
+            if (m_comms[g].size() <= instance)
+            {
+                m_comms[g].resize(instance + 1);
+            }
+            std::vector<Ptr<RdmaNic>> groupNics;
+            for (uint32_t m : members)
+            {
+                groupNics.push_back(m_nics[m]);
+            }
+            Ptr<Communicator> c = commFactory.Create<Communicator>();
+            c->Setup(groupNics);
+            m_comms[g][instance] = c;
+        }
+    }
+    NS_LOG_INFO("job " << m_id << ": " << n << " ranks, DP=" << m_dp << " TP=" << workload.tp
+                       << " PP=" << workload.pp << " EP=" << workload.ep << ", " << workload.steps
+                       << " steps");
+}
+
+uint32_t
+TrainingJob::GetId() const
+{
+    return m_id;
+}
+
+uint32_t
+TrainingJob::GetNRanks() const
+{
+    return m_nics.size();
+}
+
+uint32_t
+TrainingJob::GetDp() const
+{
+    return m_dp;
+}
+
+const TrainingWorkload&
+TrainingJob::GetWorkload() const
+{
+    return m_workload;
+}
+
+const std::vector<uint32_t>&
+TrainingJob::GetHosts() const
+{
+    return m_hosts;
+}
+
+ApplicationContainer
+TrainingJob::GetApplications() const
+{
+    ApplicationContainer c;
+    for (const auto& w : m_workers)
+    {
+        c.Add(w);
+    }
+    return c;
+}
+
+Ptr<TrainingWorker>
+TrainingJob::GetWorker(uint32_t rank) const
+{
+    return m_workers.at(rank);
+}
+
+void
+TrainingJob::AddWorker(Ptr<TrainingWorker> worker)
+{
+    const uint32_t rank = m_workers.size();
+    NS_ASSERT_MSG(rank < m_nics.size(), "more workers than ranks");
+    m_workers.push_back(worker);
+    worker->SetJob(this, rank);
+}
+
+const std::vector<TrainingJob::StepResult>&
+TrainingJob::GetStepResults() const
+{
+    return m_steps;
+}
+
+const std::vector<TrainingJob::CollectiveRecord>&
+TrainingJob::GetCollectiveRecords() const
+{
+    return m_collectives;
+}
+
+bool
+TrainingJob::IsFinished() const
+{
+    return m_steps.size() == m_workload.steps;
+}
+
+uint32_t
+TrainingJob::StageOf(uint32_t rank) const
+{
+    return rank / (m_workload.tp * m_dp);
+}
+
+std::vector<uint32_t>
+TrainingJob::GroupOf(uint32_t rank, ParallelGroup g, uint32_t* instance, uint32_t* index) const
+{
+    const uint32_t tp = m_workload.tp;
+    const uint32_t pp = m_workload.pp;
+    const uint32_t ep = m_workload.ep;
+    const uint32_t dp = m_dp;
+    const uint32_t tpI = rank % tp;
+    const uint32_t dpI = (rank / tp) % dp;
+    const uint32_t ppI = rank / (tp * dp);
+    const uint32_t epI = dpI % ep;
+    const uint32_t edpI = dpI / ep;
+    auto at = [&](uint32_t p, uint32_t d, uint32_t t) { return (p * dp + d) * tp + t; };
+    std::vector<uint32_t> m;
+    switch (g)
+    {
+    case ParallelGroup::DP:
+        for (uint32_t d = 0; d < dp; ++d)
+        {
+            m.push_back(at(ppI, d, tpI));
+        }
+        *instance = ppI * tp + tpI;
+        *index = dpI;
+        break;
+    case ParallelGroup::TP:
+        for (uint32_t t = 0; t < tp; ++t)
+        {
+            m.push_back(at(ppI, dpI, t));
+        }
+        *instance = ppI * dp + dpI;
+        *index = tpI;
+        break;
+    case ParallelGroup::PP:
+        for (uint32_t p = 0; p < pp; ++p)
+        {
+            m.push_back(at(p, dpI, tpI));
+        }
+        *instance = dpI * tp + tpI;
+        *index = ppI;
+        break;
+    case ParallelGroup::EP:
+        for (uint32_t e = 0; e < ep; ++e)
+        {
+            m.push_back(at(ppI, edpI * ep + e, tpI));
+        }
+        *instance = (ppI * tp + tpI) * (dp / ep) + edpI;
+        *index = epI;
+        break;
+    case ParallelGroup::DP_EP:
+        for (uint32_t e = 0; e < dp / ep; ++e)
+        {
+            m.push_back(at(ppI, e * ep + epI, tpI));
+        }
+        *instance = (ppI * tp + tpI) * ep + epI;
+        *index = edpI;
+        break;
+    case ParallelGroup::WORLD:
+        for (uint32_t r = 0; r < m_nics.size(); ++r)
+        {
+            m.push_back(r);
+        }
+        *instance = 0;
+        *index = rank;
+        break;
+    }
+    return m;
+}
+
+Ptr<Communicator>
+TrainingJob::GetCommunicator(uint32_t rank, ParallelGroup g, uint32_t* index) const
+{
+    uint32_t instance = 0;
+    GroupOf(rank, g, &instance, index);
+    const auto& kind = m_comms.at(uint32_t(g));
+    return instance < kind.size() ? kind[instance] : nullptr;
+}
+
+void
+TrainingJob::Send(uint32_t rank, int32_t peer, uint64_t bytes, Callback<void> done)
+{
+    uint32_t pipeline = 0;
+    uint32_t src = 0;
+    const std::vector<uint32_t> members = GroupOf(rank, ParallelGroup::PP, &pipeline, &src);
+    const uint32_t dst = src + peer;
+    NS_ASSERT(dst < members.size());
+    m_sendDone[{pipeline, src, dst}].push_back(done);
+    m_comms[uint32_t(ParallelGroup::PP)][pipeline]
+        ->SendRecv(src, dst, bytes, MakeCallback(&TrainingJob::OnP2p, this, pipeline));
+}
+
+void
+TrainingJob::OnP2p(uint32_t pipeline,
+                   uint32_t src,
+                   uint32_t dst,
+                   uint64_t bytes,
+                   Time posted,
+                   Time arrived)
+{
+    auto& q = m_sendDone[{pipeline, src, dst}];
+    NS_ASSERT(!q.empty());
+    Callback<void> done = q.front();
+    q.pop_front();
+    // the receiving rank: same pipeline, stage dst
+    const uint32_t tpI = pipeline % m_workload.tp;
+    const uint32_t dpI = pipeline / m_workload.tp;
+    const uint32_t receiver = (dst * m_dp + dpI) * m_workload.tp + tpI;
+    m_workers[receiver]->MessageArrived(int32_t(src) - int32_t(dst));
+    done();
+}
+
+void
+TrainingJob::RankStepDone(uint32_t rank,
+                          uint32_t step,
+                          Time start,
+                          Time compute,
+                          const std::array<Time, N_PARALLEL_GROUPS>& exposed)
+{
+    if (m_acc.size() <= step)
+    {
+        m_acc.resize(step + 1);
+    }
+    StepAcc& a = m_acc[step];
+    if (a.ranks == 0)
+    {
+        a.start = start;
+        a.compute = compute;
+        a.exposed.fill(Time(0));
+    }
+    a.start = std::min(a.start, start);
+    a.compute = std::max(a.compute, compute);
+    for (uint32_t g = 0; g < N_PARALLEL_GROUPS; ++g)
+    {
+        a.exposed[g] += exposed[g];
+    }
+    if (++a.ranks < m_nics.size())
+    {
+        return;
+    }
+    StepResult r;
+    r.job = m_id;
+    r.step = step;
+    r.start = a.start;
+    r.end = Simulator::Now();
+    r.compute = a.compute;
+    for (uint32_t g = 0; g < N_PARALLEL_GROUPS; ++g)
+    {
+        r.exposed[g] = a.exposed[g] / int64_t(m_nics.size());
+    }
+    NS_LOG_INFO("job " << m_id << " step " << step << ": " << (r.end - r.start).As(Time::US));
+    m_steps.push_back(r);
+    m_stepTrace(r);
+}
+
+void
+TrainingJob::RecordCollective(uint32_t step,
+                              ParallelGroup g,
+                              uint32_t instance,
+                              const std::string& op,
+                              const Communicator::Result& r)
+{
+    m_collectives.push_back({m_id, step, g, instance, op, r});
+}
+
+} // namespace ns3

@@ -1,0 +1,231 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef TRAINING_JOB_H
+#define TRAINING_JOB_H
+
+#include "communicator.h"
+#include "training-workload.h"
+
+#include "ns3/application-container.h"
+#include "ns3/object-factory.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+
+#include <array>
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+class RdmaNic;
+class TrainingWorker;
+
+/**
+ * \ingroup ai-training
+ * \brief One training job: its ranks (one RdmaNic each), a Communicator per parallelism group,
+ *        a TrainingWorker application per rank, and the per-step and per-collective results.
+ *
+ * Made by TrainingJobHelper::Install. Rank r (Megatron order, see ParallelGroup) runs the
+ * program of its pipeline stage each step. A collective of a group of one rank completes at
+ * once; send/receive between pipeline stages are real RDMA writes (Communicator::SendRecv).
+ */
+class TrainingJob : public Object
+{
+  public:
+    /// Per step of the job (all ranks).
+    struct StepResult
+    {
+        uint32_t job;                                //!< job id
+        uint32_t step;                               //!< step (0-based)
+        Time start;                                  //!< first rank started the step
+        Time end;                                    //!< last rank finished it
+        Time compute;                                //!< compute time of the busiest rank
+        std::array<Time, N_PARALLEL_GROUPS> exposed; //!< mean over ranks of the time their
+                                                     //!< compute stream waited for each group
+                                                     //!< (pp: pipeline sends and receives)
+    };
+
+    /// One collective the job ran.
+    struct CollectiveRecord
+    {
+        uint32_t job;                //!< job id
+        uint32_t step;               //!< step of its first rank's call
+        ParallelGroup group;         //!< group kind
+        uint32_t instance;           //!< which group of that kind
+        std::string op;              //!< workload op name
+        Communicator::Result result; //!< times and bandwidths
+    };
+
+    /**
+     * TracedCallback signature for completed steps.
+     * \param [in] result the step
+     */
+    typedef void (*StepTracedCallback)(const StepResult& result);
+
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    TrainingJob();
+    ~TrainingJob() override;
+
+    /**
+     * \brief Configure the job (called by TrainingJobHelper; the workload must be validated).
+     * \param id job id
+     * \param workload what every rank does
+     * \param nics the NIC of each rank
+     * \param hosts the fabric host (endpoint) index of each rank, for results
+     * \param commFactory factory of the communicators (attributes set by the user)
+     */
+    void Setup(uint32_t id,
+               const TrainingWorkload& workload,
+               const std::vector<Ptr<RdmaNic>>& nics,
+               const std::vector<uint32_t>& hosts,
+               ObjectFactory commFactory);
+
+    /// \return the job id
+    uint32_t GetId() const;
+    /// \return the number of ranks
+    uint32_t GetNRanks() const;
+    /// \return data-parallel size
+    uint32_t GetDp() const;
+    /// \return the workload
+    const TrainingWorkload& GetWorkload() const;
+    /// \return the fabric host index of each rank
+    const std::vector<uint32_t>& GetHosts() const;
+    /**
+     * \brief Add the next rank's worker (called by TrainingJobHelper, in rank order).
+     * \param worker the worker
+     */
+    void AddWorker(Ptr<TrainingWorker> worker);
+    /// \return the worker applications, in rank order
+    ApplicationContainer GetApplications() const;
+    /**
+     * \param rank a rank
+     * \return its worker
+     */
+    Ptr<TrainingWorker> GetWorker(uint32_t rank) const;
+    /// \return the completed steps, in order
+    const std::vector<StepResult>& GetStepResults() const;
+    /// \return the collectives, in completion order
+    const std::vector<CollectiveRecord>& GetCollectiveRecords() const;
+    /// \return true when every rank ran every step
+    bool IsFinished() const;
+
+    /**
+     * \brief The group of a kind a rank belongs to.
+     * \param rank the rank
+     * \param g the group kind
+     * \param [out] instance which group of that kind
+     * \param [out] index the rank's index in it
+     * \return the group's ranks, in group order
+     */
+    std::vector<uint32_t> GroupOf(uint32_t rank,
+                                  ParallelGroup g,
+                                  uint32_t* instance,
+                                  uint32_t* index) const;
+
+    /**
+     * \brief The communicator of a rank's group (created at Setup; null for a group of one).
+     * \param rank the rank
+     * \param g the group kind
+     * \param [out] index the rank's index in it
+     * \return the communicator
+     */
+    Ptr<Communicator> GetCommunicator(uint32_t rank, ParallelGroup g, uint32_t* index) const;
+
+    /**
+     * \param rank a rank
+     * \return its pipeline stage
+     */
+    uint32_t StageOf(uint32_t rank) const;
+
+    // called by the workers
+    /**
+     * \brief Send a pipeline message.
+     * \param rank sender
+     * \param peer stage offset of the receiver
+     * \param bytes size
+     * \param done called when it arrived
+     */
+    void Send(uint32_t rank, int32_t peer, uint64_t bytes, Callback<void> done);
+    /**
+     * \brief A rank finished a step.
+     * \param rank the rank
+     * \param step the step
+     * \param start when it started it
+     * \param compute its compute time
+     * \param exposed its exposed communication per group
+     */
+    void RankStepDone(uint32_t rank,
+                      uint32_t step,
+                      Time start,
+                      Time compute,
+                      const std::array<Time, N_PARALLEL_GROUPS>& exposed);
+    /**
+     * \brief Record a completed collective (called once per collective).
+     * \param step step
+     * \param g group kind
+     * \param instance group instance
+     * \param op op name
+     * \param r result
+     */
+    void RecordCollective(uint32_t step,
+                          ParallelGroup g,
+                          uint32_t instance,
+                          const std::string& op,
+                          const Communicator::Result& r);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    /**
+     * \brief A pipeline message arrived.
+     * \param src source index in the pipeline group (its stage)
+     * \param dst destination index
+     * \param bytes size
+     * \param posted when sent
+     * \param arrived when arrived
+     * \param pipeline which pipeline (PP group instance)
+     */
+    void OnP2p(uint32_t pipeline,
+               uint32_t src,
+               uint32_t dst,
+               uint64_t bytes,
+               Time posted,
+               Time arrived);
+
+    /// Partial step aggregate.
+    struct StepAcc
+    {
+        uint32_t ranks{0};                           //!< ranks done
+        Time start;                                  //!< earliest start
+        Time compute;                                //!< max compute
+        std::array<Time, N_PARALLEL_GROUPS> exposed; //!< sums
+    };
+
+    uint32_t m_id;                                       //!< job id
+    TrainingWorkload m_workload;                         //!< workload
+    uint32_t m_dp;                                       //!< DP size
+    std::vector<Ptr<RdmaNic>> m_nics;                    //!< per rank
+    std::vector<uint32_t> m_hosts;                       //!< per rank
+    std::vector<Ptr<TrainingWorker>> m_workers;          //!< per rank
+    std::vector<std::vector<Ptr<Communicator>>> m_comms; //!< [group kind][instance]
+    std::vector<StepAcc> m_acc;                          //!< per step
+    std::vector<StepResult> m_steps;                     //!< completed steps
+    std::vector<CollectiveRecord> m_collectives;         //!< completed collectives
+    std::map<std::array<uint32_t, 3>, std::deque<Callback<void>>>
+        m_sendDone; //!< [pipeline, src stage, dst stage]: senders waiting for arrival
+    TracedCallback<const StepResult&> m_stepTrace; //!< step completed
+};
+
+} // namespace ns3
+
+#endif // TRAINING_JOB_H

@@ -1,0 +1,354 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "training-worker.h"
+
+#include "training-job.h"
+
+#include "ns3/double.h"
+#include "ns3/log.h"
+#include "ns3/pointer.h"
+#include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TrainingWorker");
+
+NS_OBJECT_ENSURE_REGISTERED(TrainingWorker);
+
+TypeId
+TrainingWorker::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::TrainingWorker")
+            .SetParent<Application>()
+            .SetGroupName("AiTraining")
+            .AddConstructor<TrainingWorker>()
+            .AddAttribute("Slowdown",
+                          "Factor applied to every compute time of this rank (a straggler has "
+                          "> 1; > 0).",
+                          DoubleValue(1.0),
+                          MakeDoubleAccessor(&TrainingWorker::m_slowdown),
+                          MakeDoubleChecker<double>(1e-9))
+            .AddAttribute("ComputeJitter",
+                          "If set, every compute time is also multiplied by a sample of this "
+                          "random variable (negative samples count as 0), e.g. a "
+                          "NormalRandomVariable with mean 1.",
+                          PointerValue(),
+                          MakePointerAccessor(&TrainingWorker::m_jitter),
+                          MakePointerChecker<RandomVariableStream>())
+            .AddTraceSource("OpStart",
+                            "An op of the program started.",
+                            MakeTraceSourceAccessor(&TrainingWorker::m_opStart),
+                            "ns3::TrainingWorker::OpTracedCallback")
+            .AddTraceSource("OpEnd",
+                            "An op of the program completed.",
+                            MakeTraceSourceAccessor(&TrainingWorker::m_opEnd),
+                            "ns3::TrainingWorker::OpTracedCallback");
+    return tid;
+}
+
+TrainingWorker::TrainingWorker()
+    : m_rank(0),
+      m_ops(nullptr),
+      m_slowdown(1.0),
+      m_step(0),
+      m_opsLeft(0),
+      m_nextCompute(0),
+      m_computing(false),
+      m_lastDone(-1),
+      m_running(false)
+{
+    m_nextColl.fill(0);
+    m_exposed.fill(Time(0));
+}
+
+TrainingWorker::~TrainingWorker() = default;
+
+void
+TrainingWorker::DoDispose()
+{
+    m_job = nullptr;
+    m_jitter = nullptr;
+    Simulator::Cancel(m_computeEvent);
+    Application::DoDispose();
+}
+
+void
+TrainingWorker::SetJob(Ptr<TrainingJob> job, uint32_t rank)
+{
+    m_job = job;
+    m_rank = rank;
+    const TrainingWorkload& w = job->GetWorkload();
+    m_ops = &w.stages[job->StageOf(rank)];
+    const uint32_t n = m_ops->size();
+    m_users.assign(n, {});
+    m_computeOrder.clear();
+    for (auto& o : m_collOrder)
+    {
+        o.clear();
+    }
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        const WorkloadOp& op = (*m_ops)[i];
+        for (uint32_t d : op.deps)
+        {
+            m_users[d].push_back(i);
+        }
+        if (op.type == WorkloadOp::COMPUTE)
+        {
+            m_computeOrder.push_back(i);
+        }
+        else if (op.type == WorkloadOp::COLLECTIVE)
+        {
+            m_collOrder[uint32_t(op.group)].push_back(i);
+        }
+    }
+    m_arrivedFrom.assign(2 * w.pp + 1, 0);
+    m_consumedFrom.assign(2 * w.pp + 1, 0);
+}
+
+uint32_t
+TrainingWorker::GetRank() const
+{
+    return m_rank;
+}
+
+uint32_t
+TrainingWorker::GetStepsDone() const
+{
+    return m_step;
+}
+
+int64_t
+TrainingWorker::AssignStreams(int64_t stream)
+{
+    if (m_jitter)
+    {
+        m_jitter->SetStream(stream);
+    }
+    return 1;
+}
+
+void
+TrainingWorker::StartApplication()
+{
+    NS_ASSERT_MSG(m_job, "TrainingWorker: not set up (use TrainingJobHelper)");
+    m_running = true;
+    m_step = 0;
+    BeginStep();
+}
+
+void
+TrainingWorker::StopApplication()
+{
+    m_running = false;
+    Simulator::Cancel(m_computeEvent);
+}
+
+void
+TrainingWorker::BeginStep()
+{
+    if (!m_running || m_step >= m_job->GetWorkload().steps)
+    {
+        return;
+    }
+    const uint32_t n = m_ops->size();
+    m_stepStart = Simulator::Now();
+    m_depsLeft.resize(n);
+    m_ready.assign(n, 0);
+    m_blocker.assign(n, -1);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        m_depsLeft[i] = (*m_ops)[i].deps.size();
+    }
+    m_opsLeft = n;
+    m_nextCompute = 0;
+    m_nextColl.fill(0);
+    m_computing = false;
+    m_computeFreeAt = m_stepStart;
+    m_computeBusy = Time(0);
+    m_exposed.fill(Time(0));
+    m_lastDone = -1;
+    m_recvWaiting.clear();
+    NS_LOG_INFO("job " << m_job->GetId() << " rank " << m_rank << " step " << m_step << " starts");
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        if (m_depsLeft[i] == 0)
+        {
+            OpReady(i);
+        }
+    }
+}
+
+uint32_t
+TrainingWorker::Category(uint32_t i) const
+{
+    const WorkloadOp& op = (*m_ops)[i];
+    return op.type == WorkloadOp::COLLECTIVE ? uint32_t(op.group) : uint32_t(ParallelGroup::PP);
+}
+
+void
+TrainingWorker::OpReady(uint32_t i)
+{
+    m_ready[i] = 1;
+    const WorkloadOp& op = (*m_ops)[i];
+    switch (op.type)
+    {
+    case WorkloadOp::COMPUTE:
+        TryCompute();
+        break;
+    case WorkloadOp::COLLECTIVE:
+        TryCollectives(uint32_t(op.group));
+        break;
+    case WorkloadOp::SEND:
+        m_opStart(m_step, i, op.name);
+        m_job->Send(m_rank, op.peer, op.bytes, MakeCallback(&TrainingWorker::OpDone, this, i));
+        break;
+    case WorkloadOp::RECV:
+        m_opStart(m_step, i, op.name);
+        m_recvWaiting.push_back(i);
+        TryReceives();
+        break;
+    }
+}
+
+void
+TrainingWorker::TryCompute()
+{
+    if (m_computing || m_nextCompute >= m_computeOrder.size())
+    {
+        return;
+    }
+    const uint32_t i = m_computeOrder[m_nextCompute];
+    if (!m_ready[i])
+    {
+        return;
+    }
+    ++m_nextCompute;
+    m_computing = true;
+    const WorkloadOp& op = (*m_ops)[i];
+    const Time now = Simulator::Now();
+    const Time gap = now - m_computeFreeAt;
+    if (gap.IsStrictlyPositive() && m_blocker[i] >= 0 &&
+        (*m_ops)[m_blocker[i]].type != WorkloadOp::COMPUTE)
+    {
+        m_exposed[Category(m_blocker[i])] += gap;
+    }
+    double factor = m_slowdown;
+    if (m_jitter)
+    {
+        factor *= std::max(0.0, m_jitter->GetValue());
+    }
+    const Time d = Time::FromDouble(op.duration.GetDouble() * factor, Time::GetResolution());
+    m_computeBusy += d;
+    m_opStart(m_step, i, op.name);
+    m_computeEvent = Simulator::Schedule(d, &TrainingWorker::OpDone, this, i);
+}
+
+void
+TrainingWorker::TryCollectives(uint32_t g)
+{
+    auto& order = m_collOrder[g];
+    while (m_nextColl[g] < order.size() && m_ready[order[m_nextColl[g]]])
+    {
+        const uint32_t i = order[m_nextColl[g]++];
+        const WorkloadOp& op = (*m_ops)[i];
+        m_opStart(m_step, i, op.name);
+        uint32_t index = 0;
+        Ptr<Communicator> comm = m_job->GetCommunicator(m_rank, op.group, &index);
+        if (!comm)
+        {
+            // a group of one rank: nothing to exchange
+            Simulator::ScheduleNow(&TrainingWorker::OpDone, this, i);
+            continue;
+        }
+        comm->Enter(index,
+                    op.kind,
+                    op.bytes,
+                    MakeCallback(&TrainingWorker::CollectiveDone, this, i));
+    }
+}
+
+void
+TrainingWorker::CollectiveDone(uint32_t i, const Communicator::Result& r)
+{
+    const WorkloadOp& op = (*m_ops)[i];
+    uint32_t instance = 0;
+    uint32_t index = 0;
+    m_job->GroupOf(m_rank, op.group, &instance, &index);
+    if (index == 0)
+    {
+        m_job->RecordCollective(m_step, op.group, instance, op.name, r);
+    }
+    OpDone(i);
+}
+
+void
+TrainingWorker::MessageArrived(int32_t peer)
+{
+    ++m_arrivedFrom[peer + m_job->GetWorkload().pp];
+    TryReceives();
+}
+
+void
+TrainingWorker::TryReceives()
+{
+    const int32_t pp = m_job->GetWorkload().pp;
+    for (auto it = m_recvWaiting.begin(); it != m_recvWaiting.end();)
+    {
+        const uint32_t i = *it;
+        const uint32_t p = (*m_ops)[i].peer + pp;
+        if (m_arrivedFrom[p] > m_consumedFrom[p])
+        {
+            ++m_consumedFrom[p];
+            it = m_recvWaiting.erase(it);
+            OpDone(i);
+            return TryReceives(); // the list changed under the iterator
+        }
+        ++it;
+    }
+}
+
+void
+TrainingWorker::OpDone(uint32_t i)
+{
+    const WorkloadOp& op = (*m_ops)[i];
+    const Time now = Simulator::Now();
+    if (op.type == WorkloadOp::COMPUTE)
+    {
+        m_computing = false;
+        m_computeFreeAt = now;
+    }
+    m_opEnd(m_step, i, op.name);
+    m_lastDone = i;
+    for (uint32_t u : m_users[i])
+    {
+        m_blocker[u] = i;
+        if (--m_depsLeft[u] == 0)
+        {
+            OpReady(u);
+        }
+    }
+    if (op.type == WorkloadOp::COMPUTE)
+    {
+        TryCompute();
+    }
+    if (--m_opsLeft == 0)
+    {
+        const Time tail = now - m_computeFreeAt;
+        if (tail.IsStrictlyPositive() && op.type != WorkloadOp::COMPUTE)
+        {
+            m_exposed[Category(i)] += tail;
+        }
+        NS_LOG_INFO("job " << m_job->GetId() << " rank " << m_rank << " step " << m_step
+                           << " done after " << (now - m_stepStart).As(Time::US));
+        m_job->RankStepDone(m_rank, m_step, m_stepStart, m_computeBusy, m_exposed);
+        ++m_step;
+        BeginStep();
+    }
+}
+
+} // namespace ns3

@@ -1,0 +1,343 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Training jobs: the 1F1B pipeline step against its hand-computed time, exposed pipeline
+ * communication, a straggler's delay, two jobs contending on an oversubscribed fabric,
+ * parallel groups, placement and bad input.
+ */
+#include "ait-test-fixture.h"
+
+#include "ns3/communicator.h"
+#include "ns3/double.h"
+#include "ns3/fat-tree-helper.h"
+#include "ns3/leaf-spine-helper.h"
+#include "ns3/pointer.h"
+#include "ns3/rdma-helper.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/string.h"
+#include "ns3/training-job-helper.h"
+#include "ns3/training-worker.h"
+
+#include <set>
+
+using namespace ns3;
+using namespace ns3::test;
+
+namespace
+{
+
+/// A pipeline: `pp` stages, one layer each (forward f, input and weight gradient b/2 each).
+TrainingWorkload
+Pipeline(uint32_t pp, uint32_t microBatches, Time f, Time b, uint64_t activation)
+{
+    WorkloadLayer l;
+    l.name = "block";
+    l.fwdCompute = f;
+    l.igCompute = b / 2;
+    l.wgCompute = b / 2;
+    TrainingWorkload::ScheduleOptions o;
+    o.pp = pp;
+    o.microBatches = microBatches;
+    o.ppBytes = activation;
+    TrainingWorkload w = TrainingWorkload::FromLayers({l}, o);
+    w.name = "pipeline";
+    return w;
+}
+
+/// Data parallel: compute c, then an all-reduce of `bytes`.
+TrainingWorkload
+DataParallel(Time c, uint64_t bytes, uint32_t steps = 1)
+{
+    TrainingWorkload w;
+    w.name = "dp";
+    w.steps = steps;
+    WorkloadOp compute;
+    compute.name = "backward";
+    compute.duration = c;
+    WorkloadOp ar;
+    ar.type = WorkloadOp::COLLECTIVE;
+    ar.name = "grads";
+    ar.kind = Communicator::ALL_REDUCE;
+    ar.group = ParallelGroup::DP;
+    ar.bytes = bytes;
+    ar.deps = {0};
+    w.stages = {{compute, ar}};
+    return w;
+}
+
+/// Run one job of `ranks` ranks on a one-leaf (non-blocking) fabric of `hosts` hosts.
+Ptr<TrainingJob>
+RunOnOneSwitch(const TrainingWorkload& w,
+               uint32_t ranks,
+               std::map<uint32_t, double> stragglers = {})
+{
+    Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("None"));
+    LeafSpineHelper fabric(ranks, 1, 1);
+    fabric.Install();
+    auto nics = RdmaHelper().Install(fabric);
+    TrainingJobHelper jobs;
+    for (auto [r, f] : stragglers)
+    {
+        jobs.SetStraggler(r, f);
+    }
+    Ptr<TrainingJob> job = jobs.Install(fabric, nics, w, ranks);
+    Simulator::Run();
+    EXPECT_TRUE(job->IsFinished());
+    return job;
+}
+
+Time
+Duration(const TrainingJob::StepResult& s)
+{
+    return s.end - s.start;
+}
+
+} // namespace
+
+TEST_F(Ns3Fixture, ComputeOnlyPipelineTakesTheHandComputed1F1BTime)
+{
+    // 1F1B with P stages, M micro-batches, forward F and backward B per stage: the step takes
+    // (M + P - 1) (F + B) (the bubble is (P - 1)(F + B)), plus the latency of the tiny
+    // messages on the critical path: at most 2 (P - 1) crossings of a few microseconds.
+    const uint32_t P = 4;
+    const uint32_t M = 6;
+    const Time F = MicroSeconds(100);
+    const Time B = MicroSeconds(200);
+    Ptr<TrainingJob> job = RunOnOneSwitch(Pipeline(P, M, F, B, 64), P);
+    ASSERT_EQ(job->GetStepResults().size(), 1u);
+    const Time t = Duration(job->GetStepResults()[0]);
+    const Time ideal = (F + B) * int64_t(M + P - 1);
+    EXPECT_GE(t, ideal);
+    EXPECT_LE(t, ideal + MicroSeconds(5) * int64_t(2 * (P - 1)));
+    // every stage computed M (F + B)
+    EXPECT_EQ(job->GetStepResults()[0].compute, (F + B) * int64_t(M));
+    Simulator::Destroy();
+}
+
+TEST_F(Ns3Fixture, LargeActivationsAddExposedPipelineCommunication)
+{
+    // 4 MB activations take ~340 us per stage crossing at 100 Gb/s, longer than a forward:
+    // the step grows and the growth shows up as exposed pp time.
+    const uint32_t P = 4;
+    const uint32_t M = 6;
+    const Time F = MicroSeconds(100);
+    const Time B = MicroSeconds(200);
+    Ptr<TrainingJob> small = RunOnOneSwitch(Pipeline(P, M, F, B, 64), P);
+    const TrainingJob::StepResult a = small->GetStepResults().at(0);
+    Simulator::Destroy();
+    Ptr<TrainingJob> large = RunOnOneSwitch(Pipeline(P, M, F, B, 4 << 20), P);
+    const TrainingJob::StepResult b = large->GetStepResults().at(0);
+    Simulator::Destroy();
+    const Time transfer = Seconds((4 << 20) * 8.0 / 100e9);
+    EXPECT_GT(Duration(b), Duration(a) + transfer * int64_t(2 * (P - 1)));
+    const Time ppA = a.exposed[uint32_t(ParallelGroup::PP)];
+    const Time ppB = b.exposed[uint32_t(ParallelGroup::PP)];
+    // a rank's exposed time is its own step time minus its compute; ranks end at different
+    // times (stage 0 last), so the mean over ranks grows by a bit less than the job's step
+    const double grow = (ppB - ppA).GetSeconds() / (Duration(b) - Duration(a)).GetSeconds();
+    EXPECT_GT(grow, 0.9);
+    EXPECT_LE(grow, 1.0);
+    for (uint32_t g = 0; g < N_PARALLEL_GROUPS; ++g)
+    {
+        if (g != uint32_t(ParallelGroup::PP))
+        {
+            EXPECT_EQ(b.exposed[g], Time(0)) << ParallelGroupName(ParallelGroup(g));
+        }
+    }
+    EXPECT_EQ(a.compute, b.compute);
+}
+
+TEST_F(Ns3Fixture, AStragglerDelaysTheDataParallelStepByItsExtraCompute)
+{
+    // 8 ranks: 1 ms compute then an 8 MB all-reduce. Rank 3 runs 1.5x slower: the all-reduce
+    // starts 0.5 ms later and the step ends exactly 0.5 ms later.
+    const TrainingWorkload w = DataParallel(MilliSeconds(1), 8 << 20, 2);
+    Ptr<TrainingJob> normal = RunOnOneSwitch(w, 8);
+    const auto n = normal->GetStepResults();
+    Simulator::Destroy();
+    Ptr<TrainingJob> slow = RunOnOneSwitch(w, 8, {{3, 1.5}});
+    const auto s = slow->GetStepResults();
+    Simulator::Destroy();
+    ASSERT_EQ(n.size(), 2u);
+    ASSERT_EQ(s.size(), 2u);
+    for (uint32_t i = 0; i < 2; ++i)
+    {
+        EXPECT_EQ(Duration(s[i]) - Duration(n[i]), MicroSeconds(500));
+        EXPECT_EQ(s[i].compute, MicroSeconds(1500));
+    }
+    // the other ranks waited for the straggler: exposed dp time grows by 7/8 x 0.5 ms
+    const Time grow = s[0].exposed[0] - n[0].exposed[0];
+    EXPECT_EQ(grow, MicroSeconds(500) * 7 / 8);
+}
+
+TEST_F(Ns3Fixture, ComputeJitterIsDrawnFromTheGivenVariable)
+{
+    // jitter factor uniform in [1, 2): every step's compute lies in [1, 2) ms and steps differ
+    Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("None"));
+    LeafSpineHelper fabric(4, 1, 1);
+    fabric.Install();
+    auto nics = RdmaHelper().Install(fabric);
+    TrainingJobHelper jobs;
+    Ptr<UniformRandomVariable> u = CreateObject<UniformRandomVariable>();
+    u->SetAttribute("Min", DoubleValue(1));
+    u->SetAttribute("Max", DoubleValue(2));
+    jobs.SetWorkerAttribute("ComputeJitter", PointerValue(u));
+    jobs.AssignStreams(100);
+    Ptr<TrainingJob> job = jobs.Install(fabric, nics, DataParallel(MilliSeconds(1), 1 << 20, 4), 4);
+    Simulator::Run();
+    std::set<int64_t> computes;
+    for (const auto& s : job->GetStepResults())
+    {
+        EXPECT_GE(s.compute, MilliSeconds(1));
+        EXPECT_LT(s.compute, MilliSeconds(2));
+        computes.insert(s.compute.GetTimeStep());
+    }
+    EXPECT_EQ(computes.size(), 4u);
+    Simulator::Destroy();
+}
+
+TEST_F(Ns3Fixture, TwoJobsOnAnOversubscribedFabricEachRunSlower)
+{
+    // Two 8-rank data-parallel jobs, each spread over both leaves of a 2-leaf, 1-spine fabric
+    // (8 hosts per leaf, 8:1 oversubscribed), placed round robin over the leaves: every hop
+    // of a job's ring crosses the spine, so alone 4 flows share each leaf-spine link and
+    // together 8 do: each job's step is slower (about 2x).
+    auto run = [](bool both) {
+        Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("None"));
+        LeafSpineHelper fabric(8, 2, 1);
+        fabric.Install();
+        auto nics = RdmaHelper().Install(fabric);
+        TrainingJobHelper jobs;
+        jobs.SetPlacement("RoundRobin");
+        const TrainingWorkload w = DataParallel(MicroSeconds(100), 16 << 20);
+        std::vector<Time> out;
+        Ptr<TrainingJob> a = jobs.Install(fabric, nics, w, 8);
+        Ptr<TrainingJob> b = both ? jobs.Install(fabric, nics, w, 8) : nullptr;
+        Simulator::Run();
+        out.push_back(Duration(a->GetStepResults().at(0)));
+        if (b)
+        {
+            out.push_back(Duration(b->GetStepResults().at(0)));
+        }
+        // round robin: each job has 4 ranks on each leaf, and the jobs share no host
+        std::set<uint32_t> hosts(a->GetHosts().begin(), a->GetHosts().end());
+        EXPECT_EQ(std::count_if(hosts.begin(), hosts.end(), [](uint32_t h) { return h < 8; }), 4);
+        if (b)
+        {
+            for (uint32_t h : b->GetHosts())
+            {
+                EXPECT_EQ(hosts.count(h), 0u);
+            }
+        }
+        Simulator::Destroy();
+        Config::Reset();
+        return out;
+    };
+    const std::vector<Time> alone = run(false);
+    const std::vector<Time> together = run(true);
+    ASSERT_EQ(together.size(), 2u);
+    for (const Time& t : together)
+    {
+        const double slowdown = t.GetSeconds() / alone[0].GetSeconds();
+        std::cout << "shared fabric: step " << t.As(Time::US) << " vs alone "
+                  << alone[0].As(Time::US) << " (x" << slowdown << ")" << std::endl;
+        EXPECT_GT(slowdown, 1.3);
+    }
+}
+
+TEST_F(Ns3Fixture, ParallelGroupsPartitionTheRanksInMegatronOrder)
+{
+    TrainingWorkload w;
+    w.tp = 2;
+    w.pp = 2;
+    w.ep = 2;
+    WorkloadOp c;
+    c.name = "c";
+    c.duration = MicroSeconds(1);
+    w.stages = {{c}, {c}};
+    Ptr<TrainingJob> job = CreateObject<TrainingJob>();
+    std::vector<Ptr<RdmaNic>> nics;
+    for (uint32_t i = 0; i < 16; ++i)
+    {
+        nics.push_back(CreateObject<RdmaNic>());
+    }
+    job->Setup(0, w, nics, std::vector<uint32_t>(16, 0), ObjectFactory("ns3::Communicator"));
+    EXPECT_EQ(job->GetDp(), 4u);
+    const std::map<ParallelGroup, uint32_t> sizes = {{ParallelGroup::DP, 4},
+                                                     {ParallelGroup::TP, 2},
+                                                     {ParallelGroup::PP, 2},
+                                                     {ParallelGroup::EP, 2},
+                                                     {ParallelGroup::DP_EP, 2},
+                                                     {ParallelGroup::WORLD, 16}};
+    for (auto [g, size] : sizes)
+    {
+        std::map<uint32_t, std::set<uint32_t>> groups;
+        for (uint32_t r = 0; r < 16; ++r)
+        {
+            uint32_t inst = 0;
+            uint32_t idx = 0;
+            auto m = job->GroupOf(r, g, &inst, &idx);
+            ASSERT_EQ(m.size(), size) << ParallelGroupName(g);
+            EXPECT_EQ(m[idx], r);
+            groups[inst].insert(m.begin(), m.end());
+        }
+        // the groups of a kind partition the 16 ranks
+        EXPECT_EQ(groups.size() * size, 16u) << ParallelGroupName(g);
+        std::set<uint32_t> all;
+        for (auto& [i, m] : groups)
+        {
+            EXPECT_EQ(m.size(), size);
+            all.insert(m.begin(), m.end());
+        }
+        EXPECT_EQ(all.size(), 16u);
+    }
+    uint32_t inst = 0;
+    uint32_t idx = 0;
+    // rank 5 = (pp 0, dp 2, tp 1): TP peers 4,5; DP peers 1,3,5,7; stage peers 5,13;
+    // ep: dp 2,3 -> ranks 5,7; dp_ep: dp 0,2 -> ranks 1,5
+    EXPECT_EQ(job->GroupOf(5, ParallelGroup::TP, &inst, &idx), (std::vector<uint32_t>{4, 5}));
+    EXPECT_EQ(job->GroupOf(5, ParallelGroup::DP, &inst, &idx), (std::vector<uint32_t>{1, 3, 5, 7}));
+    EXPECT_EQ(job->GroupOf(5, ParallelGroup::PP, &inst, &idx), (std::vector<uint32_t>{5, 13}));
+    EXPECT_EQ(job->GroupOf(5, ParallelGroup::EP, &inst, &idx), (std::vector<uint32_t>{5, 7}));
+    EXPECT_EQ(job->GroupOf(5, ParallelGroup::DP_EP, &inst, &idx), (std::vector<uint32_t>{1, 5}));
+    job->Dispose();
+}
+
+TEST_F(Ns3Fixture, TrainingJobBadInput)
+{
+    LeafSpineHelper fabric(4, 2, 1);
+    fabric.Install();
+    auto nics = RdmaHelper().Install(fabric);
+    TrainingJobHelper jobs;
+    TrainingWorkload w = DataParallel(MicroSeconds(10), 1000);
+    w.tp = 2;
+    EXPECT_DEATH(jobs.Install(fabric, nics, w, 3),
+                 "3 ranks is not allowed: the number of ranks must be a positive multiple of TP "
+                 "x PP x EP = 2 x 1 x 1 = 2");
+    EXPECT_DEATH(jobs.Install(fabric, nics, w, 10), "10 ranks but the fabric has 8 hosts");
+    w.tp = 1;
+    w.stages[0][0].duration = MicroSeconds(-5);
+    EXPECT_DEATH(jobs.Install(fabric, nics, w, 4), "negative compute time -5");
+    w.stages[0][0].duration = MicroSeconds(5);
+    w.stages[0][1].bytes = 0;
+    EXPECT_DEATH(jobs.Install(fabric, nics, w, 4), "AllReduce of 0 bytes is not allowed");
+    w.stages[0][1].bytes = 1000;
+    EXPECT_DEATH(jobs.SetPlacement("Packed"),
+                 "unknown placement \"Packed\" \\(allowed: Contiguous, RoundRobin, Random, "
+                 "Explicit\\)");
+    EXPECT_DEATH(jobs.SetStraggler(1, -2), "slowdown -2 of rank 1 is not allowed");
+    jobs.SetCommunicatorAttribute("Algorithm", StringValue("Butterfly"));
+    EXPECT_DEATH(jobs.Install(fabric, nics, w, 4), "unknown Algorithm \"Butterfly\"");
+    TrainingJobHelper ok;
+    ok.SetStraggler(7, 2.0);
+    EXPECT_DEATH(ok.Install(fabric, nics, w, 4), "straggler rank 7 does not exist \\(0..3\\)");
+    ok.ClearStragglers();
+    ok.SetHosts({0, 1, 2, 2});
+    EXPECT_DEATH(ok.Install(fabric, nics, w, 4), "host 2 is listed twice");
+    ok.SetHosts({0, 1, 2, 9});
+    EXPECT_DEATH(ok.Install(fabric, nics, w, 4), "host 9 does not exist");
+    ok.SetPlacement("Contiguous");
+    ok.Install(fabric, nics, w, 6);
+    EXPECT_DEATH(ok.Install(fabric, nics, w, 4), "4 ranks do not fit on the 2 free hosts");
+    Simulator::Destroy();
+}
