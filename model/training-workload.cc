@@ -357,6 +357,13 @@ TrainingWorkload::FromLayers(const std::vector<WorkloadLayer>& layers, const Sch
         opt.duration = update;
         opt.deps = async;
         add(opt, true);
+        if (o.paramAllGatherBytes > 0)
+        {
+            WorkloadLayer::Comm ag{Communicator::ALL_GATHER,
+                                   ParallelGroup::DP,
+                                   o.paramAllGatherBytes};
+            coll("param_allgather", ag, true);
+        }
     }
     w.Validate("TrainingWorkload::FromLayers");
     return w;

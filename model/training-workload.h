@@ -152,6 +152,8 @@ class TrainingWorkload
                                   //!< least this size (same kind and group), started when the
                                   //!< bucket's last layer's weight gradient is computed
         uint32_t steps{1};        //!< steps
+        uint64_t paramAllGatherBytes{0}; //!< > 0: after the optimizer, a DP all-gather of the
+                                         //!< updated parameters (distributed optimizer)
     };
 
     /**
