@@ -10,6 +10,8 @@
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
 
+#include <iomanip>
+
 namespace ns3
 {
 
@@ -200,6 +202,93 @@ bool
 TrainingJob::IsFinished() const
 {
     return m_steps.size() == m_workload.steps;
+}
+
+void
+TrainingJob::PrintSteps(std::ostream& os, bool header) const
+{
+    std::array<bool, N_PARALLEL_GROUPS> used{};
+    for (const auto& stage : m_workload.stages)
+    {
+        for (const auto& op : stage)
+        {
+            if (op.type == WorkloadOp::COLLECTIVE)
+            {
+                used[uint32_t(op.group)] = true;
+            }
+            else if (op.type != WorkloadOp::COMPUTE)
+            {
+                used[uint32_t(ParallelGroup::PP)] = true;
+            }
+        }
+    }
+    auto us = [](Time t) { return t.GetNanoSeconds() / 1000.0; };
+    const auto flags = os.flags();
+    const auto precision = os.precision();
+    os << std::fixed << std::setprecision(1);
+    if (header)
+    {
+        os << std::setw(4) << "job" << std::setw(6) << "step" << std::setw(12) << "start_us"
+           << std::setw(12) << "end_us" << std::setw(12) << "step_us" << std::setw(12)
+           << "compute_us";
+        for (uint32_t g = 0; g < N_PARALLEL_GROUPS; ++g)
+        {
+            if (used[g])
+            {
+                os << std::setw(12) << ("exp_" + ParallelGroupName(ParallelGroup(g)) + "_us");
+            }
+        }
+        os << "\n";
+    }
+    for (const auto& s : m_steps)
+    {
+        os << std::setw(4) << s.job << std::setw(6) << s.step << std::setw(12) << us(s.start)
+           << std::setw(12) << us(s.end) << std::setw(12) << us(s.end - s.start) << std::setw(12)
+           << us(s.compute);
+        for (uint32_t g = 0; g < N_PARALLEL_GROUPS; ++g)
+        {
+            if (used[g])
+            {
+                os << std::setw(12) << us(s.exposed[g]);
+            }
+        }
+        os << "\n";
+    }
+    os.flags(flags);
+    os.precision(precision);
+}
+
+void
+TrainingJob::PrintCollectives(std::ostream& os) const
+{
+    struct Sum
+    {
+        uint32_t n{0};
+        uint64_t bytes{0};
+        double time{0};
+        double busBw{0};
+    };
+
+    std::map<uint32_t, Sum> sums;
+    for (const auto& c : m_collectives)
+    {
+        Sum& s = sums[uint32_t(c.group)];
+        ++s.n;
+        s.bytes += c.result.bytes;
+        s.time += (c.result.end - c.result.start).GetSeconds();
+        s.busBw += c.result.busBw;
+    }
+    const auto flags = os.flags();
+    const auto precision = os.precision();
+    os << std::fixed << std::setprecision(2);
+    for (const auto& [g, s] : sums)
+    {
+        os << "  job " << m_id << " " << std::setw(5) << ParallelGroupName(ParallelGroup(g))
+           << ": " << s.n << " collectives, " << s.bytes << " B, mean " << s.time / s.n * 1e6
+           << " us, mean busBw " << s.busBw / s.n / 1e9 << " GB/s\n";
+    }
+    os.flags(flags);
+    os.precision(precision);
 }
 
 uint32_t

@@ -15,6 +15,7 @@
 #include <array>
 #include <deque>
 #include <map>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -115,6 +116,21 @@ class TrainingJob : public Object
     const std::vector<StepResult>& GetStepResults() const;
     /// \return the collectives, in completion order
     const std::vector<CollectiveRecord>& GetCollectiveRecords() const;
+    /**
+     * \brief Print the completed steps as a table (one line per step: job, step, start, end,
+     *        duration, compute and the exposed time of the groups the workload uses, in us).
+     * \param os the stream
+     * \param header print the column names first
+     */
+    void PrintSteps(std::ostream& os, bool header = true) const;
+
+    /**
+     * \brief Print one line per group kind with collectives: count, bytes, mean time and mean
+     *        busBw.
+     * \param os the stream
+     */
+    void PrintCollectives(std::ostream& os) const;
+
     /// \return true when every rank ran every step
     bool IsFinished() const;
 

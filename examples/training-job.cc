@@ -1,0 +1,181 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * training-job: one or two training jobs on a k-ary fat-tree, with a transformer description
+ * or a workload file, optional straggler, printing the step table and collective summary.
+ *
+ *   ./training-job                                   # GPT-like, 16 ranks, TP 2 x PP 2 x DP 4
+ *   ./training-job --Workload=traces/dp.workload --Tp=1 --Pp=1
+ *   ./training-job --Workload=traces/aicb-sample.txt # AICB/SimAI file (its own TP/PP/EP)
+ *   ./training-job --Straggler=3 --Slowdown=1.5      # rank 3 computes 1.5x slower
+ *   ./training-job --Jobs=2 --Placement=RoundRobin   # two jobs share the fabric
+ *
+ * For each job it prints one line per step (start, end, duration, the busiest rank's compute,
+ * the mean time ranks waited for each parallelism group) and per group the collectives' count,
+ * mean time and bus bandwidth; with two jobs it also runs each job alone and prints by how much
+ * sharing the fabric slowed it down.
+ */
+
+#include "ns3/ai-training-module.h"
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+
+#include <iomanip>
+#include <iostream>
+
+using namespace ns3;
+
+namespace
+{
+
+struct Options
+{
+    uint32_t k{4};
+    std::string workload{"gpt"};
+    uint32_t ranks{16};
+    uint32_t tp{2};
+    uint32_t pp{2};
+    uint32_t ep{1};
+    uint32_t microBatches{4};
+    uint32_t steps{2};
+    uint32_t layers{4};
+    uint32_t hidden{1024};
+    uint32_t seq{1024};
+    std::string placement{"Contiguous"};
+    int32_t straggler{-1};
+    double slowdown{1.5};
+    uint32_t jobs{1};
+    std::string cc{"Dcqcn"};
+    uint32_t channels{1};
+};
+
+/// Build the workload of one job.
+TrainingWorkload
+MakeWorkload(const Options& o)
+{
+    if (o.workload != "gpt")
+    {
+        return WorkloadReader::Read(o.workload);
+    }
+    Ptr<TransformerModel> gpt = CreateObject<TransformerModel>();
+    gpt->SetAttribute("Layers", UintegerValue(o.layers));
+    gpt->SetAttribute("HiddenSize", UintegerValue(o.hidden));
+    gpt->SetAttribute("SequenceLength", UintegerValue(o.seq));
+    TransformerModel::Parallelism par;
+    par.tp = o.tp;
+    par.pp = o.pp;
+    par.ep = o.ep;
+    par.dp = std::max<uint32_t>(1, o.ranks / (o.tp * o.pp));
+    par.microBatches = o.microBatches;
+    par.steps = o.steps;
+    return gpt->Build(par);
+}
+
+/// Run `jobs` copies of the workload; return each job's step durations.
+std::vector<std::vector<Time>>
+Run(const Options& o, const TrainingWorkload& w, uint32_t jobs, bool print)
+{
+    Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue(o.cc));
+    FatTreeHelper fabric(o.k);
+    fabric.Install();
+    fabric.AssignStreams(1);
+    std::vector<Ptr<RdmaNic>> nics = RdmaHelper().Install(fabric);
+    TrainingJobHelper helper;
+    helper.SetPlacement(o.placement);
+    helper.SetCommunicatorAttribute("Channels", UintegerValue(o.channels));
+    helper.SetSteps(o.steps);
+    helper.AssignStreams(7);
+    if (o.straggler >= 0)
+    {
+        helper.SetStraggler(o.straggler, o.slowdown);
+    }
+    std::vector<Ptr<TrainingJob>> installed;
+    for (uint32_t j = 0; j < jobs; ++j)
+    {
+        installed.push_back(helper.Install(fabric, nics, w, o.ranks));
+        helper.ClearStragglers(); // the straggler belongs to the first job
+    }
+    Simulator::Run();
+    std::vector<std::vector<Time>> out;
+    for (const auto& job : installed)
+    {
+        if (!job->IsFinished())
+        {
+            std::cerr << "training-job: job " << job->GetId() << " did not finish" << std::endl;
+            exit(1);
+        }
+        if (print)
+        {
+            job->PrintSteps(std::cout, job->GetId() == 0);
+        }
+        std::vector<Time> d;
+        for (const auto& s : job->GetStepResults())
+        {
+            d.push_back(s.end - s.start);
+        }
+        out.push_back(d);
+    }
+    if (print)
+    {
+        std::cout << "collectives:\n";
+        for (const auto& job : installed)
+        {
+            job->PrintCollectives(std::cout);
+        }
+    }
+    Simulator::Destroy();
+    return out;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    Options o;
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("k", "fat-tree arity (even)", o.k);
+    cmd.AddValue("Workload", "gpt (a transformer description) or a workload file", o.workload);
+    cmd.AddValue("Ranks", "ranks per job", o.ranks);
+    cmd.AddValue("Tp", "tensor parallel (gpt)", o.tp);
+    cmd.AddValue("Pp", "pipeline stages (gpt)", o.pp);
+    cmd.AddValue("Ep", "expert parallel (gpt)", o.ep);
+    cmd.AddValue("MicroBatches", "micro-batches per step (gpt)", o.microBatches);
+    cmd.AddValue("Steps", "steps", o.steps);
+    cmd.AddValue("Layers", "transformer layers (gpt)", o.layers);
+    cmd.AddValue("Hidden", "hidden size (gpt)", o.hidden);
+    cmd.AddValue("Seq", "sequence length (gpt)", o.seq);
+    cmd.AddValue("Placement", "Contiguous, RoundRobin, Random", o.placement);
+    cmd.AddValue("Straggler", "rank of job 0 that computes slower (-1: none)", o.straggler);
+    cmd.AddValue("Slowdown", "the straggler's compute factor", o.slowdown);
+    cmd.AddValue("Jobs", "jobs sharing the fabric (1 or 2)", o.jobs);
+    cmd.AddValue("Cc", "congestion control: Dcqcn, Hpcc, Timely, Dctcp, None", o.cc);
+    cmd.AddValue("Channels", "NCCL channels per communicator", o.channels);
+    cmd.Parse(argc, argv);
+    if (o.jobs < 1 || o.jobs > 2)
+    {
+        std::cerr << "training-job: --Jobs=" << o.jobs << " is not allowed (1 or 2)" << std::endl;
+        return 1;
+    }
+    const TrainingWorkload w = MakeWorkload(o);
+    const uint32_t dp = w.CheckRanks(o.ranks);
+    std::cout << "training-job: k=" << o.k << " fat-tree, " << o.jobs << " job(s) of " << o.ranks
+              << " ranks (DP " << dp << " x TP " << w.tp << " x PP " << w.pp << ", EP " << w.ep
+              << "), workload " << (w.name.empty() ? o.workload : w.name) << ", " << o.cc
+              << ", placement " << o.placement << "\n";
+    const auto shared = Run(o, w, o.jobs, true);
+    if (o.jobs == 2)
+    {
+        Options alone = o;
+        const auto single = Run(alone, w, 1, false);
+        for (uint32_t j = 0; j < 2; ++j)
+        {
+            const double a = single[0].back().GetSeconds();
+            const double s = shared[j].back().GetSeconds();
+            std::cout << "job " << j << ": last step " << std::fixed << std::setprecision(1)
+                      << s * 1e6 << " us sharing the fabric vs " << a * 1e6 << " us alone (x"
+                      << std::setprecision(2) << s / a << ")\n";
+        }
+    }
+    return 0;
+}
