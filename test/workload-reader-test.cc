@@ -636,3 +636,33 @@ TEST_F(WorkloadReaderTest, AicbKeyForms)
     const Coll g = {Communicator::ALL_GATHER, ParallelGroup::EP, 64};
     EXPECT_EQ(all, (std::vector<Coll>{f, f, f, g}));
 }
+
+TEST_F(WorkloadReaderTest, ReadmeTextExamplesParse)
+{
+    // every fenced block of traces/README.md that is a text workload parses
+    std::ifstream in(Trace("README.md"));
+    ASSERT_TRUE(in.good());
+    std::string line;
+    std::string block;
+    bool inBlock = false;
+    uint32_t parsed = 0;
+    while (std::getline(in, line))
+    {
+        if (line.compare(0, 3, "```") == 0)
+        {
+            if (inBlock && block.find("\nai-training-workload 1\n") != std::string::npos)
+            {
+                const std::string path =
+                    Write("readme" + std::to_string(parsed) + ".workload", block.substr(1));
+                TrainingWorkload w = WorkloadReader::ReadText(path);
+                EXPECT_FALSE(w.stages[0].empty());
+                ++parsed;
+            }
+            inBlock = !inBlock;
+            block = "\n";
+            continue;
+        }
+        block += line + "\n";
+    }
+    EXPECT_EQ(parsed, 2u);
+}
