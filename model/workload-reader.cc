@@ -296,6 +296,159 @@ struct TextProgram
     std::map<std::string, uint32_t> ids; //!< op index by id
 };
 
+/**
+ * \brief Run the stage programs abstractly to find a deadlock: an op that can never start.
+ *
+ * An op is done once its dependencies are done and, implicitly, the previous compute op (compute
+ * ops) or the previous collective of the same group (collectives) is done; a send once it is
+ * posted (RDMA writes do not wait for the receiver); a receive once its send is done; a
+ * collective over pp or world once every stage has reached it. Sends and receives pair up in
+ * order, as checked before.
+ * \param w the workload (one program per stage)
+ * \param [out] stage the stage of the blocked op
+ * \param [out] index the blocked op (the first op of that stage that can never start)
+ * \param [out] why what it waits for
+ * \return false if every op of every stage can run
+ */
+bool
+FindDeadlock(const TrainingWorkload& w, uint32_t* stage, uint32_t* index, std::string* why)
+{
+    const uint32_t pp = w.stages.size();
+    std::vector<std::vector<int64_t>> implicit(pp); // previous op of the same stream, or -1
+    std::vector<std::vector<std::pair<uint32_t, uint32_t>>> peer(pp); // RECV: its SEND
+    std::vector<std::vector<int64_t>> spanning(pp); // pp/world collective number, or -1
+    std::vector<std::vector<std::pair<uint32_t, uint32_t>>> spanOps(pp); // number -> op
+    // sends[from][to]: indices in order
+    std::vector<std::vector<std::vector<uint32_t>>> sends(pp,
+                                                          std::vector<std::vector<uint32_t>>(pp));
+    for (uint32_t s = 0; s < pp; ++s)
+    {
+        const auto& ops = w.stages[s];
+        int64_t lastCompute = -1;
+        std::map<ParallelGroup, int64_t> lastColl;
+        for (uint32_t i = 0; i < ops.size(); ++i)
+        {
+            const WorkloadOp& op = ops[i];
+            implicit[s].push_back(-1);
+            spanning[s].push_back(-1);
+            if (op.type == WorkloadOp::COMPUTE)
+            {
+                implicit[s][i] = lastCompute;
+                lastCompute = i;
+            }
+            else if (op.type == WorkloadOp::COLLECTIVE)
+            {
+                auto it = lastColl.find(op.group);
+                implicit[s][i] = it == lastColl.end() ? -1 : it->second;
+                lastColl[op.group] = i;
+                if (op.group == ParallelGroup::PP || op.group == ParallelGroup::WORLD)
+                {
+                    spanning[s][i] = spanOps[s].size();
+                    spanOps[s].emplace_back(s, i);
+                }
+            }
+            else if (op.type == WorkloadOp::SEND)
+            {
+                sends[s][s + op.peer].push_back(i);
+            }
+        }
+    }
+    for (uint32_t s = 0; s < pp; ++s)
+    {
+        std::vector<uint32_t> received(pp, 0);
+        peer[s].resize(w.stages[s].size());
+        for (uint32_t i = 0; i < w.stages[s].size(); ++i)
+        {
+            const WorkloadOp& op = w.stages[s][i];
+            if (op.type == WorkloadOp::RECV)
+            {
+                const uint32_t from = s + op.peer;
+                peer[s][i] = {from, sends[from][s].at(received[from]++)};
+            }
+        }
+    }
+    std::vector<std::vector<bool>> done(pp);
+    for (uint32_t s = 0; s < pp; ++s)
+    {
+        done[s].assign(w.stages[s].size(), false);
+    }
+    auto ready = [&](uint32_t s, uint32_t i) {
+        for (uint32_t d : w.stages[s][i].deps)
+        {
+            if (!done[s][d])
+            {
+                return false;
+            }
+        }
+        return implicit[s][i] < 0 || done[s][implicit[s][i]];
+    };
+    bool progress = true;
+    while (progress)
+    {
+        progress = false;
+        for (uint32_t s = 0; s < pp; ++s)
+        {
+            for (uint32_t i = 0; i < w.stages[s].size(); ++i)
+            {
+                if (done[s][i] || !ready(s, i))
+                {
+                    continue;
+                }
+                const WorkloadOp& op = w.stages[s][i];
+                if (op.type == WorkloadOp::RECV && !done[peer[s][i].first][peer[s][i].second])
+                {
+                    continue;
+                }
+                if (spanning[s][i] >= 0)
+                {
+                    bool all = true;
+                    for (uint32_t t = 0; t < pp && all; ++t)
+                    {
+                        const uint32_t j = spanOps[t].at(spanning[s][i]).second;
+                        all = ready(t, j);
+                    }
+                    if (!all)
+                    {
+                        continue;
+                    }
+                    for (uint32_t t = 0; t < pp; ++t)
+                    {
+                        done[t][spanOps[t][spanning[s][i]].second] = true;
+                    }
+                }
+                done[s][i] = true;
+                progress = true;
+            }
+        }
+    }
+    for (uint32_t s = 0; s < pp; ++s)
+    {
+        for (uint32_t i = 0; i < w.stages[s].size(); ++i)
+        {
+            if (done[s][i] || !ready(s, i))
+            {
+                continue;
+            }
+            *stage = s;
+            *index = i;
+            const WorkloadOp& op = w.stages[s][i];
+            if (op.type == WorkloadOp::RECV)
+            {
+                const auto& from = peer[s][i];
+                *why = "its send (\"" + w.stages[from.first][from.second].name + "\" of stage " +
+                       std::to_string(from.first) + ") can never run";
+            }
+            else
+            {
+                *why = "another stage never reaches this " + ParallelGroupName(op.group) +
+                       " collective";
+            }
+            return true;
+        }
+    }
+    return false;
+}
+
 } // namespace
 
 #define READER_ERROR(line, msg) NS_FATAL_ERROR(path << ":" << (line) << ": " << msg)
@@ -785,6 +938,15 @@ WorkloadReader::ReadText(const std::string& path)
                                              "stage must call the same ones in the same order)");
                 }
             }
+        }
+        uint32_t stage;
+        uint32_t index;
+        std::string why;
+        if (FindDeadlock(w, &stage, &index, &why))
+        {
+            READER_ERROR(programs[stageProgram[stage]].lines[index],
+                         "deadlock: op \"" << w.stages[stage][index].name << "\" of stage " << stage
+                                           << " can never start: " << why);
         }
     }
     w.Validate(path);

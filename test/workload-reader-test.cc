@@ -551,6 +551,16 @@ TEST_F(WorkloadReaderTest, TextBadInputIsRejectedWithFileAndLine)
             "program stage=1\nb allreduce group=pp bytes=1MB\n",
         "6: stage 1 pp/world collective #1 is AllReduce over pp of 1000000 bytes but stage 0 "
         "calls none");
+    // both stages receive before they send
+    bad(H + "pp 2\nprogram stage=0\na recv peer=next bytes=1MB\nb send peer=next bytes=1MB\n"
+            "program stage=1\nc recv peer=prev bytes=1MB\nd send peer=prev bytes=1MB\n",
+        "4: deadlock: op \"a\" of stage 0 can never start: its send (\"d\" of stage 1) can never "
+        "run");
+    // stage 1 reaches the pp all-reduce only after a send stage 0 posts after it
+    bad(H + "pp 2\nprogram stage=0\nx allreduce group=pp bytes=1MB\ny send peer=next bytes=1MB\n"
+            "program stage=1\nr recv peer=prev bytes=1MB\nx allreduce group=pp bytes=1MB\n",
+        "4: deadlock: op \"x\" of stage 0 can never start: another stage never reaches this pp "
+        "collective");
 }
 
 TEST_F(WorkloadReaderTest, AicbBadInputIsRejectedWithFileAndLine)
