@@ -287,7 +287,7 @@ IsIdChar(char c)
            c == '.' || c == '-';
 }
 
-/// An op read from a text workload, with the line it came from.
+/// A program read from a text workload, with the line of its header and of each op.
 struct TextProgram
 {
     uint32_t line{0};                    //!< line of its "program" header
