@@ -38,6 +38,7 @@ def build(bld):
         'model/roce-ud-source.cc',
         'model/switch-mmu.cc',
         'model/vlan-header.cc',
+        'model/workload-reader.cc',
         'helper/fat-tree-helper.cc',
         'helper/leaf-spine-helper.cc',
         'helper/rail-optimized-helper.cc',
@@ -67,6 +68,7 @@ def build(bld):
         'test/roce-link-test.cc',
         'test/switch-test.cc',
         'test/topology-test.cc',
+        'test/workload-reader-test.cc',
         'test/ai-training-test-suite.cc',
     ]
     module_test.uselib = 'GTEST'
@@ -105,6 +107,7 @@ def build(bld):
         'model/roce-ud-source.h',
         'model/switch-mmu.h',
         'model/vlan-header.h',
+        'model/workload-reader.h',
         'helper/fat-tree-helper.h',
         'helper/leaf-spine-helper.h',
         'helper/rail-optimized-helper.h',
