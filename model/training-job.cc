@@ -235,7 +235,7 @@ TrainingJob::PrintSteps(std::ostream& os, bool header) const
         {
             if (used[g])
             {
-                os << std::setw(12) << ("exp_" + ParallelGroupName(ParallelGroup(g)) + "_us");
+                os << std::setw(14) << ("exp_" + ParallelGroupName(ParallelGroup(g)) + "_us");
             }
         }
         os << "\n";
@@ -249,7 +249,7 @@ TrainingJob::PrintSteps(std::ostream& os, bool header) const
         {
             if (used[g])
             {
-                os << std::setw(12) << us(s.exposed[g]);
+                os << std::setw(14) << us(s.exposed[g]);
             }
         }
         os << "\n";
@@ -283,8 +283,8 @@ TrainingJob::PrintCollectives(std::ostream& os) const
     os << std::fixed << std::setprecision(2);
     for (const auto& [g, s] : sums)
     {
-        os << "  job " << m_id << " " << std::setw(5) << ParallelGroupName(ParallelGroup(g))
-           << ": " << s.n << " collectives, " << s.bytes << " B, mean " << s.time / s.n * 1e6
+        os << "  job " << m_id << " " << std::setw(5) << ParallelGroupName(ParallelGroup(g)) << ": "
+           << s.n << " collectives, " << s.bytes << " B, mean " << s.time / s.n * 1e6
            << " us, mean busBw " << s.busBw / s.n / 1e9 << " GB/s\n";
     }
     os.flags(flags);

@@ -318,7 +318,17 @@ TrainingWorkload::FromLayers(const std::vector<WorkloadLayer>& layers, const Sch
                     }
                     bucket.bytes += l.wgComm.bytes;
                     bucketName = ln + "wg_comm";
-                    if (bucket.bytes >= o.bucketBytes)
+                    // close the bucket when full or when the next gradient collective of the
+                    // backward is of another kind or group (so it starts now, not one layer
+                    // later)
+                    int64_t next = int64_t(j) - 1;
+                    while (next >= 0 && layers[next].wgComm.bytes == 0)
+                    {
+                        --next;
+                    }
+                    const bool differs = next >= 0 && (layers[next].wgComm.kind != bucket.kind ||
+                                                       layers[next].wgComm.group != bucket.group);
+                    if (bucket.bytes >= o.bucketBytes || differs)
                     {
                         flush();
                     }

@@ -5,6 +5,7 @@ examples_to_run = [
     ("roce-link-demo --Pcap=0", "True", "True"),
     ("fabric-incast --Pcap=0 --Packets=200", "True", "True"),
     ("rdma-incast --Pcap=0 --Bytes=200000", "True", "True"),
+    ("training-job --Layers=2 --Hidden=512 --Seq=256 --Steps=1 --MicroBatches=2", "True", "True"),
 ]
 
 python_examples = []

@@ -112,6 +112,30 @@ TEST_F(Ns3Fixture, FromLayersMergesGradientsIntoBuckets)
     EXPECT_EQ(n, 2u);
 }
 
+TEST_F(Ns3Fixture, FromLayersStartsABucketAsSoonAsTheNextGradientGoesElsewhere)
+{
+    // layers 0, 1 reduce over dp, layer 2 over dp_ep (an expert layer): in the backward (2, 1,
+    // 0) the dp_ep bucket closes right after layer 2's weight gradient although it is smaller
+    // than the bucket size, and the dp bucket after layer 0's.
+    std::vector<WorkloadLayer> layers = TwoLayers();
+    layers.push_back(layers[1]);
+    layers[2].wgComm.group = ParallelGroup::DP_EP;
+    TrainingWorkload::ScheduleOptions o;
+    o.bucketBytes = 100000000;
+    TrainingWorkload w = TrainingWorkload::FromLayers(layers, o);
+    const auto& ops = w.stages[0];
+    std::vector<std::string> order;
+    for (uint32_t i = 0; i < ops.size(); ++i)
+    {
+        if (ops[i].type == WorkloadOp::COLLECTIVE && ops[i].group != ParallelGroup::TP)
+        {
+            order.push_back(ops[i - 1].name + ">" + ParallelGroupName(ops[i].group) + ":" +
+                            std::to_string(ops[i].bytes));
+        }
+    }
+    EXPECT_EQ(order, (std::vector<std::string>{"mb0.L2.wg>dp_ep:1000000", "mb0.L0.wg>dp:2000000"}));
+}
+
 TEST_F(Ns3Fixture, TrainingWorkloadBadInput)
 {
     TrainingWorkload w;
