@@ -6,6 +6,10 @@
  */
 #include "ait-test-fixture.h"
 
+#include "ns3/leaf-spine-helper.h"
+#include "ns3/rdma-helper.h"
+#include "ns3/string.h"
+#include "ns3/training-job-helper.h"
 #include "ns3/workload-reader.h"
 
 #include <cstdlib>
@@ -423,6 +427,38 @@ TEST_F(WorkloadReaderTest, AicbSampleYieldsItsCollectiveSequence)
     // Read() recognises the AICB format
     TrainingWorkload r = WorkloadReader::Read(path);
     EXPECT_EQ(Collectives(r.stages[0]), expected);
+
+    // and a 16-rank job runs exactly that sequence on the fabric: the collectives recorded for
+    // TP group 0 and DP group 0 are, in order, the file's collectives of those groups
+    Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("None"));
+    LeafSpineHelper fabric(16, 1, 1);
+    fabric.Install();
+    auto nics = RdmaHelper().Install(fabric);
+    TrainingJobHelper jobs;
+    Ptr<TrainingJob> job = jobs.Install(fabric, nics, r, 16);
+    Simulator::Run();
+    ASSERT_TRUE(job->IsFinished());
+    for (ParallelGroup g : {ParallelGroup::TP, ParallelGroup::DP})
+    {
+        std::vector<Coll> want;
+        for (const auto& e : expected)
+        {
+            if (e.group == g)
+            {
+                want.push_back(e);
+            }
+        }
+        std::vector<Coll> ran;
+        for (const auto& rec : job->GetCollectiveRecords())
+        {
+            if (rec.group == g && rec.instance == 0)
+            {
+                ran.push_back({rec.result.kind, rec.group, rec.result.bytes});
+            }
+        }
+        EXPECT_EQ(ran, want) << ParallelGroupName(g);
+    }
+    Simulator::Destroy();
 }
 
 TEST_F(WorkloadReaderTest, AicbMoePpSendsPpCommBytes)
