@@ -180,6 +180,11 @@ RdmaNic::GetTypeId()
                             "A packet (IPv4 datagram) was handed to the port.",
                             MakeTraceSourceAccessor(&RdmaNic::m_txTrace),
                             "ns3::Packet::TracedCallback")
+            .AddTraceSource("MessageComplete",
+                            "A message of one of this NIC's queue pairs was fully acknowledged "
+                            "(QP, message id, bytes, posted time, completion time).",
+                            MakeTraceSourceAccessor(&RdmaNic::m_messageTrace),
+                            "ns3::RdmaNic::MessageTracedCallback")
             .AddTraceSource("Rx",
                             "A RoCEv2 packet was received from the port.",
                             MakeTraceSourceAccessor(&RdmaNic::m_rxTrace),
@@ -1076,6 +1081,7 @@ RdmaNic::ReceiveAck(Ptr<RdmaQueuePair> qp, const Parsed& h, Ptr<Packet> packet)
             qp->m_messages.pop_front();
             ++qp->m_stats.messagesCompleted;
             qp->m_msgCompleteTrace(m.id, m.bytes, now - m.posted);
+            m_messageTrace(qp, m.id, m.bytes, m.posted, now);
             if (!qp->m_sendDone.IsNull())
             {
                 qp->m_sendDone(m.id, m.bytes, m.posted, now);

@@ -49,6 +49,20 @@ class RdmaNic : public Object
     };
 
     /**
+     * TracedCallback signature of completed messages (at the sender).
+     * \param [in] qp the queue pair
+     * \param [in] id message id
+     * \param [in] bytes message size
+     * \param [in] posted when PostSend was called
+     * \param [in] completed when the last byte was acknowledged
+     */
+    typedef void (*MessageTracedCallback)(Ptr<RdmaQueuePair> qp,
+                                          uint64_t id,
+                                          uint64_t bytes,
+                                          Time posted,
+                                          Time completed);
+
+    /**
      * \brief Get the type ID.
      * \return the object TypeId
      */
@@ -318,6 +332,8 @@ class RdmaNic : public Object
     uint16_t m_ipId;                                       //!< IPv4 identification
 
     TracedCallback<Ptr<const Packet>> m_txTrace; //!< packet handed to the port
+    /// a message of one of this NIC's QPs was fully acknowledged: QP, id, bytes, posted, now
+    TracedCallback<Ptr<RdmaQueuePair>, uint64_t, uint64_t, Time, Time> m_messageTrace;
     TracedCallback<Ptr<const Packet>> m_rxTrace; //!< packet received from the port
 };
 

@@ -10,6 +10,7 @@
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/error-model.h"
+#include "ns3/leaf-spine-helper.h"
 #include "ns3/pointer.h"
 #include "ns3/rdma-helper.h"
 #include "ns3/rdma-nic.h"
@@ -598,4 +599,44 @@ TEST_F(Ns3Fixture, AckCoalescingAndCnpRateLimit)
         EXPECT_GT(b->GetStats().cnpsSent, 10u);
         EXPECT_LE(b->GetStats().cnpsSent, span.GetMicroSeconds() / 50 + 1);
     }
+}
+
+TEST_F(Ns3Fixture, NicMessageCompleteTraceReportsEveryQpsMessages)
+{
+    // two QPs of one NIC: the NIC-level trace sees both messages with their QP, size and times
+    Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("None"));
+    LeafSpineHelper fabric(3, 1, 1);
+    fabric.Install();
+    auto nics = RdmaHelper().Install(fabric);
+
+    struct Seen
+    {
+        uint32_t qpn;
+        uint64_t bytes;
+        Time posted;
+        Time done;
+    };
+
+    std::vector<Seen> seen;
+    nics[0]->TraceConnectWithoutContext(
+        "MessageComplete",
+        MakeBoundCallback(
+            +[](std::vector<Seen>* v, Ptr<RdmaQueuePair> qp, uint64_t, uint64_t b, Time p, Time d) {
+                v->push_back({qp->GetQpn(), b, p, d});
+            },
+            &seen));
+    RdmaHelper rdma;
+    auto a = rdma.Connect(nics[0], nics[1]);
+    auto b = rdma.Connect(nics[0], nics[2]);
+    a.first->PostSend(100000);
+    b.first->PostSend(5000);
+    Simulator::Run();
+    ASSERT_EQ(seen.size(), 2u);
+    EXPECT_EQ(seen[0].qpn, b.first->GetQpn()); // the small one completes first
+    EXPECT_EQ(seen[0].bytes, 5000u);
+    EXPECT_EQ(seen[1].qpn, a.first->GetQpn());
+    EXPECT_EQ(seen[1].bytes, 100000u);
+    EXPECT_GT(seen[1].done, seen[0].done);
+    EXPECT_EQ(seen[1].posted, Time(0));
+    Simulator::Destroy();
 }
