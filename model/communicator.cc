@@ -12,6 +12,7 @@
 #include "ns3/uinteger.h"
 
 #include <set>
+#include <sstream>
 
 namespace ns3
 {
@@ -203,19 +204,48 @@ Communicator::Setup(const std::vector<Ptr<RdmaNic>>& ranks)
     }
 }
 
-void
-Communicator::Start(Kind kind, uint64_t bytes, DoneCallback cb)
+std::string
+Communicator::Describe(Kind kind, uint64_t bytes, uint32_t root)
 {
-    if (m_ranks.empty())
+    std::ostringstream os;
+    os << KindName(kind) << " of " << bytes << " B";
+    if (kind == BROADCAST)
     {
-        NS_FATAL_ERROR("Communicator::Start: call Setup() first");
+        os << " from root " << root;
+    }
+    return os.str();
+}
+
+void
+Communicator::CheckArgs(const char* where, Kind kind, uint64_t bytes, uint32_t root) const
+{
+    const uint32_t n = m_ranks.size();
+    if (n == 0)
+    {
+        NS_FATAL_ERROR("Communicator::" << where << ": call Setup() first");
     }
     if (bytes == 0)
     {
-        NS_FATAL_ERROR("Communicator::Start: " << KindName(kind)
-                                               << " of 0 bytes is not allowed (>= 1)");
+        NS_FATAL_ERROR("Communicator::" << where << ": " << KindName(kind)
+                                        << " of 0 bytes is not allowed (>= 1)");
     }
-    m_queue.push_back({kind, bytes, cb, Time(0)});
+    if (kind == BROADCAST && root >= n)
+    {
+        NS_FATAL_ERROR("Communicator::" << where << ": Broadcast root " << root
+                                        << " is not allowed (0.." << n - 1 << ")");
+    }
+    if (kind != BROADCAST && root != 0)
+    {
+        NS_FATAL_ERROR("Communicator::" << where << ": root " << root << " is not allowed for "
+                                        << KindName(kind) << " (only Broadcast has a root; 0)");
+    }
+}
+
+void
+Communicator::Start(Kind kind, uint64_t bytes, DoneCallback cb, uint32_t root)
+{
+    CheckArgs("Start", kind, bytes, root);
+    m_queue.push_back({kind, bytes, cb, Time(0), root});
     if (!m_running)
     {
         Begin();
@@ -223,7 +253,7 @@ Communicator::Start(Kind kind, uint64_t bytes, DoneCallback cb)
 }
 
 void
-Communicator::Enter(uint32_t rank, Kind kind, uint64_t bytes, DoneCallback cb)
+Communicator::Enter(uint32_t rank, Kind kind, uint64_t bytes, DoneCallback cb, uint32_t root)
 {
     const uint32_t n = m_ranks.size();
     if (n == 0)
@@ -235,33 +265,30 @@ Communicator::Enter(uint32_t rank, Kind kind, uint64_t bytes, DoneCallback cb)
         NS_FATAL_ERROR("Communicator::Enter: rank " << rank << " is not allowed (0.." << n - 1
                                                     << ")");
     }
-    if (bytes == 0)
-    {
-        NS_FATAL_ERROR("Communicator::Enter: " << KindName(kind)
-                                               << " of 0 bytes is not allowed (>= 1)");
-    }
+    CheckArgs("Enter", kind, bytes, root);
     m_entered.resize(n, 0);
     const uint64_t seq = m_entered[rank]++;
     auto it = m_entries.find(seq);
     if (it == m_entries.end())
     {
-        it = m_entries.emplace(seq, Entry{kind, bytes, 0, std::vector<DoneCallback>(n)}).first;
+        it =
+            m_entries.emplace(seq, Entry{kind, bytes, root, 0, std::vector<DoneCallback>(n)}).first;
     }
     Entry& e = it->second;
-    if (e.kind != kind || e.bytes != bytes)
+    if (e.kind != kind || e.bytes != bytes || e.root != root)
     {
         NS_FATAL_ERROR("Communicator::Enter: rank "
-                       << rank << " calls collective #" << seq << " as " << KindName(kind) << " of "
-                       << bytes << " B but another rank called it as " << KindName(e.kind) << " of "
-                       << e.bytes << " B (every rank must call the same collectives "
-                       << "in the same order)");
+                       << rank << " calls collective #" << seq << " as "
+                       << Describe(kind, bytes, root) << " but another rank called it as "
+                       << Describe(e.kind, e.bytes, e.root)
+                       << " (every rank must call the same collectives in the same order)");
     }
     e.rankCb[rank] = cb;
     if (++e.arrived == n)
     {
         NS_LOG_INFO("collective #" << seq << " (" << KindName(kind) << ", " << bytes
                                    << " B): last rank " << rank << " entered");
-        Start(kind, bytes, MakeCallback(&Communicator::EntryDone, this, seq));
+        Start(kind, bytes, MakeCallback(&Communicator::EntryDone, this, seq), root);
     }
 }
 
@@ -401,7 +428,7 @@ Communicator::OnReceive(uint32_t channel,
     const uint32_t n = m_ranks.size();
     Lane& lane = m_lanes[channel][rank];
     ++lane.received;
-    if (rank != n - 1)
+    if ((rank + 1) % n != m_queue.front().root)
     {
         if (m_stepLatency.IsStrictlyPositive())
         {
@@ -512,7 +539,7 @@ Communicator::BeginBroadcast()
         }
         for (uint32_t k = 0; k < m_nChunks; ++k)
         {
-            m_lanes[c][0].tx[k % m_qps]->PostSend(ChunkBytes(k));
+            m_lanes[c][op.root].tx[k % m_qps]->PostSend(ChunkBytes(k));
         }
     }
 }
@@ -778,6 +805,7 @@ Communicator::Finish()
         const double t = (r.end - r.start).GetSeconds();
         r.algBw = t > 0 ? op.bytes / t : 0;
         r.busBw = r.algBw * BusBwFactor(op.kind);
+        r.root = op.root;
         m_results.push_back(r);
         m_doneTrace(r);
         if (!op.cb.IsNull())

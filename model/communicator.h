@@ -41,9 +41,10 @@ class RdmaNic;
  * both, 2 log2(n) steps in all. A rank starts step i+1 when step i's data from its partner has
  * arrived (plus StepLatency). All-to-all always uses the direct algorithm.
  *
- * Broadcast (from rank 0) is pipelined along the rings: the root writes its chunks to rank 1,
- * and every rank forwards each chunk to its successor as soon as it arrived (the last rank
- * keeps it); each channel carries S / Channels.
+ * Broadcast (from any root, default rank 0) is pipelined along the rings in the order root,
+ * root+1, ..., root-1 (mod n): the root writes its chunks to its successor, and every rank
+ * forwards each chunk to its successor as soon as it arrived (plus StepLatency); the rank before
+ * the root keeps it. Each channel carries S / Channels.
  *
  * All-to-all (direct): every rank writes S/n bytes to every other rank at once over a full mesh
  * of connections (made at the first all-to-all; QpsPerConnection QPs each, chunks of at most
@@ -64,7 +65,7 @@ class Communicator : public Object
         ALL_GATHER = 1,     //!< all-gather
         REDUCE_SCATTER = 2, //!< reduce-scatter
         ALL_TO_ALL = 3,     //!< all-to-all: S/n bytes from every rank to every other rank
-        BROADCAST = 4       //!< broadcast: S bytes from rank 0 to every rank
+        BROADCAST = 4       //!< broadcast: S bytes from the root to every rank
     };
 
     /// The result of one collective.
@@ -77,6 +78,7 @@ class Communicator : public Object
         Time end;       //!< when the last chunk arrived
         double algBw;   //!< bytes per second, as nccl-tests
         double busBw;   //!< bytes per second, as nccl-tests
+        uint32_t root;  //!< broadcast root (0 for the other kinds)
     };
 
     /// Called when a collective completes.
@@ -108,8 +110,9 @@ class Communicator : public Object
      * \param kind the collective
      * \param bytes S (> 0)
      * \param cb called when it completes (may be null)
+     * \param root the broadcast root (< n); must be 0 for the other kinds
      */
-    void Start(Kind kind, uint64_t bytes, DoneCallback cb = DoneCallback());
+    void Start(Kind kind, uint64_t bytes, DoneCallback cb = DoneCallback(), uint32_t root = 0);
 
     /**
      * \brief One rank calls a collective (as a training rank calling NCCL).
@@ -117,14 +120,19 @@ class Communicator : public Object
      * The i-th call of every rank belongs to the communicator's i-th entered collective; it
      * starts (is queued as by Start()) when the last rank has called it, so a late rank delays
      * everyone (a collective cannot finish before its slowest member joined). Every rank's
-     * callback is called when the collective completes. All ranks must ask for the same kind
-     * and size, else the run stops with a message naming both.
+     * callback is called when the collective completes. All ranks must ask for the same kind,
+     * size and root, else the run stops with a message naming both.
      * \param rank the calling rank
      * \param kind the collective
      * \param bytes S (> 0)
      * \param cb called when it completes (may be null)
+     * \param root the broadcast root (< n); must be 0 for the other kinds
      */
-    void Enter(uint32_t rank, Kind kind, uint64_t bytes, DoneCallback cb = DoneCallback());
+    void Enter(uint32_t rank,
+               Kind kind,
+               uint64_t bytes,
+               DoneCallback cb = DoneCallback(),
+               uint32_t root = 0);
 
     /// Point-to-point completion: source rank, destination rank, bytes, posted, arrived.
     typedef Callback<void, uint32_t, uint32_t, uint64_t, Time, Time> P2pCallback;
@@ -167,6 +175,7 @@ class Communicator : public Object
         uint64_t bytes;  //!< S
         DoneCallback cb; //!< completion
         Time start;      //!< start time
+        uint32_t root;   //!< broadcast root
     };
 
     /// Per (channel, rank) progress of the running collective.
@@ -196,6 +205,21 @@ class Communicator : public Object
     void OnMeshReceive(uint32_t rank, uint64_t id, uint64_t bytes, Time first, Time now);
     /// The running collective completed.
     void Finish();
+    /**
+     * \brief Check a collective's arguments (fatal error if bad).
+     * \param where the calling method, for the message
+     * \param kind the collective
+     * \param bytes S
+     * \param root the root
+     */
+    void CheckArgs(const char* where, Kind kind, uint64_t bytes, uint32_t root) const;
+    /**
+     * \param kind a collective
+     * \param bytes S
+     * \param root the root
+     * \return e.g. "AllReduce of 1000 B" or "Broadcast of 1000 B from root 2", for messages
+     */
+    static std::string Describe(Kind kind, uint64_t bytes, uint32_t root);
     /// Begin a broadcast.
     void BeginBroadcast();
     /**
@@ -238,6 +262,7 @@ class Communicator : public Object
     {
         Kind kind;                        //!< what
         uint64_t bytes;                   //!< S
+        uint32_t root;                    //!< broadcast root
         uint32_t arrived{0};              //!< ranks that called it
         std::vector<DoneCallback> rankCb; //!< per rank
     };

@@ -379,6 +379,82 @@ TEST_F(Ns3Fixture, PipelinedBroadcastMatchesItsClosedForm)
     }
 }
 
+namespace
+{
+
+/**
+ * Payload bytes a NIC's queue pairs sent and received (retransmissions included in sent; the
+ * tests run loss-free).
+ */
+std::pair<uint64_t, uint64_t>
+NicBytes(Ptr<RdmaNic> nic)
+{
+    uint64_t sent = 0;
+    uint64_t received = 0;
+    for (uint32_t q = 0; q < nic->GetNQps(); ++q)
+    {
+        sent += nic->GetQp(0x100 + q)->GetStats().bytesSent;
+        received += nic->GetQp(0x100 + q)->GetStats().bytesReceived;
+    }
+    return {sent, received};
+}
+
+} // namespace
+
+TEST_F(Ns3Fixture, BroadcastFromAnyRootFollowsTheRingFromTheRoot)
+{
+    // Broadcast of S = 16 MiB from root 5 of 8 (and 2 of 4) in 16 chunks of 1 MiB: the ring
+    // order is root, root+1, ..., root-1 (mod n), so the closed form is the one of rank 0:
+    // T = (n-1)(alpha + c) + (C-1) c. The root receives nothing, every other rank exactly S;
+    // every rank but the one before the root forwards S, that one sends nothing.
+    for (const auto& [n, root] : std::vector<std::pair<uint32_t, uint32_t>>{{8, 5}, {4, 2}})
+    {
+        Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("None"));
+        LeafSpineHelper fabric(n, 1, 1);
+        fabric.Install();
+        auto nics = RdmaHelper().Install(fabric);
+        Ptr<Communicator> comm = CreateObject<Communicator>();
+        comm->SetAttribute("ChunkBytes", UintegerValue(1 << 20));
+        comm->Setup(nics);
+        const uint64_t bytes = 16 << 20;
+        comm->Start(Communicator::BROADCAST, bytes, Communicator::DoneCallback(), root);
+        Simulator::Stop(Seconds(1));
+        Simulator::Run();
+        ASSERT_EQ(comm->GetResults().size(), 1u);
+        const auto& r = comm->GetResults()[0];
+        EXPECT_EQ(r.root, root);
+        const double c = WireBytes(1 << 20) * 8 / LINE;
+        const double alpha = 2 * DELAY + (4096 + 78) * 8 / LINE;
+        const double expected = (n - 1) * (alpha + c) + 15 * c;
+        const double t = (r.end - r.start).GetSeconds();
+        EXPECT_NEAR(t / expected, 1.0, 0.05) << "n=" << n << ": " << t << " s vs " << expected;
+        const uint32_t last = (root + n - 1) % n;
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            const auto [sent, received] = NicBytes(nics[i]);
+            EXPECT_EQ(received, i == root ? 0 : bytes) << "rank " << i;
+            EXPECT_EQ(sent, i == last ? 0 : bytes) << "rank " << i;
+        }
+        Simulator::Destroy();
+        Config::Reset();
+    }
+    LeafSpineHelper fabric(4, 1, 1);
+    fabric.Install();
+    auto nics = RdmaHelper().Install(fabric);
+    Ptr<Communicator> comm = CreateObject<Communicator>();
+    comm->Setup(nics);
+    EXPECT_DEATH(comm->Start(Communicator::BROADCAST, 1000, Communicator::DoneCallback(), 4),
+                 "Start: Broadcast root 4 is not allowed \\(0..3\\)");
+    EXPECT_DEATH(comm->Start(Communicator::ALL_REDUCE, 1000, Communicator::DoneCallback(), 1),
+                 "Start: root 1 is not allowed for AllReduce \\(only Broadcast has a root");
+    EXPECT_DEATH(comm->Enter(0, Communicator::BROADCAST, 1000, Communicator::DoneCallback(), 7),
+                 "Enter: Broadcast root 7 is not allowed \\(0..3\\)");
+    comm->Enter(0, Communicator::BROADCAST, 1000, Communicator::DoneCallback(), 1);
+    EXPECT_DEATH(comm->Enter(1, Communicator::BROADCAST, 1000, Communicator::DoneCallback(), 2),
+                 "rank 1 calls collective #0 as Broadcast of 1000 B from root 2 but another rank "
+                 "called it as Broadcast of 1000 B from root 1");
+}
+
 TEST_F(Ns3Fixture, PointToPointSendRecvTakesTheMessageTime)
 {
     // one 1 MiB message through one switch: wire bytes at line rate + two cable delays + the
@@ -448,7 +524,8 @@ TEST_F(Ns3Fixture, EnteredCollectiveStartsWhenItsLastRankCalls)
                             r,
                             Communicator::ALL_REDUCE,
                             uint64_t(4 << 20),
-                            cb);
+                            cb,
+                            uint32_t(0));
     }
     Simulator::Run();
     ASSERT_EQ(ends.size(), 4u);
