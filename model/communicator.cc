@@ -11,6 +11,7 @@
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -129,6 +130,8 @@ Communicator::KindName(Kind kind)
         return "AllToAll";
     case BROADCAST:
         return "Broadcast";
+    case ALL_TO_ALL_V:
+        return "AllToAllV";
     }
     return "?";
 }
@@ -149,7 +152,7 @@ double
 Communicator::BusBwFactor(Kind kind) const
 {
     const double n = m_ranks.size();
-    if (kind == BROADCAST)
+    if (kind == BROADCAST || kind == ALL_TO_ALL_V)
     {
         return 1.0;
     }
@@ -208,6 +211,10 @@ std::string
 Communicator::Describe(Kind kind, uint64_t bytes, uint32_t root)
 {
     std::ostringstream os;
+    if (kind == ALL_TO_ALL_V)
+    {
+        return KindName(kind);
+    }
     os << KindName(kind) << " of " << bytes << " B";
     if (kind == BROADCAST)
     {
@@ -223,6 +230,11 @@ Communicator::CheckArgs(const char* where, Kind kind, uint64_t bytes, uint32_t r
     if (n == 0)
     {
         NS_FATAL_ERROR("Communicator::" << where << ": call Setup() first");
+    }
+    if (kind == ALL_TO_ALL_V)
+    {
+        NS_FATAL_ERROR("Communicator::" << where << ": AllToAllV needs its byte matrix (use "
+                                        << "StartAllToAllV or EnterAllToAllV)");
     }
     if (bytes == 0)
     {
@@ -245,7 +257,7 @@ void
 Communicator::Start(Kind kind, uint64_t bytes, DoneCallback cb, uint32_t root)
 {
     CheckArgs("Start", kind, bytes, root);
-    m_queue.push_back({kind, bytes, cb, Time(0), root});
+    m_queue.push_back({kind, bytes, cb, Time(0), root, {}});
     if (!m_running)
     {
         Begin();
@@ -266,15 +278,30 @@ Communicator::Enter(uint32_t rank, Kind kind, uint64_t bytes, DoneCallback cb, u
                                                     << ")");
     }
     CheckArgs("Enter", kind, bytes, root);
+    const uint64_t seq = EnterEntry(rank, kind, bytes, root);
+    Entry& e = m_entries.at(seq);
+    e.rankCb[rank] = cb;
+    if (++e.arrived == n)
+    {
+        NS_LOG_INFO("collective #" << seq << " (" << Describe(kind, bytes, root) << "): last rank "
+                                   << rank << " entered");
+        Start(kind, bytes, MakeCallback(&Communicator::EntryDone, this, seq), root);
+    }
+}
+
+uint64_t
+Communicator::EnterEntry(uint32_t rank, Kind kind, uint64_t bytes, uint32_t root)
+{
+    const uint32_t n = m_ranks.size();
     m_entered.resize(n, 0);
     const uint64_t seq = m_entered[rank]++;
     auto it = m_entries.find(seq);
     if (it == m_entries.end())
     {
-        it =
-            m_entries.emplace(seq, Entry{kind, bytes, root, 0, std::vector<DoneCallback>(n)}).first;
+        it = m_entries.emplace(seq, Entry{kind, bytes, root, 0, std::vector<DoneCallback>(n), {}})
+                 .first;
     }
-    Entry& e = it->second;
+    const Entry& e = it->second;
     if (e.kind != kind || e.bytes != bytes || e.root != root)
     {
         NS_FATAL_ERROR("Communicator::Enter: rank "
@@ -283,12 +310,86 @@ Communicator::Enter(uint32_t rank, Kind kind, uint64_t bytes, DoneCallback cb, u
                        << Describe(e.kind, e.bytes, e.root)
                        << " (every rank must call the same collectives in the same order)");
     }
+    return seq;
+}
+
+void
+Communicator::StartAllToAllV(const std::vector<std::vector<uint64_t>>& bytes, DoneCallback cb)
+{
+    const uint32_t n = m_ranks.size();
+    if (n == 0)
+    {
+        NS_FATAL_ERROR("Communicator::StartAllToAllV: call Setup() first");
+    }
+    if (bytes.size() != n)
+    {
+        NS_FATAL_ERROR("Communicator::StartAllToAllV: a matrix of "
+                       << bytes.size() << " rows is not allowed (" << n << " x " << n << ")");
+    }
+    std::vector<uint64_t> sent(n, 0);
+    std::vector<uint64_t> received(n, 0);
+    for (uint32_t a = 0; a < n; ++a)
+    {
+        if (bytes[a].size() != n)
+        {
+            NS_FATAL_ERROR("Communicator::StartAllToAllV: row " << a << " of " << bytes[a].size()
+                                                                << " entries is not allowed (" << n
+                                                                << ")");
+        }
+        for (uint32_t b = 0; b < n; ++b)
+        {
+            if (a != b)
+            {
+                sent[a] += bytes[a][b];
+                received[b] += bytes[a][b];
+            }
+        }
+    }
+    uint64_t busiest = 0;
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        busiest = std::max({busiest, sent[r], received[r]});
+    }
+    if (busiest == 0)
+    {
+        NS_FATAL_ERROR("Communicator::StartAllToAllV: a matrix with no bytes off the diagonal is "
+                       "not allowed (at least one rank must send to another)");
+    }
+    m_queue.push_back({ALL_TO_ALL_V, busiest, cb, Time(0), 0, bytes});
+    if (!m_running)
+    {
+        Begin();
+    }
+}
+
+void
+Communicator::EnterAllToAllV(uint32_t rank, const std::vector<uint64_t>& row, DoneCallback cb)
+{
+    const uint32_t n = m_ranks.size();
+    if (n == 0)
+    {
+        NS_FATAL_ERROR("Communicator::EnterAllToAllV: call Setup() first");
+    }
+    if (rank >= n)
+    {
+        NS_FATAL_ERROR("Communicator::EnterAllToAllV: rank " << rank << " is not allowed (0.."
+                                                             << n - 1 << ")");
+    }
+    if (row.size() != n)
+    {
+        NS_FATAL_ERROR("Communicator::EnterAllToAllV: rank "
+                       << rank << " gives a row of " << row.size() << " entries, not allowed (" << n
+                       << ")");
+    }
+    const uint64_t seq = EnterEntry(rank, ALL_TO_ALL_V, 0, 0);
+    Entry& e = m_entries.at(seq);
+    e.rows.resize(n);
+    e.rows[rank] = row;
     e.rankCb[rank] = cb;
     if (++e.arrived == n)
     {
-        NS_LOG_INFO("collective #" << seq << " (" << KindName(kind) << ", " << bytes
-                                   << " B): last rank " << rank << " entered");
-        Start(kind, bytes, MakeCallback(&Communicator::EntryDone, this, seq), root);
+        NS_LOG_INFO("collective #" << seq << " (AllToAllV): last rank " << rank << " entered");
+        StartAllToAllV(e.rows, MakeCallback(&Communicator::EntryDone, this, seq));
     }
 }
 
@@ -325,7 +426,7 @@ Communicator::Begin()
     m_running = true;
     Op& op = m_queue.front();
     op.start = Simulator::Now();
-    if (op.kind == ALL_TO_ALL)
+    if (op.kind == ALL_TO_ALL || op.kind == ALL_TO_ALL_V)
     {
         BeginAllToAll();
         return;
@@ -607,17 +708,33 @@ Communicator::BeginAllToAll()
     {
         BuildMesh();
     }
-    const Op& op = m_queue.front();
+    Op& op = m_queue.front();
     const uint32_t n = m_ranks.size();
-    const uint64_t perPeer = (op.bytes + n - 1) / n;
-    m_meshExpected.assign(n, perPeer * (n - 1));
-    m_lanesLeft = n;
+    if (op.kind == ALL_TO_ALL)
+    {
+        const uint64_t perPeer = (op.bytes + n - 1) / n;
+        op.matrix.assign(n, std::vector<uint64_t>(n, perPeer));
+    }
+    const auto& m = op.matrix;
+    m_meshExpected.assign(n, 0);
+    for (uint32_t a = 0; a < n; ++a)
+    {
+        for (uint32_t b = 0; b < n; ++b)
+        {
+            m_meshExpected[b] += a == b ? 0 : m[a][b];
+        }
+    }
+    m_lanesLeft = 0;
+    for (uint32_t b = 0; b < n; ++b)
+    {
+        m_lanesLeft += m_meshExpected[b] > 0 ? 1 : 0;
+    }
     for (uint32_t a = 0; a < n; ++a)
     {
         for (uint32_t i = 1; i < n; ++i)
         {
             const uint32_t b = (a + i) % n; // staggered, as NCCL's pairwise schedule
-            uint64_t left = perPeer;
+            uint64_t left = m[a][b];
             for (uint32_t c = 0; left > 0; ++c)
             {
                 const uint64_t chunk = std::min(left, m_chunkBytes);
@@ -631,7 +748,9 @@ Communicator::BeginAllToAll()
 void
 Communicator::OnMeshReceive(uint32_t rank, uint64_t id, uint64_t bytes, Time first, Time now)
 {
-    NS_ASSERT_MSG(m_running && m_queue.front().kind == ALL_TO_ALL, "unexpected all-to-all chunk");
+    NS_ASSERT_MSG(m_running &&
+                      (m_queue.front().kind == ALL_TO_ALL || m_queue.front().kind == ALL_TO_ALL_V),
+                  "unexpected all-to-all chunk");
     m_meshExpected[rank] -= bytes;
     if (m_meshExpected[rank] == 0 && --m_lanesLeft == 0)
     {

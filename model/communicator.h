@@ -50,6 +50,13 @@ class RdmaNic;
  * of connections (made at the first all-to-all; QpsPerConnection QPs each, chunks of at most
  * ChunkBytes spread round robin over them), as NCCL's grouped point-to-point operations.
  *
+ * All-to-all-v (StartAllToAllV, EnterAllToAllV): the same direct algorithm with a byte
+ * matrix, bytes[a][b] from rank a to rank b (the diagonal is ignored, zeros allowed). Its
+ * Result.bytes is the largest per-rank volume on the wire in one direction, max over ranks of
+ * max(row sum, column sum) off the diagonal, and its busBw factor is 1: busBw = that volume / t
+ * is comparable to the link bandwidth, and a uniform matrix of S/n per pair reports the same
+ * busBw as ALL_TO_ALL of S.
+ *
  * Results follow nccl-tests: algBw = S / t, busBw = algBw x 2(n-1)/n (all-reduce) or (n-1)/n
  * (all-gather, reduce-scatter), where S is the buffer size (the output size for all-gather)
  * and t runs from the call to the arrival of the last chunk at the last rank.
@@ -65,7 +72,8 @@ class Communicator : public Object
         ALL_GATHER = 1,     //!< all-gather
         REDUCE_SCATTER = 2, //!< reduce-scatter
         ALL_TO_ALL = 3,     //!< all-to-all: S/n bytes from every rank to every other rank
-        BROADCAST = 4       //!< broadcast: S bytes from the root to every rank
+        BROADCAST = 4,      //!< broadcast: S bytes from the root to every rank
+        ALL_TO_ALL_V = 5    //!< all-to-all-v: a byte matrix (StartAllToAllV)
     };
 
     /// The result of one collective.
@@ -134,6 +142,26 @@ class Communicator : public Object
                DoneCallback cb = DoneCallback(),
                uint32_t root = 0);
 
+    /**
+     * \brief Start (or queue) an all-to-all-v.
+     * \param bytes an n x n matrix: bytes[a][b] is what rank a sends to rank b (the diagonal is
+     *        ignored, zeros are allowed, at least one entry off the diagonal must be > 0)
+     * \param cb called when it completes (may be null)
+     */
+    void StartAllToAllV(const std::vector<std::vector<uint64_t>>& bytes,
+                        DoneCallback cb = DoneCallback());
+
+    /**
+     * \brief One rank calls an all-to-all-v with its send row (as Enter()): the collective is
+     *        the rank's next entered one and starts when every rank gave its row.
+     * \param rank the calling rank
+     * \param row n entries: bytes this rank sends to each rank (its own entry is ignored)
+     * \param cb called when it completes (may be null)
+     */
+    void EnterAllToAllV(uint32_t rank,
+                        const std::vector<uint64_t>& row,
+                        DoneCallback cb = DoneCallback());
+
     /// Point-to-point completion: source rank, destination rank, bytes, posted, arrived.
     typedef Callback<void, uint32_t, uint32_t, uint64_t, Time, Time> P2pCallback;
 
@@ -171,11 +199,12 @@ class Communicator : public Object
     /// A collective waiting or running.
     struct Op
     {
-        Kind kind;       //!< what
-        uint64_t bytes;  //!< S
-        DoneCallback cb; //!< completion
-        Time start;      //!< start time
-        uint32_t root;   //!< broadcast root
+        Kind kind;                                 //!< what
+        uint64_t bytes;                            //!< S
+        DoneCallback cb;                           //!< completion
+        Time start;                                //!< start time
+        uint32_t root;                             //!< broadcast root
+        std::vector<std::vector<uint64_t>> matrix; //!< all-to-all-v: [src][dst] bytes
     };
 
     /// Per (channel, rank) progress of the running collective.
@@ -260,12 +289,23 @@ class Communicator : public Object
     /// A collective some ranks have entered (Enter()).
     struct Entry
     {
-        Kind kind;                        //!< what
-        uint64_t bytes;                   //!< S
-        uint32_t root;                    //!< broadcast root
-        uint32_t arrived{0};              //!< ranks that called it
-        std::vector<DoneCallback> rankCb; //!< per rank
+        Kind kind;                               //!< what
+        uint64_t bytes;                          //!< S
+        uint32_t root;                           //!< broadcast root
+        uint32_t arrived{0};                     //!< ranks that called it
+        std::vector<DoneCallback> rankCb;        //!< per rank
+        std::vector<std::vector<uint64_t>> rows; //!< all-to-all-v: per rank its send row
     };
+
+    /**
+     * \brief Find or create the entered collective of a rank's next call.
+     * \param rank the calling rank
+     * \param kind its kind
+     * \param bytes S
+     * \param root the root
+     * \return the sequence number
+     */
+    uint64_t EnterEntry(uint32_t rank, Kind kind, uint64_t bytes, uint32_t root);
 
     /**
      * \brief An entered collective completed.
