@@ -32,8 +32,9 @@ Communicator::GetTypeId()
             .AddConstructor<Communicator>()
             .AddAttribute(
                 "Algorithm",
-                "Algorithm of all-reduce, all-gather and reduce-scatter: Ring or "
-                "HalvingDoubling (n a power of two).",
+                "Algorithm of all-reduce, all-gather and reduce-scatter: Ring, "
+                "HalvingDoubling (n a power of two) or Tree (double binary tree for "
+                "all-reduce; the other kinds use Ring, as NCCL).",
                 StringValue("Ring"),
                 MakeStringAccessor(&Communicator::SetAlgorithm, &Communicator::GetAlgorithm),
                 MakeStringChecker())
@@ -95,16 +96,17 @@ Communicator::DoDispose()
     m_p2p.clear();
     m_mesh.clear();
     m_hdQp.clear();
+    m_tree.clear();
     Object::DoDispose();
 }
 
 void
 Communicator::SetAlgorithm(std::string name)
 {
-    if (name != "Ring" && name != "HalvingDoubling")
+    if (name != "Ring" && name != "HalvingDoubling" && name != "Tree")
     {
         NS_FATAL_ERROR("Communicator: unknown Algorithm \""
-                       << name << "\" (allowed: Ring, HalvingDoubling)");
+                       << name << "\" (allowed: Ring, HalvingDoubling, Tree)");
     }
     m_algorithm = name;
 }
@@ -439,6 +441,11 @@ Communicator::Begin()
     if (m_algorithm == "HalvingDoubling")
     {
         BeginHalvingDoubling();
+        return;
+    }
+    if (m_algorithm == "Tree" && op.kind == ALL_REDUCE)
+    {
+        BeginTree();
         return;
     }
     const uint32_t n = m_ranks.size();
@@ -906,6 +913,306 @@ Communicator::OnHdReceive(uint32_t rank,
             HdPost(rank);
         }
     }
+}
+
+int32_t
+Communicator::BtreeParent(uint32_t n, uint32_t rank)
+{
+    if (rank == 0)
+    {
+        return -1;
+    }
+    uint32_t bit = 1;
+    while (bit < n && !(bit & rank))
+    {
+        bit <<= 1;
+    }
+    uint32_t up = (rank ^ bit) | (bit << 1);
+    if (up >= n)
+    {
+        up = rank ^ bit;
+    }
+    return static_cast<int32_t>(up);
+}
+
+void
+Communicator::BuildTree()
+{
+    const uint32_t n = m_ranks.size();
+    m_tree.assign(m_channels, std::vector<std::vector<TreeLane>>(2, std::vector<TreeLane>(n)));
+    for (uint32_t c = 0; c < m_channels; ++c)
+    {
+        for (uint32_t t = 0; t < 2; ++t)
+        {
+            auto& lanes = m_tree[c][t];
+            for (uint32_t r = 0; r < n; ++r)
+            {
+                int32_t p;
+                if (t == 0)
+                {
+                    p = BtreeParent(n, r);
+                }
+                else if (n % 2 == 0) // mirror
+                {
+                    const int32_t u = BtreeParent(n, n - 1 - r);
+                    p = u < 0 ? -1 : static_cast<int32_t>(n - 1 - u);
+                }
+                else // shift by one
+                {
+                    const int32_t u = BtreeParent(n, (r + n - 1) % n);
+                    p = u < 0 ? -1 : static_cast<int32_t>((u + 1) % n);
+                }
+                lanes[r].parent = p;
+            }
+            for (uint32_t r = 0; r < n; ++r) // children in rank order
+            {
+                if (lanes[r].parent >= 0)
+                {
+                    lanes[lanes[r].parent].children.push_back(r);
+                }
+            }
+            for (uint32_t r = 0; r < n; ++r)
+            {
+                TreeLane& me = lanes[r];
+                me.down.resize(me.children.size());
+                me.rxUp.assign(me.children.size(), std::vector<uint64_t>(m_qps, 0));
+                me.rxDown.assign(m_qps, 0);
+                me.downQueue.resize(me.children.size());
+                me.downPosted.resize(me.children.size());
+                me.downFreed.resize(me.children.size());
+            }
+            for (uint32_t r = 0; r < n; ++r)
+            {
+                if (lanes[r].parent < 0)
+                {
+                    continue;
+                }
+                const uint32_t p = lanes[r].parent;
+                TreeLane& parent = lanes[p];
+                const uint32_t idx = std::find(parent.children.begin(), parent.children.end(), r) -
+                                     parent.children.begin();
+                for (uint32_t q = 0; q < m_qps; ++q)
+                {
+                    const uint16_t sport =
+                        49152 + static_cast<uint16_t>(
+                                    (((c * 2 + t) * m_qps + q) * 7919 + r * 31 + 8191) % 16384);
+                    Ptr<RdmaQueuePair> x = m_ranks[r]->CreateQp(m_priority, sport);
+                    Ptr<RdmaQueuePair> y = m_ranks[p]->CreateQp(m_priority, sport);
+                    m_ranks[r]->Connect(x, m_ranks[p]->GetAddress(), y->GetQpn());
+                    m_ranks[p]->Connect(y, m_ranks[r]->GetAddress(), x->GetQpn());
+                    x->SetReceiveCompletionCallback(
+                        MakeCallback(&Communicator::OnTreeDown, this, c, t, r, q));
+                    y->SetReceiveCompletionCallback(
+                        MakeCallback(&Communicator::OnTreeUp, this, c, t, p, idx, q));
+                    lanes[r].up.push_back(x);
+                    parent.down[idx].push_back(y);
+                    lanes[r].indexAtParent = idx;
+                }
+            }
+        }
+    }
+}
+
+void
+Communicator::BeginTree()
+{
+    if (m_tree.empty())
+    {
+        BuildTree();
+    }
+    const Op& op = m_queue.front();
+    const uint32_t n = m_ranks.size();
+    const uint64_t parts = 2 * uint64_t(m_channels);
+    m_blockBytes = (op.bytes + parts - 1) / parts;
+    m_nChunks = static_cast<uint32_t>((m_blockBytes + m_chunkBytes - 1) / m_chunkBytes);
+    m_lanesLeft = parts * n;
+    NS_LOG_INFO("AllReduce of " << op.bytes << " B on " << n
+                                << " ranks, double binary tree: " << m_nChunks
+                                << " chunks per tree and channel, " << m_blockBytes << " B");
+    for (uint32_t c = 0; c < m_channels; ++c)
+    {
+        for (uint32_t t = 0; t < 2; ++t)
+        {
+            for (auto& lane : m_tree[c][t])
+            {
+                for (auto& v : lane.rxUp)
+                {
+                    std::fill(v.begin(), v.end(), 0);
+                }
+                std::fill(lane.rxDown.begin(), lane.rxDown.end(), 0);
+                lane.upCount.assign(m_nChunks, 0);
+                lane.downLeft.assign(m_nChunks, 0);
+                lane.upQueue.clear();
+                lane.upPosted = 0;
+                lane.upFreed = 0;
+                for (auto& q : lane.downQueue)
+                {
+                    q.clear();
+                }
+                std::fill(lane.downPosted.begin(), lane.downPosted.end(), 0);
+                std::fill(lane.downFreed.begin(), lane.downFreed.end(), 0);
+                lane.done = 0;
+            }
+            for (uint32_t r = 0; r < n; ++r)
+            {
+                if (m_tree[c][t][r].children.empty())
+                {
+                    for (uint32_t k = 0; k < m_nChunks; ++k)
+                    {
+                        TreeReduced(c, t, r, k);
+                    }
+                }
+            }
+        }
+    }
+}
+
+void
+Communicator::PostAfterStepLatency(Ptr<RdmaQueuePair> qp, uint64_t bytes)
+{
+    if (m_stepLatency.IsStrictlyPositive())
+    {
+        Simulator::Schedule(m_stepLatency,
+                            &RdmaQueuePair::PostSend,
+                            qp,
+                            bytes,
+                            RdmaQueuePair::WRITE);
+    }
+    else
+    {
+        qp->PostSend(bytes);
+    }
+}
+
+void
+Communicator::TreeReduced(uint32_t channel, uint32_t tree, uint32_t rank, uint32_t chunk)
+{
+    TreeLane& lane = m_tree[channel][tree][rank];
+    if (lane.parent >= 0)
+    {
+        lane.upQueue.push_back(chunk);
+        TreePump(channel, tree, rank);
+    }
+    else
+    {
+        TreeResult(channel, tree, rank, chunk); // the root turns it around
+    }
+}
+
+void
+Communicator::TreeResult(uint32_t channel, uint32_t tree, uint32_t rank, uint32_t chunk)
+{
+    TreeLane& lane = m_tree[channel][tree][rank];
+    if (lane.children.empty())
+    {
+        TreeFreed(channel, tree, rank, false); // a leaf keeps it
+    }
+    else
+    {
+        lane.downLeft[chunk] = lane.children.size();
+        for (auto& q : lane.downQueue)
+        {
+            q.push_back(chunk);
+        }
+    }
+    if (++lane.done == m_nChunks && --m_lanesLeft == 0)
+    {
+        Finish();
+        return;
+    }
+    TreePump(channel, tree, rank);
+}
+
+void
+Communicator::TreePump(uint32_t channel, uint32_t tree, uint32_t rank)
+{
+    TreeLane& lane = m_tree[channel][tree][rank];
+    while (!lane.upQueue.empty() && lane.upPosted - lane.upFreed < TREE_SLOTS)
+    {
+        const uint32_t k = lane.upQueue.front();
+        lane.upQueue.pop_front();
+        ++lane.upPosted;
+        PostAfterStepLatency(lane.up[k % m_qps], ChunkBytes(k));
+        TreeFreed(channel, tree, rank, true); // the children's slots of chunk k
+    }
+    for (uint32_t i = 0; i < lane.children.size(); ++i)
+    {
+        while (!lane.downQueue[i].empty() && lane.downPosted[i] - lane.downFreed[i] < TREE_SLOTS)
+        {
+            const uint32_t k = lane.downQueue[i].front();
+            lane.downQueue[i].pop_front();
+            ++lane.downPosted[i];
+            PostAfterStepLatency(lane.down[i][k % m_qps], ChunkBytes(k));
+            if (--lane.downLeft[k] == 0)
+            {
+                if (lane.parent < 0)
+                {
+                    TreeFreed(channel, tree, rank, true); // the root turned it around
+                }
+                else
+                {
+                    TreeFreed(channel, tree, rank, false);
+                }
+            }
+        }
+    }
+}
+
+void
+Communicator::TreeFreed(uint32_t channel, uint32_t tree, uint32_t rank, bool up)
+{
+    TreeLane& lane = m_tree[channel][tree][rank];
+    if (up)
+    {
+        for (uint32_t child : lane.children)
+        {
+            ++m_tree[channel][tree][child].upFreed;
+            TreePump(channel, tree, child);
+        }
+    }
+    else if (lane.parent >= 0)
+    {
+        ++m_tree[channel][tree][lane.parent].downFreed[lane.indexAtParent];
+        TreePump(channel, tree, lane.parent);
+    }
+}
+
+void
+Communicator::OnTreeUp(uint32_t channel,
+                       uint32_t tree,
+                       uint32_t rank,
+                       uint32_t child,
+                       uint32_t qp,
+                       uint64_t id,
+                       uint64_t bytes,
+                       Time first,
+                       Time now)
+{
+    NS_ASSERT_MSG(m_running, "a tree chunk arrived while no collective runs");
+    TreeLane& lane = m_tree[channel][tree][rank];
+    const uint32_t k = static_cast<uint32_t>(qp + lane.rxUp[child][qp]++ * m_qps);
+    NS_ASSERT_MSG(k < m_nChunks, "more tree chunks than expected");
+    if (++lane.upCount[k] == lane.children.size())
+    {
+        TreeReduced(channel, tree, rank, k);
+    }
+}
+
+void
+Communicator::OnTreeDown(uint32_t channel,
+                         uint32_t tree,
+                         uint32_t rank,
+                         uint32_t qp,
+                         uint64_t id,
+                         uint64_t bytes,
+                         Time first,
+                         Time now)
+{
+    NS_ASSERT_MSG(m_running, "a tree chunk arrived while no collective runs");
+    TreeLane& lane = m_tree[channel][tree][rank];
+    const uint32_t k = static_cast<uint32_t>(qp + lane.rxDown[qp]++ * m_qps);
+    NS_ASSERT_MSG(k < m_nChunks, "more tree chunks than expected");
+    TreeResult(channel, tree, rank, k);
 }
 
 void
