@@ -5,6 +5,7 @@
 
 #include "rdma-nic.h"
 
+#include "ns3/data-rate.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -63,6 +64,23 @@ Communicator::GetTypeId()
                           UintegerValue(3),
                           MakeUintegerAccessor(&Communicator::m_priority),
                           MakeUintegerChecker<uint8_t>(0, 7))
+            .AddAttribute("GpusPerServer",
+                          "Ranks per server: rank r is GPU r mod g of server r / g (must divide "
+                          "the number of ranks; 1 = every rank on its own server). Servers of "
+                          "several GPUs run hierarchical collectives with NVLink inside.",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&Communicator::m_gpusPerServer),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("NvLinkBandwidth",
+                          "NVLink bandwidth per GPU and direction (H100: 450 GB/s).",
+                          DataRateValue(DataRate("3600Gbps")),
+                          MakeDataRateAccessor(&Communicator::m_nvRate),
+                          MakeDataRateChecker())
+            .AddAttribute("NvLinkLatency",
+                          "Latency of every NVLink transfer (NCCL's NVLink per-step latency).",
+                          TimeValue(NanoSeconds(3400)),
+                          MakeTimeAccessor(&Communicator::m_nvLatency),
+                          MakeTimeChecker(Time(0)))
             .AddTraceSource("CollectiveDone",
                             "A collective completed.",
                             MakeTraceSourceAccessor(&Communicator::m_doneTrace),
@@ -71,7 +89,10 @@ Communicator::GetTypeId()
 }
 
 Communicator::Communicator()
-    : m_channels(1),
+    : m_gpusPerServer(1),
+      m_nvRate("3600Gbps"),
+      m_nvLatency(NanoSeconds(3400)),
+      m_channels(1),
       m_qps(1),
       m_chunkBytes(1024 * 1024),
       m_priority(3),
@@ -97,6 +118,11 @@ Communicator::DoDispose()
     m_mesh.clear();
     m_hdQp.clear();
     m_tree.clear();
+    for (auto& rail : m_rails)
+    {
+        rail->Dispose();
+    }
+    m_rails.clear();
     Object::DoDispose();
 }
 
@@ -179,11 +205,90 @@ Communicator::Setup(const std::vector<Ptr<RdmaNic>>& ranks)
         NS_FATAL_ERROR("Communicator::Setup: every rank needs its own RdmaNic");
     }
     const uint32_t n = ranks.size();
-    if (m_algorithm == "HalvingDoubling" && (n & (n - 1)) != 0)
+    std::vector<uint32_t> ids(n);
+    if (!m_serverIds.empty())
+    {
+        if (m_gpusPerServer != 1)
+        {
+            NS_FATAL_ERROR("Communicator::Setup: SetServers() and GpusPerServer "
+                           << m_gpusPerServer << " both place the ranks (use one of them)");
+        }
+        if (m_serverIds.size() != n)
+        {
+            NS_FATAL_ERROR("Communicator::Setup: SetServers() gave servers for "
+                           << m_serverIds.size() << " ranks, not allowed (" << n << ")");
+        }
+        ids = m_serverIds;
+    }
+    else
+    {
+        if (n % m_gpusPerServer != 0)
+        {
+            NS_FATAL_ERROR("Communicator::Setup: GpusPerServer "
+                           << m_gpusPerServer << " does not divide " << n << " ranks");
+        }
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            ids[r] = r / m_gpusPerServer;
+        }
+    }
+    std::map<uint32_t, uint32_t> index; // server id -> server index, by first rank
+    m_servers.clear();
+    m_serverOf.assign(n, 0);
+    m_localOf.assign(n, 0);
+    std::vector<uint32_t> idOf; // server index -> id
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        auto it = index.find(ids[r]);
+        if (it == index.end())
+        {
+            it = index.emplace(ids[r], m_servers.size()).first;
+            m_servers.emplace_back();
+            idOf.push_back(ids[r]);
+        }
+        m_serverOf[r] = it->second;
+        m_localOf[r] = m_servers[it->second].size();
+        m_servers[it->second].push_back(r);
+    }
+    for (uint32_t s = 1; s < m_servers.size(); ++s)
+    {
+        if (m_servers[s].size() != m_servers[0].size())
+        {
+            NS_FATAL_ERROR("Communicator::Setup: server "
+                           << idOf[s] << " has " << m_servers[s].size() << " ranks but server "
+                           << idOf[0] << " has " << m_servers[0].size()
+                           << " (every server needs the same number of ranks)");
+        }
+    }
+    const uint32_t g = m_servers[0].size();
+    const uint32_t m = m_servers.size();
+    if (g == 1 && m_algorithm == "HalvingDoubling" && (n & (n - 1)) != 0)
     {
         NS_FATAL_ERROR("Communicator::Setup: HalvingDoubling needs a power-of-two number of ranks, "
                        "not "
                        << n);
+    }
+    m_nvFree.assign(n, Time(0));
+    m_nvBytes.assign(n, 0);
+    if (g > 1 && m > 1)
+    {
+        for (uint32_t j = 0; j < g; ++j)
+        {
+            Ptr<Communicator> rail = CreateObject<Communicator>();
+            rail->SetAttribute("Algorithm", StringValue(m_algorithm));
+            rail->SetAttribute("Channels", UintegerValue(m_channels));
+            rail->SetAttribute("QpsPerConnection", UintegerValue(m_qps));
+            rail->SetAttribute("ChunkBytes", UintegerValue(m_chunkBytes));
+            rail->SetAttribute("StepLatency", TimeValue(m_stepLatency));
+            rail->SetAttribute("Priority", UintegerValue(m_priority));
+            std::vector<Ptr<RdmaNic>> nics;
+            for (const auto& server : m_servers)
+            {
+                nics.push_back(ranks[server[j]]);
+            }
+            rail->Setup(nics);
+            m_rails.push_back(rail);
+        }
     }
     m_ranks = ranks;
     m_lanes.assign(m_channels, std::vector<Lane>(n));
@@ -435,7 +540,19 @@ Communicator::Begin()
     }
     if (op.kind == BROADCAST)
     {
-        BeginBroadcast();
+        if (m_servers.size() == 1)
+        {
+            BeginNvBroadcast();
+        }
+        else
+        {
+            BeginBroadcast();
+        }
+        return;
+    }
+    if (m_servers[0].size() > 1)
+    {
+        BeginHierarchical();
         return;
     }
     if (m_algorithm == "HalvingDoubling")
@@ -576,6 +693,17 @@ Communicator::SendRecv(uint32_t src, uint32_t dst, uint64_t bytes, P2pCallback c
     {
         NS_FATAL_ERROR("Communicator::SendRecv: 0 bytes is not allowed (>= 1)");
     }
+    if (SameServer(src, dst))
+    {
+        const Time posted = Simulator::Now();
+        Simulator::Schedule(NvTransfer(src, bytes), [cb, src, dst, bytes, posted]() {
+            if (!cb.IsNull())
+            {
+                cb(src, dst, bytes, posted, Simulator::Now());
+            }
+        });
+        return;
+    }
     P2pLink& link = m_p2p[{src, dst}];
     if (link.tx.empty())
     {
@@ -688,9 +816,9 @@ Communicator::BuildMesh()
     {
         for (uint32_t b = 0; b < n; ++b)
         {
-            if (a == b)
+            if (SameServer(a, b))
             {
-                continue;
+                continue; // NVLink
             }
             for (uint32_t q = 0; q < m_qps; ++q)
             {
@@ -742,6 +870,18 @@ Communicator::BeginAllToAll()
         {
             const uint32_t b = (a + i) % n; // staggered, as NCCL's pairwise schedule
             uint64_t left = m[a][b];
+            if (SameServer(a, b))
+            {
+                if (left > 0)
+                {
+                    Simulator::Schedule(NvTransfer(a, left),
+                                        &Communicator::MeshCredit,
+                                        this,
+                                        b,
+                                        left);
+                }
+                continue;
+            }
             for (uint32_t c = 0; left > 0; ++c)
             {
                 const uint64_t chunk = std::min(left, m_chunkBytes);
@@ -758,6 +898,12 @@ Communicator::OnMeshReceive(uint32_t rank, uint64_t id, uint64_t bytes, Time fir
     NS_ASSERT_MSG(m_running &&
                       (m_queue.front().kind == ALL_TO_ALL || m_queue.front().kind == ALL_TO_ALL_V),
                   "unexpected all-to-all chunk");
+    MeshCredit(rank, bytes);
+}
+
+void
+Communicator::MeshCredit(uint32_t rank, uint64_t bytes)
+{
     m_meshExpected[rank] -= bytes;
     if (m_meshExpected[rank] == 0 && --m_lanesLeft == 0)
     {
@@ -1213,6 +1359,181 @@ Communicator::OnTreeDown(uint32_t channel,
     const uint32_t k = static_cast<uint32_t>(qp + lane.rxDown[qp]++ * m_qps);
     NS_ASSERT_MSG(k < m_nChunks, "more tree chunks than expected");
     TreeResult(channel, tree, rank, k);
+}
+
+void
+Communicator::SetServers(const std::vector<uint32_t>& serverOfRank)
+{
+    if (!m_ranks.empty())
+    {
+        NS_FATAL_ERROR("Communicator::SetServers: call it before Setup()");
+    }
+    if (serverOfRank.empty())
+    {
+        NS_FATAL_ERROR("Communicator::SetServers: an empty layout is not allowed (one server "
+                       "per rank)");
+    }
+    m_serverIds = serverOfRank;
+}
+
+uint32_t
+Communicator::GetNServers() const
+{
+    return m_servers.size();
+}
+
+uint64_t
+Communicator::GetNvLinkBytes(uint32_t rank) const
+{
+    if (rank >= m_nvBytes.size())
+    {
+        NS_FATAL_ERROR("Communicator::GetNvLinkBytes: rank "
+                       << rank << " is not allowed (0.." << int64_t(m_nvBytes.size()) - 1 << ")");
+    }
+    return m_nvBytes[rank];
+}
+
+bool
+Communicator::SameServer(uint32_t a, uint32_t b) const
+{
+    return m_serverOf[a] == m_serverOf[b];
+}
+
+uint32_t
+Communicator::ServerSuccessor(uint32_t rank) const
+{
+    const auto& server = m_servers[m_serverOf[rank]];
+    return server[(m_localOf[rank] + 1) % server.size()];
+}
+
+Time
+Communicator::NvTransfer(uint32_t src, uint64_t bytes)
+{
+    const Time now = Simulator::Now();
+    const Time start = std::max(now, m_nvFree[src]);
+    m_nvFree[src] = start + Seconds(double(bytes) * 8 / m_nvRate.GetBitRate());
+    m_nvBytes[src] += bytes;
+    return m_nvFree[src] + m_nvLatency - now;
+}
+
+void
+Communicator::BeginHierarchical()
+{
+    const Op& op = m_queue.front();
+    const uint32_t g = m_servers[0].size();
+    const uint64_t slice = (op.bytes + g - 1) / g;
+    m_phases.clear();
+    if (op.kind != ALL_GATHER) // reduce-scatter inside the servers first
+    {
+        m_phases.push_back({true, g - 1, op.kind, slice});
+    }
+    if (m_servers.size() > 1)
+    {
+        m_phases.push_back({false, 0, op.kind, slice});
+    }
+    if (op.kind != REDUCE_SCATTER) // all-gather inside the servers last
+    {
+        m_phases.push_back({true, g - 1, op.kind, slice});
+    }
+    NS_LOG_INFO(KindName(op.kind) << " of " << op.bytes << " B on " << m_servers.size()
+                                  << " servers of " << g << " GPUs: " << m_phases.size()
+                                  << " phases, " << slice << " B per GPU");
+    m_phase = 0;
+    NextPhase();
+}
+
+void
+Communicator::NextPhase()
+{
+    if (m_phase == m_phases.size())
+    {
+        Finish();
+        return;
+    }
+    const Phase& ph = m_phases[m_phase++];
+    if (ph.nvlink)
+    {
+        const uint32_t n = m_ranks.size();
+        m_nvGot.assign(n, 0);
+        m_lanesLeft = n;
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            Simulator::Schedule(NvTransfer(r, ph.bytes),
+                                &Communicator::OnNvRingArrive,
+                                this,
+                                ServerSuccessor(r));
+        }
+    }
+    else
+    {
+        m_lanesLeft = m_rails.size();
+        for (auto& rail : m_rails)
+        {
+            rail->Start(ph.kind, ph.bytes, MakeCallback(&Communicator::RailDone, this));
+        }
+    }
+}
+
+void
+Communicator::OnNvRingArrive(uint32_t rank)
+{
+    const Phase& ph = m_phases[m_phase - 1];
+    if (++m_nvGot[rank] < ph.steps)
+    {
+        Simulator::Schedule(NvTransfer(rank, ph.bytes),
+                            &Communicator::OnNvRingArrive,
+                            this,
+                            ServerSuccessor(rank));
+    }
+    else if (--m_lanesLeft == 0)
+    {
+        NextPhase();
+    }
+}
+
+void
+Communicator::RailDone(const Result& result)
+{
+    if (--m_lanesLeft == 0)
+    {
+        NextPhase();
+    }
+}
+
+void
+Communicator::BeginNvBroadcast()
+{
+    const Op& op = m_queue.front();
+    const uint32_t n = m_ranks.size();
+    m_blockBytes = op.bytes;
+    m_nChunks = static_cast<uint32_t>((m_blockBytes + m_chunkBytes - 1) / m_chunkBytes);
+    m_lanesLeft = uint64_t(n - 1) * m_nChunks;
+    for (uint32_t k = 0; k < m_nChunks; ++k)
+    {
+        Simulator::Schedule(NvTransfer(op.root, ChunkBytes(k)),
+                            &Communicator::OnNvBroadcastArrive,
+                            this,
+                            ServerSuccessor(op.root),
+                            k);
+    }
+}
+
+void
+Communicator::OnNvBroadcastArrive(uint32_t rank, uint32_t chunk)
+{
+    const uint32_t next = ServerSuccessor(rank);
+    if (next != m_queue.front().root)
+    {
+        Simulator::Schedule(NvTransfer(rank, ChunkBytes(chunk)),
+                            &Communicator::OnNvBroadcastArrive,
+                            this,
+                            next,
+                            chunk);
+    }
+    if (--m_lanesLeft == 0)
+    {
+        Finish();
+    }
 }
 
 void

@@ -7,6 +7,7 @@
 #include "rdma-queue-pair.h"
 
 #include "ns3/callback.h"
+#include "ns3/data-rate.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
@@ -74,6 +75,27 @@ class RdmaNic;
  * is comparable to the link bandwidth, and a uniform matrix of S/n per pair reports the same
  * busBw as ALL_TO_ALL of S.
  *
+ * Servers and NVLink: ranks may be grouped into servers (attribute GpusPerServer g: rank r is
+ * GPU r mod g of server r / g; or SetServers() for any layout), every server with the same
+ * number g of ranks. Inside a server GPUs talk over NVLink, which is not packet-level: a
+ * transfer of b bytes takes NvLinkLatency + b / NvLinkBandwidth, one after the other per GPU
+ * egress (NVSwitch: no contention elsewhere). With g > 1:
+ *  - all-reduce of S: NVLink ring reduce-scatter inside every server (g-1 steps of S/g), then g
+ *    parallel all-reduces of S/g over the fabric, one per rail (GPU j of every server, servers
+ *    in order; Algorithm, Channels, ... apply to them), then NVLink ring all-gather (g-1 steps
+ *    of S/g);
+ *  - all-gather of S (output): the rails all-gather S/g (each GPU contributes S/n), then the
+ *    NVLink ring all-gather of S/g blocks;
+ *  - reduce-scatter of S (input): NVLink ring reduce-scatter (g-1 steps of S/g), then the rails
+ *    reduce-scatter S/g;
+ *  - all-to-all(-v): pairs on one server over NVLink, the other pairs over the fabric mesh, all
+ *    at once; SendRecv between GPUs of one server goes over NVLink;
+ *  - broadcast stays on the fabric ring over all n ranks (rank order), unless all ranks are on
+ *    one server: then it is pipelined over NVLink in chunks of ChunkBytes.
+ * On one server nothing enters the fabric (the phases on the rails are skipped). Every NVLink
+ * step is charged NvLinkLatency (which is NCCL's per-step NVLink latency); StepLatency applies
+ * to the fabric steps only. With g = 1 (the default) everything runs on the fabric as above.
+ *
  * Results follow nccl-tests: algBw = S / t, busBw = algBw x 2(n-1)/n (all-reduce) or (n-1)/n
  * (all-gather, reduce-scatter), where S is the buffer size (the output size for all-gather)
  * and t runs from the call to the arrival of the last chunk at the last rank.
@@ -125,10 +147,29 @@ class Communicator : public Object
     ~Communicator() override;
 
     /**
-     * \brief Create the rings' connections.
+     * \brief Create the rings' connections (and, with servers of several GPUs, the rails'
+     *        communicators).
      * \param ranks the NIC of each rank, in rank order (at least 2, all distinct)
      */
     void Setup(const std::vector<Ptr<RdmaNic>>& ranks);
+
+    /**
+     * \brief Place the ranks on servers (instead of GpusPerServer); call before Setup().
+     *
+     * Servers are ordered by their first rank; the GPUs of a server by rank. Every server must
+     * hold the same number of ranks (checked by Setup()).
+     * \param serverOfRank per rank, an id of its server (any numbers; equal = same server)
+     */
+    void SetServers(const std::vector<uint32_t>& serverOfRank);
+
+    /// \return the number of servers (1 per rank unless GpusPerServer or SetServers group them)
+    uint32_t GetNServers() const;
+
+    /**
+     * \param rank a rank
+     * \return the payload bytes it sent over NVLink so far
+     */
+    uint64_t GetNvLinkBytes(uint32_t rank) const;
 
     /**
      * \brief Start (or queue) a collective.
@@ -526,6 +567,77 @@ class Communicator : public Object
     void SetAlgorithm(std::string name);
     /// \return Algorithm
     std::string GetAlgorithm() const;
+
+    /// A phase of a hierarchical collective.
+    struct Phase
+    {
+        bool nvlink;    //!< NVLink ring inside every server, else the rails
+        uint32_t steps; //!< NVLink: ring steps
+        Kind kind;      //!< rails: the collective each rail runs
+        uint64_t bytes; //!< NVLink: block per step; rails: S of each rail's collective
+    };
+
+    /**
+     * \brief Start an NVLink transfer (analytic: latency + bytes / bandwidth, FIFO per GPU
+     *        egress).
+     * \param src sending rank
+     * \param bytes payload
+     * \return the delay from now until it has arrived
+     */
+    Time NvTransfer(uint32_t src, uint64_t bytes);
+    /// Begin an all-reduce, all-gather or reduce-scatter on servers of several GPUs.
+    void BeginHierarchical();
+    /// Start the next phase of the hierarchical collective (or finish it).
+    void NextPhase();
+    /**
+     * \brief A block of the NVLink ring phase arrived at a rank.
+     * \param rank receiving rank
+     */
+    void OnNvRingArrive(uint32_t rank);
+    /**
+     * \brief A rail's collective completed.
+     * \param result its result
+     */
+    void RailDone(const Result& result);
+    /// Begin a broadcast over NVLink (all ranks on one server).
+    void BeginNvBroadcast();
+    /**
+     * \brief A chunk of an NVLink broadcast arrived.
+     * \param rank receiving rank
+     * \param chunk chunk index
+     */
+    void OnNvBroadcastArrive(uint32_t rank, uint32_t chunk);
+    /**
+     * \brief All-to-all bytes arrived at a rank (fabric or NVLink).
+     * \param rank receiving rank
+     * \param bytes bytes
+     */
+    void MeshCredit(uint32_t rank, uint64_t bytes);
+    /**
+     * \param a a rank
+     * \param b a rank
+     * \return true if both are on the same server
+     */
+    bool SameServer(uint32_t a, uint32_t b) const;
+    /**
+     * \param rank a rank
+     * \return the next GPU of its server (ring order)
+     */
+    uint32_t ServerSuccessor(uint32_t rank) const;
+
+    uint32_t m_gpusPerServer;                     //!< GpusPerServer attribute
+    DataRate m_nvRate;                            //!< NVLink bandwidth per GPU and direction
+    Time m_nvLatency;                             //!< NVLink latency per transfer
+    std::vector<uint32_t> m_serverIds;            //!< SetServers() argument
+    std::vector<uint32_t> m_serverOf;             //!< per rank: server index (0..m-1)
+    std::vector<uint32_t> m_localOf;              //!< per rank: GPU index in its server
+    std::vector<std::vector<uint32_t>> m_servers; //!< per server: its ranks
+    std::vector<Ptr<Communicator>> m_rails;       //!< per GPU index: the rail's communicator
+    std::vector<Time> m_nvFree;                   //!< per rank: NVLink egress free from
+    std::vector<uint64_t> m_nvBytes;              //!< per rank: NVLink bytes sent
+    std::vector<Phase> m_phases;                  //!< phases of the running collective
+    uint32_t m_phase{0};                          //!< the running phase
+    std::vector<uint32_t> m_nvGot;                //!< per rank: NVLink blocks of the phase
 
     // attributes
     uint32_t m_channels;     //!< rings
