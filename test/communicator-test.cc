@@ -1151,3 +1151,75 @@ TEST_F(Ns3Fixture, BadServerLayoutsAreRejected)
         },
         "HalvingDoubling needs a power-of-two number of ranks, not 3");
 }
+
+TEST_F(Ns3Fixture, RingOnAFatTreeFollowsItsPerHopClosedForm)
+{
+    // k = 4 fat-tree (16 hosts: 2 per edge switch, 2 edges per pod, 4 pods), one channel, one
+    // QP, one chunk per block, contiguous ring 0 -> 1 -> ... -> 15 -> 0. Hop r -> r+1 crosses
+    // 1 switch (same edge: r even), 3 (same pod, other edge: r = 1 mod 4) or 5 (other pod:
+    // r = 3 mod 4, 15 -> 0 included), so alpha differs per hop: alpha(s) = (s+1) cable delays
+    // + s store-and-forwards of the first packet; beta = wire(b) / R for every hop.
+    //
+    // No two ring flows share a directed link, whatever ECMP picks: every host sends one flow
+    // and receives one; exactly one flow leaves each edge switch upwards (from its second
+    // host) and one enters it downwards (to its first host); exactly one flow leaves each pod
+    // (from its last host) and one enters it (to its first host), so each aggregation-core
+    // link, each core-aggregation link and each edge-aggregation link in either direction
+    // carries at most one flow. (ACKs travel the reverse paths: about 1.5 % of a link.)
+    //
+    // Unchunked, step s of rank r waits for step s-1 of rank r-1, so rank r finishes after the
+    // chain of the last `steps` hops into it: T = max over r of the sum over those hops of
+    // (alpha_hop + beta). Within 3 % for all-reduce, all-gather and reduce-scatter, 1-64 MB.
+    struct Case
+    {
+        Communicator::Kind kind;
+        uint64_t mb;
+    };
+
+    const uint32_t n = 16;
+    for (const Case& c : std::vector<Case>{{Communicator::ALL_REDUCE, 1},
+                                           {Communicator::ALL_REDUCE, 8},
+                                           {Communicator::ALL_GATHER, 4},
+                                           {Communicator::REDUCE_SCATTER, 64}})
+    {
+        Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("None"));
+        FatTreeHelper fabric(4);
+        fabric.Install();
+        auto nics = RdmaHelper().Install(fabric);
+        ASSERT_EQ(nics.size(), n);
+        Ptr<Communicator> comm = CreateObject<Communicator>();
+        comm->SetAttribute("ChunkBytes", UintegerValue(1ULL << 40));
+        comm->Setup(nics);
+        const uint64_t bytes = c.mb * 1000 * 1000;
+        comm->Start(c.kind, bytes);
+        Simulator::Run();
+        ASSERT_EQ(comm->GetResults().size(), 1u);
+        const auto& r = comm->GetResults()[0];
+        const uint64_t b = (bytes + n - 1) / n;
+        const double beta = WireBytes(b) * 8 / LINE;
+        auto switches = [](uint32_t from) { return from % 2 == 0 ? 1 : (from % 4 == 1 ? 3 : 5); };
+        auto alpha = [&](uint32_t from) {
+            const uint32_t s = switches(from);
+            return (s + 1) * DELAY + s * (std::min<uint64_t>(b, 4096) + 78) * 8 / LINE;
+        };
+        const uint32_t steps = c.kind == Communicator::ALL_REDUCE ? 2 * (n - 1) : n - 1;
+        double expected = 0;
+        for (uint32_t end = 0; end < n; ++end)
+        {
+            double sum = 0;
+            for (uint32_t j = 1; j <= steps; ++j)
+            {
+                sum += alpha((end + n * steps - j) % n) + beta; // hop (end-j) -> (end-j+1)
+            }
+            expected = std::max(expected, sum);
+        }
+        const double t = (r.end - r.start).GetSeconds();
+        EXPECT_NEAR(t / expected, 1.0, 0.03) << Communicator::KindName(c.kind) << " S=" << bytes
+                                             << ": " << t << " s vs " << expected << " s";
+        std::cout << "  fat-tree ring " << Communicator::KindName(c.kind) << " " << c.mb
+                  << " MB: " << t * 1e6 << " us vs " << expected * 1e6 << " us ("
+                  << (t / expected - 1) * 100 << " %)" << std::endl;
+        Simulator::Destroy();
+        Config::Reset();
+    }
+}
