@@ -5,13 +5,16 @@
 
 #include "rdma-nic.h"
 
+#include "ns3/data-rate.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <set>
+#include <sstream>
 
 namespace ns3
 {
@@ -30,8 +33,9 @@ Communicator::GetTypeId()
             .AddConstructor<Communicator>()
             .AddAttribute(
                 "Algorithm",
-                "Algorithm of all-reduce, all-gather and reduce-scatter: Ring or "
-                "HalvingDoubling (n a power of two).",
+                "Algorithm of all-reduce, all-gather and reduce-scatter: Ring, "
+                "HalvingDoubling (n a power of two) or Tree (double binary tree for "
+                "all-reduce; the other kinds use Ring, as NCCL).",
                 StringValue("Ring"),
                 MakeStringAccessor(&Communicator::SetAlgorithm, &Communicator::GetAlgorithm),
                 MakeStringChecker())
@@ -60,6 +64,23 @@ Communicator::GetTypeId()
                           UintegerValue(3),
                           MakeUintegerAccessor(&Communicator::m_priority),
                           MakeUintegerChecker<uint8_t>(0, 7))
+            .AddAttribute("GpusPerServer",
+                          "Ranks per server: rank r is GPU r mod g of server r / g (must divide "
+                          "the number of ranks; 1 = every rank on its own server). Servers of "
+                          "several GPUs run hierarchical collectives with NVLink inside.",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&Communicator::m_gpusPerServer),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("NvLinkBandwidth",
+                          "NVLink bandwidth per GPU and direction (H100: 450 GB/s).",
+                          DataRateValue(DataRate("3600Gbps")),
+                          MakeDataRateAccessor(&Communicator::m_nvRate),
+                          MakeDataRateChecker())
+            .AddAttribute("NvLinkLatency",
+                          "Latency of every NVLink transfer (NCCL's NVLink per-step latency).",
+                          TimeValue(NanoSeconds(3400)),
+                          MakeTimeAccessor(&Communicator::m_nvLatency),
+                          MakeTimeChecker(Time(0)))
             .AddTraceSource("CollectiveDone",
                             "A collective completed.",
                             MakeTraceSourceAccessor(&Communicator::m_doneTrace),
@@ -68,7 +89,10 @@ Communicator::GetTypeId()
 }
 
 Communicator::Communicator()
-    : m_channels(1),
+    : m_gpusPerServer(1),
+      m_nvRate("3600Gbps"),
+      m_nvLatency(NanoSeconds(3400)),
+      m_channels(1),
       m_qps(1),
       m_chunkBytes(1024 * 1024),
       m_priority(3),
@@ -93,16 +117,22 @@ Communicator::DoDispose()
     m_p2p.clear();
     m_mesh.clear();
     m_hdQp.clear();
+    m_tree.clear();
+    for (auto& rail : m_rails)
+    {
+        rail->Dispose();
+    }
+    m_rails.clear();
     Object::DoDispose();
 }
 
 void
 Communicator::SetAlgorithm(std::string name)
 {
-    if (name != "Ring" && name != "HalvingDoubling")
+    if (name != "Ring" && name != "HalvingDoubling" && name != "Tree")
     {
         NS_FATAL_ERROR("Communicator: unknown Algorithm \""
-                       << name << "\" (allowed: Ring, HalvingDoubling)");
+                       << name << "\" (allowed: Ring, HalvingDoubling, Tree)");
     }
     m_algorithm = name;
 }
@@ -128,6 +158,8 @@ Communicator::KindName(Kind kind)
         return "AllToAll";
     case BROADCAST:
         return "Broadcast";
+    case ALL_TO_ALL_V:
+        return "AllToAllV";
     }
     return "?";
 }
@@ -148,7 +180,7 @@ double
 Communicator::BusBwFactor(Kind kind) const
 {
     const double n = m_ranks.size();
-    if (kind == BROADCAST)
+    if (kind == BROADCAST || kind == ALL_TO_ALL_V)
     {
         return 1.0;
     }
@@ -173,11 +205,90 @@ Communicator::Setup(const std::vector<Ptr<RdmaNic>>& ranks)
         NS_FATAL_ERROR("Communicator::Setup: every rank needs its own RdmaNic");
     }
     const uint32_t n = ranks.size();
-    if (m_algorithm == "HalvingDoubling" && (n & (n - 1)) != 0)
+    std::vector<uint32_t> ids(n);
+    if (!m_serverIds.empty())
+    {
+        if (m_gpusPerServer != 1)
+        {
+            NS_FATAL_ERROR("Communicator::Setup: SetServers() and GpusPerServer "
+                           << m_gpusPerServer << " both place the ranks (use one of them)");
+        }
+        if (m_serverIds.size() != n)
+        {
+            NS_FATAL_ERROR("Communicator::Setup: SetServers() gave servers for "
+                           << m_serverIds.size() << " ranks, not allowed (" << n << ")");
+        }
+        ids = m_serverIds;
+    }
+    else
+    {
+        if (n % m_gpusPerServer != 0)
+        {
+            NS_FATAL_ERROR("Communicator::Setup: GpusPerServer "
+                           << m_gpusPerServer << " does not divide " << n << " ranks");
+        }
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            ids[r] = r / m_gpusPerServer;
+        }
+    }
+    std::map<uint32_t, uint32_t> index; // server id -> server index, by first rank
+    m_servers.clear();
+    m_serverOf.assign(n, 0);
+    m_localOf.assign(n, 0);
+    std::vector<uint32_t> idOf; // server index -> id
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        auto it = index.find(ids[r]);
+        if (it == index.end())
+        {
+            it = index.emplace(ids[r], m_servers.size()).first;
+            m_servers.emplace_back();
+            idOf.push_back(ids[r]);
+        }
+        m_serverOf[r] = it->second;
+        m_localOf[r] = m_servers[it->second].size();
+        m_servers[it->second].push_back(r);
+    }
+    for (uint32_t s = 1; s < m_servers.size(); ++s)
+    {
+        if (m_servers[s].size() != m_servers[0].size())
+        {
+            NS_FATAL_ERROR("Communicator::Setup: server "
+                           << idOf[s] << " has " << m_servers[s].size() << " ranks but server "
+                           << idOf[0] << " has " << m_servers[0].size()
+                           << " (every server needs the same number of ranks)");
+        }
+    }
+    const uint32_t g = m_servers[0].size();
+    const uint32_t m = m_servers.size();
+    if (g == 1 && m_algorithm == "HalvingDoubling" && (n & (n - 1)) != 0)
     {
         NS_FATAL_ERROR("Communicator::Setup: HalvingDoubling needs a power-of-two number of ranks, "
                        "not "
                        << n);
+    }
+    m_nvFree.assign(n, Time(0));
+    m_nvBytes.assign(n, 0);
+    if (g > 1 && m > 1)
+    {
+        for (uint32_t j = 0; j < g; ++j)
+        {
+            Ptr<Communicator> rail = CreateObject<Communicator>();
+            rail->SetAttribute("Algorithm", StringValue(m_algorithm));
+            rail->SetAttribute("Channels", UintegerValue(m_channels));
+            rail->SetAttribute("QpsPerConnection", UintegerValue(m_qps));
+            rail->SetAttribute("ChunkBytes", UintegerValue(m_chunkBytes));
+            rail->SetAttribute("StepLatency", TimeValue(m_stepLatency));
+            rail->SetAttribute("Priority", UintegerValue(m_priority));
+            std::vector<Ptr<RdmaNic>> nics;
+            for (const auto& server : m_servers)
+            {
+                nics.push_back(ranks[server[j]]);
+            }
+            rail->Setup(nics);
+            m_rails.push_back(rail);
+        }
     }
     m_ranks = ranks;
     m_lanes.assign(m_channels, std::vector<Lane>(n));
@@ -203,19 +314,57 @@ Communicator::Setup(const std::vector<Ptr<RdmaNic>>& ranks)
     }
 }
 
-void
-Communicator::Start(Kind kind, uint64_t bytes, DoneCallback cb)
+std::string
+Communicator::Describe(Kind kind, uint64_t bytes, uint32_t root)
 {
-    if (m_ranks.empty())
+    std::ostringstream os;
+    if (kind == ALL_TO_ALL_V)
     {
-        NS_FATAL_ERROR("Communicator::Start: call Setup() first");
+        return KindName(kind);
+    }
+    os << KindName(kind) << " of " << bytes << " B";
+    if (kind == BROADCAST)
+    {
+        os << " from root " << root;
+    }
+    return os.str();
+}
+
+void
+Communicator::CheckArgs(const char* where, Kind kind, uint64_t bytes, uint32_t root) const
+{
+    const uint32_t n = m_ranks.size();
+    if (n == 0)
+    {
+        NS_FATAL_ERROR("Communicator::" << where << ": call Setup() first");
+    }
+    if (kind == ALL_TO_ALL_V)
+    {
+        NS_FATAL_ERROR("Communicator::" << where << ": AllToAllV needs its byte matrix (use "
+                                        << "StartAllToAllV or EnterAllToAllV)");
     }
     if (bytes == 0)
     {
-        NS_FATAL_ERROR("Communicator::Start: " << KindName(kind)
-                                               << " of 0 bytes is not allowed (>= 1)");
+        NS_FATAL_ERROR("Communicator::" << where << ": " << KindName(kind)
+                                        << " of 0 bytes is not allowed (>= 1)");
     }
-    m_queue.push_back({kind, bytes, cb, Time(0)});
+    if (kind == BROADCAST && root >= n)
+    {
+        NS_FATAL_ERROR("Communicator::" << where << ": Broadcast root " << root
+                                        << " is not allowed (0.." << n - 1 << ")");
+    }
+    if (kind != BROADCAST && root != 0)
+    {
+        NS_FATAL_ERROR("Communicator::" << where << ": root " << root << " is not allowed for "
+                                        << KindName(kind) << " (only Broadcast has a root; 0)");
+    }
+}
+
+void
+Communicator::Start(Kind kind, uint64_t bytes, DoneCallback cb, uint32_t root)
+{
+    CheckArgs("Start", kind, bytes, root);
+    m_queue.push_back({kind, bytes, cb, Time(0), root, {}});
     if (!m_running)
     {
         Begin();
@@ -223,7 +372,7 @@ Communicator::Start(Kind kind, uint64_t bytes, DoneCallback cb)
 }
 
 void
-Communicator::Enter(uint32_t rank, Kind kind, uint64_t bytes, DoneCallback cb)
+Communicator::Enter(uint32_t rank, Kind kind, uint64_t bytes, DoneCallback cb, uint32_t root)
 {
     const uint32_t n = m_ranks.size();
     if (n == 0)
@@ -235,33 +384,119 @@ Communicator::Enter(uint32_t rank, Kind kind, uint64_t bytes, DoneCallback cb)
         NS_FATAL_ERROR("Communicator::Enter: rank " << rank << " is not allowed (0.." << n - 1
                                                     << ")");
     }
-    if (bytes == 0)
+    CheckArgs("Enter", kind, bytes, root);
+    const uint64_t seq = EnterEntry(rank, kind, bytes, root);
+    Entry& e = m_entries.at(seq);
+    e.rankCb[rank] = cb;
+    if (++e.arrived == n)
     {
-        NS_FATAL_ERROR("Communicator::Enter: " << KindName(kind)
-                                               << " of 0 bytes is not allowed (>= 1)");
+        NS_LOG_INFO("collective #" << seq << " (" << Describe(kind, bytes, root) << "): last rank "
+                                   << rank << " entered");
+        Start(kind, bytes, MakeCallback(&Communicator::EntryDone, this, seq), root);
     }
+}
+
+uint64_t
+Communicator::EnterEntry(uint32_t rank, Kind kind, uint64_t bytes, uint32_t root)
+{
+    const uint32_t n = m_ranks.size();
     m_entered.resize(n, 0);
     const uint64_t seq = m_entered[rank]++;
     auto it = m_entries.find(seq);
     if (it == m_entries.end())
     {
-        it = m_entries.emplace(seq, Entry{kind, bytes, 0, std::vector<DoneCallback>(n)}).first;
+        it = m_entries.emplace(seq, Entry{kind, bytes, root, 0, std::vector<DoneCallback>(n), {}})
+                 .first;
     }
-    Entry& e = it->second;
-    if (e.kind != kind || e.bytes != bytes)
+    const Entry& e = it->second;
+    if (e.kind != kind || e.bytes != bytes || e.root != root)
     {
         NS_FATAL_ERROR("Communicator::Enter: rank "
-                       << rank << " calls collective #" << seq << " as " << KindName(kind) << " of "
-                       << bytes << " B but another rank called it as " << KindName(e.kind) << " of "
-                       << e.bytes << " B (every rank must call the same collectives "
-                       << "in the same order)");
+                       << rank << " calls collective #" << seq << " as "
+                       << Describe(kind, bytes, root) << " but another rank called it as "
+                       << Describe(e.kind, e.bytes, e.root)
+                       << " (every rank must call the same collectives in the same order)");
     }
+    return seq;
+}
+
+void
+Communicator::StartAllToAllV(const std::vector<std::vector<uint64_t>>& bytes, DoneCallback cb)
+{
+    const uint32_t n = m_ranks.size();
+    if (n == 0)
+    {
+        NS_FATAL_ERROR("Communicator::StartAllToAllV: call Setup() first");
+    }
+    if (bytes.size() != n)
+    {
+        NS_FATAL_ERROR("Communicator::StartAllToAllV: a matrix of "
+                       << bytes.size() << " rows is not allowed (" << n << " x " << n << ")");
+    }
+    std::vector<uint64_t> sent(n, 0);
+    std::vector<uint64_t> received(n, 0);
+    for (uint32_t a = 0; a < n; ++a)
+    {
+        if (bytes[a].size() != n)
+        {
+            NS_FATAL_ERROR("Communicator::StartAllToAllV: row " << a << " of " << bytes[a].size()
+                                                                << " entries is not allowed (" << n
+                                                                << ")");
+        }
+        for (uint32_t b = 0; b < n; ++b)
+        {
+            if (a != b)
+            {
+                sent[a] += bytes[a][b];
+                received[b] += bytes[a][b];
+            }
+        }
+    }
+    uint64_t busiest = 0;
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        busiest = std::max({busiest, sent[r], received[r]});
+    }
+    if (busiest == 0)
+    {
+        NS_FATAL_ERROR("Communicator::StartAllToAllV: a matrix with no bytes off the diagonal is "
+                       "not allowed (at least one rank must send to another)");
+    }
+    m_queue.push_back({ALL_TO_ALL_V, busiest, cb, Time(0), 0, bytes});
+    if (!m_running)
+    {
+        Begin();
+    }
+}
+
+void
+Communicator::EnterAllToAllV(uint32_t rank, const std::vector<uint64_t>& row, DoneCallback cb)
+{
+    const uint32_t n = m_ranks.size();
+    if (n == 0)
+    {
+        NS_FATAL_ERROR("Communicator::EnterAllToAllV: call Setup() first");
+    }
+    if (rank >= n)
+    {
+        NS_FATAL_ERROR("Communicator::EnterAllToAllV: rank " << rank << " is not allowed (0.."
+                                                             << n - 1 << ")");
+    }
+    if (row.size() != n)
+    {
+        NS_FATAL_ERROR("Communicator::EnterAllToAllV: rank "
+                       << rank << " gives a row of " << row.size() << " entries, not allowed (" << n
+                       << ")");
+    }
+    const uint64_t seq = EnterEntry(rank, ALL_TO_ALL_V, 0, 0);
+    Entry& e = m_entries.at(seq);
+    e.rows.resize(n);
+    e.rows[rank] = row;
     e.rankCb[rank] = cb;
     if (++e.arrived == n)
     {
-        NS_LOG_INFO("collective #" << seq << " (" << KindName(kind) << ", " << bytes
-                                   << " B): last rank " << rank << " entered");
-        Start(kind, bytes, MakeCallback(&Communicator::EntryDone, this, seq));
+        NS_LOG_INFO("collective #" << seq << " (AllToAllV): last rank " << rank << " entered");
+        StartAllToAllV(e.rows, MakeCallback(&Communicator::EntryDone, this, seq));
     }
 }
 
@@ -298,19 +533,36 @@ Communicator::Begin()
     m_running = true;
     Op& op = m_queue.front();
     op.start = Simulator::Now();
-    if (op.kind == ALL_TO_ALL)
+    if (op.kind == ALL_TO_ALL || op.kind == ALL_TO_ALL_V)
     {
         BeginAllToAll();
         return;
     }
     if (op.kind == BROADCAST)
     {
-        BeginBroadcast();
+        if (m_servers.size() == 1)
+        {
+            BeginNvBroadcast();
+        }
+        else
+        {
+            BeginBroadcast();
+        }
+        return;
+    }
+    if (m_servers[0].size() > 1)
+    {
+        BeginHierarchical();
         return;
     }
     if (m_algorithm == "HalvingDoubling")
     {
         BeginHalvingDoubling();
+        return;
+    }
+    if (m_algorithm == "Tree" && op.kind == ALL_REDUCE)
+    {
+        BeginTree();
         return;
     }
     const uint32_t n = m_ranks.size();
@@ -401,7 +653,7 @@ Communicator::OnReceive(uint32_t channel,
     const uint32_t n = m_ranks.size();
     Lane& lane = m_lanes[channel][rank];
     ++lane.received;
-    if (rank != n - 1)
+    if ((rank + 1) % n != m_queue.front().root)
     {
         if (m_stepLatency.IsStrictlyPositive())
         {
@@ -440,6 +692,17 @@ Communicator::SendRecv(uint32_t src, uint32_t dst, uint64_t bytes, P2pCallback c
     if (bytes == 0)
     {
         NS_FATAL_ERROR("Communicator::SendRecv: 0 bytes is not allowed (>= 1)");
+    }
+    if (SameServer(src, dst))
+    {
+        const Time posted = Simulator::Now();
+        Simulator::Schedule(NvTransfer(src, bytes), [cb, src, dst, bytes, posted]() {
+            if (!cb.IsNull())
+            {
+                cb(src, dst, bytes, posted, Simulator::Now());
+            }
+        });
+        return;
     }
     P2pLink& link = m_p2p[{src, dst}];
     if (link.tx.empty())
@@ -512,7 +775,7 @@ Communicator::BeginBroadcast()
         }
         for (uint32_t k = 0; k < m_nChunks; ++k)
         {
-            m_lanes[c][0].tx[k % m_qps]->PostSend(ChunkBytes(k));
+            m_lanes[c][op.root].tx[k % m_qps]->PostSend(ChunkBytes(k));
         }
     }
 }
@@ -553,9 +816,9 @@ Communicator::BuildMesh()
     {
         for (uint32_t b = 0; b < n; ++b)
         {
-            if (a == b)
+            if (SameServer(a, b))
             {
-                continue;
+                continue; // NVLink
             }
             for (uint32_t q = 0; q < m_qps; ++q)
             {
@@ -580,17 +843,45 @@ Communicator::BeginAllToAll()
     {
         BuildMesh();
     }
-    const Op& op = m_queue.front();
+    Op& op = m_queue.front();
     const uint32_t n = m_ranks.size();
-    const uint64_t perPeer = (op.bytes + n - 1) / n;
-    m_meshExpected.assign(n, perPeer * (n - 1));
-    m_lanesLeft = n;
+    if (op.kind == ALL_TO_ALL)
+    {
+        const uint64_t perPeer = (op.bytes + n - 1) / n;
+        op.matrix.assign(n, std::vector<uint64_t>(n, perPeer));
+    }
+    const auto& m = op.matrix;
+    m_meshExpected.assign(n, 0);
+    for (uint32_t a = 0; a < n; ++a)
+    {
+        for (uint32_t b = 0; b < n; ++b)
+        {
+            m_meshExpected[b] += a == b ? 0 : m[a][b];
+        }
+    }
+    m_lanesLeft = 0;
+    for (uint32_t b = 0; b < n; ++b)
+    {
+        m_lanesLeft += m_meshExpected[b] > 0 ? 1 : 0;
+    }
     for (uint32_t a = 0; a < n; ++a)
     {
         for (uint32_t i = 1; i < n; ++i)
         {
             const uint32_t b = (a + i) % n; // staggered, as NCCL's pairwise schedule
-            uint64_t left = perPeer;
+            uint64_t left = m[a][b];
+            if (SameServer(a, b))
+            {
+                if (left > 0)
+                {
+                    Simulator::Schedule(NvTransfer(a, left),
+                                        &Communicator::MeshCredit,
+                                        this,
+                                        b,
+                                        left);
+                }
+                continue;
+            }
             for (uint32_t c = 0; left > 0; ++c)
             {
                 const uint64_t chunk = std::min(left, m_chunkBytes);
@@ -604,7 +895,15 @@ Communicator::BeginAllToAll()
 void
 Communicator::OnMeshReceive(uint32_t rank, uint64_t id, uint64_t bytes, Time first, Time now)
 {
-    NS_ASSERT_MSG(m_running && m_queue.front().kind == ALL_TO_ALL, "unexpected all-to-all chunk");
+    NS_ASSERT_MSG(m_running &&
+                      (m_queue.front().kind == ALL_TO_ALL || m_queue.front().kind == ALL_TO_ALL_V),
+                  "unexpected all-to-all chunk");
+    MeshCredit(rank, bytes);
+}
+
+void
+Communicator::MeshCredit(uint32_t rank, uint64_t bytes)
+{
     m_meshExpected[rank] -= bytes;
     if (m_meshExpected[rank] == 0 && --m_lanesLeft == 0)
     {
@@ -762,6 +1061,481 @@ Communicator::OnHdReceive(uint32_t rank,
     }
 }
 
+int32_t
+Communicator::BtreeParent(uint32_t n, uint32_t rank)
+{
+    if (rank == 0)
+    {
+        return -1;
+    }
+    uint32_t bit = 1;
+    while (bit < n && !(bit & rank))
+    {
+        bit <<= 1;
+    }
+    uint32_t up = (rank ^ bit) | (bit << 1);
+    if (up >= n)
+    {
+        up = rank ^ bit;
+    }
+    return static_cast<int32_t>(up);
+}
+
+void
+Communicator::BuildTree()
+{
+    const uint32_t n = m_ranks.size();
+    m_tree.assign(m_channels, std::vector<std::vector<TreeLane>>(2, std::vector<TreeLane>(n)));
+    for (uint32_t c = 0; c < m_channels; ++c)
+    {
+        for (uint32_t t = 0; t < 2; ++t)
+        {
+            auto& lanes = m_tree[c][t];
+            for (uint32_t r = 0; r < n; ++r)
+            {
+                int32_t p;
+                if (t == 0)
+                {
+                    p = BtreeParent(n, r);
+                }
+                else if (n % 2 == 0) // mirror
+                {
+                    const int32_t u = BtreeParent(n, n - 1 - r);
+                    p = u < 0 ? -1 : static_cast<int32_t>(n - 1 - u);
+                }
+                else // shift by one
+                {
+                    const int32_t u = BtreeParent(n, (r + n - 1) % n);
+                    p = u < 0 ? -1 : static_cast<int32_t>((u + 1) % n);
+                }
+                lanes[r].parent = p;
+            }
+            for (uint32_t r = 0; r < n; ++r) // children in rank order
+            {
+                if (lanes[r].parent >= 0)
+                {
+                    lanes[lanes[r].parent].children.push_back(r);
+                }
+            }
+            for (uint32_t r = 0; r < n; ++r)
+            {
+                TreeLane& me = lanes[r];
+                me.down.resize(me.children.size());
+                me.rxUp.assign(me.children.size(), std::vector<uint64_t>(m_qps, 0));
+                me.rxDown.assign(m_qps, 0);
+                me.downQueue.resize(me.children.size());
+                me.downPosted.resize(me.children.size());
+                me.downFreed.resize(me.children.size());
+            }
+            for (uint32_t r = 0; r < n; ++r)
+            {
+                if (lanes[r].parent < 0)
+                {
+                    continue;
+                }
+                const uint32_t p = lanes[r].parent;
+                TreeLane& parent = lanes[p];
+                const uint32_t idx = std::find(parent.children.begin(), parent.children.end(), r) -
+                                     parent.children.begin();
+                for (uint32_t q = 0; q < m_qps; ++q)
+                {
+                    const uint16_t sport =
+                        49152 + static_cast<uint16_t>(
+                                    (((c * 2 + t) * m_qps + q) * 7919 + r * 31 + 8191) % 16384);
+                    Ptr<RdmaQueuePair> x = m_ranks[r]->CreateQp(m_priority, sport);
+                    Ptr<RdmaQueuePair> y = m_ranks[p]->CreateQp(m_priority, sport);
+                    m_ranks[r]->Connect(x, m_ranks[p]->GetAddress(), y->GetQpn());
+                    m_ranks[p]->Connect(y, m_ranks[r]->GetAddress(), x->GetQpn());
+                    x->SetReceiveCompletionCallback(
+                        MakeCallback(&Communicator::OnTreeDown, this, c, t, r, q));
+                    y->SetReceiveCompletionCallback(
+                        MakeCallback(&Communicator::OnTreeUp, this, c, t, p, idx, q));
+                    lanes[r].up.push_back(x);
+                    parent.down[idx].push_back(y);
+                    lanes[r].indexAtParent = idx;
+                }
+            }
+        }
+    }
+}
+
+void
+Communicator::BeginTree()
+{
+    if (m_tree.empty())
+    {
+        BuildTree();
+    }
+    const Op& op = m_queue.front();
+    const uint32_t n = m_ranks.size();
+    const uint64_t parts = 2 * uint64_t(m_channels);
+    m_blockBytes = (op.bytes + parts - 1) / parts;
+    m_nChunks = static_cast<uint32_t>((m_blockBytes + m_chunkBytes - 1) / m_chunkBytes);
+    m_lanesLeft = parts * n;
+    NS_LOG_INFO("AllReduce of " << op.bytes << " B on " << n
+                                << " ranks, double binary tree: " << m_nChunks
+                                << " chunks per tree and channel, " << m_blockBytes << " B");
+    for (uint32_t c = 0; c < m_channels; ++c)
+    {
+        for (uint32_t t = 0; t < 2; ++t)
+        {
+            for (auto& lane : m_tree[c][t])
+            {
+                for (auto& v : lane.rxUp)
+                {
+                    std::fill(v.begin(), v.end(), 0);
+                }
+                std::fill(lane.rxDown.begin(), lane.rxDown.end(), 0);
+                lane.upCount.assign(m_nChunks, 0);
+                lane.downLeft.assign(m_nChunks, 0);
+                lane.upQueue.clear();
+                lane.upPosted = 0;
+                lane.upFreed = 0;
+                for (auto& q : lane.downQueue)
+                {
+                    q.clear();
+                }
+                std::fill(lane.downPosted.begin(), lane.downPosted.end(), 0);
+                std::fill(lane.downFreed.begin(), lane.downFreed.end(), 0);
+                lane.done = 0;
+            }
+            for (uint32_t r = 0; r < n; ++r)
+            {
+                if (m_tree[c][t][r].children.empty())
+                {
+                    for (uint32_t k = 0; k < m_nChunks; ++k)
+                    {
+                        TreeReduced(c, t, r, k);
+                    }
+                }
+            }
+        }
+    }
+}
+
+void
+Communicator::PostAfterStepLatency(Ptr<RdmaQueuePair> qp, uint64_t bytes)
+{
+    if (m_stepLatency.IsStrictlyPositive())
+    {
+        Simulator::Schedule(m_stepLatency,
+                            &RdmaQueuePair::PostSend,
+                            qp,
+                            bytes,
+                            RdmaQueuePair::WRITE);
+    }
+    else
+    {
+        qp->PostSend(bytes);
+    }
+}
+
+void
+Communicator::TreeReduced(uint32_t channel, uint32_t tree, uint32_t rank, uint32_t chunk)
+{
+    TreeLane& lane = m_tree[channel][tree][rank];
+    if (lane.parent >= 0)
+    {
+        lane.upQueue.push_back(chunk);
+        TreePump(channel, tree, rank);
+    }
+    else
+    {
+        TreeResult(channel, tree, rank, chunk); // the root turns it around
+    }
+}
+
+void
+Communicator::TreeResult(uint32_t channel, uint32_t tree, uint32_t rank, uint32_t chunk)
+{
+    TreeLane& lane = m_tree[channel][tree][rank];
+    if (lane.children.empty())
+    {
+        TreeFreed(channel, tree, rank, false); // a leaf keeps it
+    }
+    else
+    {
+        lane.downLeft[chunk] = lane.children.size();
+        for (auto& q : lane.downQueue)
+        {
+            q.push_back(chunk);
+        }
+    }
+    if (++lane.done == m_nChunks && --m_lanesLeft == 0)
+    {
+        Finish();
+        return;
+    }
+    TreePump(channel, tree, rank);
+}
+
+void
+Communicator::TreePump(uint32_t channel, uint32_t tree, uint32_t rank)
+{
+    TreeLane& lane = m_tree[channel][tree][rank];
+    while (!lane.upQueue.empty() && lane.upPosted - lane.upFreed < TREE_SLOTS)
+    {
+        const uint32_t k = lane.upQueue.front();
+        lane.upQueue.pop_front();
+        ++lane.upPosted;
+        PostAfterStepLatency(lane.up[k % m_qps], ChunkBytes(k));
+        TreeFreed(channel, tree, rank, true); // the children's slots of chunk k
+    }
+    for (uint32_t i = 0; i < lane.children.size(); ++i)
+    {
+        while (!lane.downQueue[i].empty() && lane.downPosted[i] - lane.downFreed[i] < TREE_SLOTS)
+        {
+            const uint32_t k = lane.downQueue[i].front();
+            lane.downQueue[i].pop_front();
+            ++lane.downPosted[i];
+            PostAfterStepLatency(lane.down[i][k % m_qps], ChunkBytes(k));
+            if (--lane.downLeft[k] == 0)
+            {
+                if (lane.parent < 0)
+                {
+                    TreeFreed(channel, tree, rank, true); // the root turned it around
+                }
+                else
+                {
+                    TreeFreed(channel, tree, rank, false);
+                }
+            }
+        }
+    }
+}
+
+void
+Communicator::TreeFreed(uint32_t channel, uint32_t tree, uint32_t rank, bool up)
+{
+    TreeLane& lane = m_tree[channel][tree][rank];
+    if (up)
+    {
+        for (uint32_t child : lane.children)
+        {
+            ++m_tree[channel][tree][child].upFreed;
+            TreePump(channel, tree, child);
+        }
+    }
+    else if (lane.parent >= 0)
+    {
+        ++m_tree[channel][tree][lane.parent].downFreed[lane.indexAtParent];
+        TreePump(channel, tree, lane.parent);
+    }
+}
+
+void
+Communicator::OnTreeUp(uint32_t channel,
+                       uint32_t tree,
+                       uint32_t rank,
+                       uint32_t child,
+                       uint32_t qp,
+                       uint64_t id,
+                       uint64_t bytes,
+                       Time first,
+                       Time now)
+{
+    NS_ASSERT_MSG(m_running, "a tree chunk arrived while no collective runs");
+    TreeLane& lane = m_tree[channel][tree][rank];
+    const uint32_t k = static_cast<uint32_t>(qp + lane.rxUp[child][qp]++ * m_qps);
+    NS_ASSERT_MSG(k < m_nChunks, "more tree chunks than expected");
+    if (++lane.upCount[k] == lane.children.size())
+    {
+        TreeReduced(channel, tree, rank, k);
+    }
+}
+
+void
+Communicator::OnTreeDown(uint32_t channel,
+                         uint32_t tree,
+                         uint32_t rank,
+                         uint32_t qp,
+                         uint64_t id,
+                         uint64_t bytes,
+                         Time first,
+                         Time now)
+{
+    NS_ASSERT_MSG(m_running, "a tree chunk arrived while no collective runs");
+    TreeLane& lane = m_tree[channel][tree][rank];
+    const uint32_t k = static_cast<uint32_t>(qp + lane.rxDown[qp]++ * m_qps);
+    NS_ASSERT_MSG(k < m_nChunks, "more tree chunks than expected");
+    TreeResult(channel, tree, rank, k);
+}
+
+void
+Communicator::SetServers(const std::vector<uint32_t>& serverOfRank)
+{
+    if (!m_ranks.empty())
+    {
+        NS_FATAL_ERROR("Communicator::SetServers: call it before Setup()");
+    }
+    if (serverOfRank.empty())
+    {
+        NS_FATAL_ERROR("Communicator::SetServers: an empty layout is not allowed (one server "
+                       "per rank)");
+    }
+    m_serverIds = serverOfRank;
+}
+
+uint32_t
+Communicator::GetNServers() const
+{
+    return m_servers.size();
+}
+
+uint64_t
+Communicator::GetNvLinkBytes(uint32_t rank) const
+{
+    if (rank >= m_nvBytes.size())
+    {
+        NS_FATAL_ERROR("Communicator::GetNvLinkBytes: rank "
+                       << rank << " is not allowed (0.." << int64_t(m_nvBytes.size()) - 1 << ")");
+    }
+    return m_nvBytes[rank];
+}
+
+bool
+Communicator::SameServer(uint32_t a, uint32_t b) const
+{
+    return m_serverOf[a] == m_serverOf[b];
+}
+
+uint32_t
+Communicator::ServerSuccessor(uint32_t rank) const
+{
+    const auto& server = m_servers[m_serverOf[rank]];
+    return server[(m_localOf[rank] + 1) % server.size()];
+}
+
+Time
+Communicator::NvTransfer(uint32_t src, uint64_t bytes)
+{
+    const Time now = Simulator::Now();
+    const Time start = std::max(now, m_nvFree[src]);
+    m_nvFree[src] = start + Seconds(double(bytes) * 8 / m_nvRate.GetBitRate());
+    m_nvBytes[src] += bytes;
+    return m_nvFree[src] + m_nvLatency - now;
+}
+
+void
+Communicator::BeginHierarchical()
+{
+    const Op& op = m_queue.front();
+    const uint32_t g = m_servers[0].size();
+    const uint64_t slice = (op.bytes + g - 1) / g;
+    m_phases.clear();
+    if (op.kind != ALL_GATHER) // reduce-scatter inside the servers first
+    {
+        m_phases.push_back({true, g - 1, op.kind, slice});
+    }
+    if (m_servers.size() > 1)
+    {
+        m_phases.push_back({false, 0, op.kind, slice});
+    }
+    if (op.kind != REDUCE_SCATTER) // all-gather inside the servers last
+    {
+        m_phases.push_back({true, g - 1, op.kind, slice});
+    }
+    NS_LOG_INFO(KindName(op.kind) << " of " << op.bytes << " B on " << m_servers.size()
+                                  << " servers of " << g << " GPUs: " << m_phases.size()
+                                  << " phases, " << slice << " B per GPU");
+    m_phase = 0;
+    NextPhase();
+}
+
+void
+Communicator::NextPhase()
+{
+    if (m_phase == m_phases.size())
+    {
+        Finish();
+        return;
+    }
+    const Phase& ph = m_phases[m_phase++];
+    if (ph.nvlink)
+    {
+        const uint32_t n = m_ranks.size();
+        m_nvGot.assign(n, 0);
+        m_lanesLeft = n;
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            Simulator::Schedule(NvTransfer(r, ph.bytes),
+                                &Communicator::OnNvRingArrive,
+                                this,
+                                ServerSuccessor(r));
+        }
+    }
+    else
+    {
+        m_lanesLeft = m_rails.size();
+        for (auto& rail : m_rails)
+        {
+            rail->Start(ph.kind, ph.bytes, MakeCallback(&Communicator::RailDone, this));
+        }
+    }
+}
+
+void
+Communicator::OnNvRingArrive(uint32_t rank)
+{
+    const Phase& ph = m_phases[m_phase - 1];
+    if (++m_nvGot[rank] < ph.steps)
+    {
+        Simulator::Schedule(NvTransfer(rank, ph.bytes),
+                            &Communicator::OnNvRingArrive,
+                            this,
+                            ServerSuccessor(rank));
+    }
+    else if (--m_lanesLeft == 0)
+    {
+        NextPhase();
+    }
+}
+
+void
+Communicator::RailDone(const Result& result)
+{
+    if (--m_lanesLeft == 0)
+    {
+        NextPhase();
+    }
+}
+
+void
+Communicator::BeginNvBroadcast()
+{
+    const Op& op = m_queue.front();
+    const uint32_t n = m_ranks.size();
+    m_blockBytes = op.bytes;
+    m_nChunks = static_cast<uint32_t>((m_blockBytes + m_chunkBytes - 1) / m_chunkBytes);
+    m_lanesLeft = uint64_t(n - 1) * m_nChunks;
+    for (uint32_t k = 0; k < m_nChunks; ++k)
+    {
+        Simulator::Schedule(NvTransfer(op.root, ChunkBytes(k)),
+                            &Communicator::OnNvBroadcastArrive,
+                            this,
+                            ServerSuccessor(op.root),
+                            k);
+    }
+}
+
+void
+Communicator::OnNvBroadcastArrive(uint32_t rank, uint32_t chunk)
+{
+    const uint32_t next = ServerSuccessor(rank);
+    if (next != m_queue.front().root)
+    {
+        Simulator::Schedule(NvTransfer(rank, ChunkBytes(chunk)),
+                            &Communicator::OnNvBroadcastArrive,
+                            this,
+                            next,
+                            chunk);
+    }
+    if (--m_lanesLeft == 0)
+    {
+        Finish();
+    }
+}
+
 void
 Communicator::Finish()
 {
@@ -778,6 +1552,7 @@ Communicator::Finish()
         const double t = (r.end - r.start).GetSeconds();
         r.algBw = t > 0 ? op.bytes / t : 0;
         r.busBw = r.algBw * BusBwFactor(op.kind);
+        r.root = op.root;
         m_results.push_back(r);
         m_doneTrace(r);
         if (!op.cb.IsNull())
