@@ -19,6 +19,7 @@ NS_LOG_COMPONENT_DEFINE("TrainingJobHelper");
 TrainingJobHelper::TrainingJobHelper()
     : m_placement("Contiguous"),
       m_steps(0),
+      m_gpusPerServer(0),
       m_start(Seconds(0)),
       m_jobs(0),
       m_rng(CreateObject<UniformRandomVariable>()),
@@ -74,6 +75,12 @@ void
 TrainingJobHelper::ClearStragglers()
 {
     m_slowdown.clear();
+}
+
+void
+TrainingJobHelper::SetGpusPerServer(uint32_t gpus)
+{
+    m_gpusPerServer = gpus;
 }
 
 void
@@ -234,7 +241,13 @@ TrainingJobHelper::Install(RoceTopologyHelper& topology,
         rankNics.push_back(nics[h]);
         m_used.insert(h);
     }
-    job->Setup(m_jobs++, w, rankNics, hosts, m_commFactory);
+    std::vector<uint32_t> servers;
+    for (uint32_t h : hosts)
+    {
+        servers.push_back(m_gpusPerServer == 0 ? topology.GetHostNode(h)->GetId()
+                                               : h / m_gpusPerServer);
+    }
+    job->Setup(m_jobs++, w, rankNics, hosts, m_commFactory, servers);
     for (uint32_t r = 0; r < ranks; ++r)
     {
         Ptr<TrainingWorker> worker = m_workerFactory.Create<TrainingWorker>();

@@ -76,6 +76,14 @@ class TrainingJobHelper
     void ClearStragglers();
 
     /**
+     * \brief How ranks map to servers (for NVLink inside servers).
+     * \param gpus 0 (default): hosts that are NICs of one node (RailOptimizedHelper servers)
+     *        share a server; g >= 1: hosts h with the same h / g share a server (1: every host
+     *        is its own server, everything on the fabric)
+     */
+    void SetGpusPerServer(uint32_t gpus);
+
+    /**
      * \param steps steps of the next job (0 = the workload's)
      */
     void SetSteps(uint32_t steps);
@@ -123,6 +131,7 @@ class TrainingJobHelper
     std::vector<uint32_t> m_hosts;         //!< explicit hosts
     std::map<uint32_t, double> m_slowdown; //!< stragglers of the next job
     uint32_t m_steps;                      //!< steps override
+    uint32_t m_gpusPerServer;              //!< 0: servers are the topology's nodes
     Time m_start;                          //!< start time
     std::set<uint32_t> m_used;             //!< hosts of installed jobs
     uint32_t m_jobs;                       //!< jobs installed

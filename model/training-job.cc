@@ -70,8 +70,11 @@ TrainingJob::Setup(uint32_t id,
                    const TrainingWorkload& workload,
                    const std::vector<Ptr<RdmaNic>>& nics,
                    const std::vector<uint32_t>& hosts,
-                   ObjectFactory commFactory)
+                   ObjectFactory commFactory,
+                   const std::vector<uint32_t>& servers)
 {
+    NS_ASSERT_MSG(servers.empty() || servers.size() == nics.size(),
+                  "TrainingJob::Setup: one server per rank");
     NS_ASSERT_MSG(m_nics.empty(), "TrainingJob::Setup called twice");
     m_id = id;
     m_workload = workload;
@@ -121,6 +124,32 @@ TrainingJob::Setup(uint32_t id,
                 groupNics.push_back(m_nics[m]);
             }
             Ptr<Communicator> c = commFactory.Create<Communicator>();
+            if (!servers.empty())
+            {
+                std::vector<uint32_t> ids;
+                std::map<uint32_t, uint32_t> perServer;
+                for (uint32_t m : members)
+                {
+                    ids.push_back(servers[m]);
+                    ++perServer[servers[m]];
+                }
+                bool equal = true;
+                for (const auto& [server, count] : perServer)
+                {
+                    equal = equal && count == perServer.begin()->second;
+                }
+                if (perServer.size() < members.size() && equal)
+                {
+                    c->SetServers(ids); // NVLink inside servers
+                }
+                else if (!equal)
+                {
+                    NS_LOG_WARN("job " << id << ": " << ParallelGroupName(ParallelGroup(g))
+                                       << " group " << instance
+                                       << " has unequal ranks per server: it runs flat on the "
+                                          "fabric");
+                }
+            }
             c->Setup(groupNics);
             m_comms[g][instance] = c;
         }

@@ -83,12 +83,17 @@ class TrainingJob : public Object
      * \param nics the NIC of each rank
      * \param hosts the fabric host (endpoint) index of each rank, for results
      * \param commFactory factory of the communicators (attributes set by the user)
+     * \param servers the server of each rank (empty: every rank on its own server); a group
+     *        with g ranks on each of several servers runs hierarchical collectives over
+     *        NVLink (Communicator::SetServers), a group on one server only NVLink; groups
+     *        with an unequal number of ranks per server stay flat (on the fabric)
      */
     void Setup(uint32_t id,
                const TrainingWorkload& workload,
                const std::vector<Ptr<RdmaNic>>& nics,
                const std::vector<uint32_t>& hosts,
-               ObjectFactory commFactory);
+               ObjectFactory commFactory,
+               const std::vector<uint32_t>& servers = {});
 
     /// \return the job id
     uint32_t GetId() const;

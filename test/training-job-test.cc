@@ -12,6 +12,7 @@
 #include "ns3/fat-tree-helper.h"
 #include "ns3/leaf-spine-helper.h"
 #include "ns3/pointer.h"
+#include "ns3/rail-optimized-helper.h"
 #include "ns3/rdma-helper.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/string.h"
@@ -340,4 +341,64 @@ TEST_F(Ns3Fixture, TrainingJobBadInput)
     ok.Install(fabric, nics, w, 6);
     EXPECT_DEATH(ok.Install(fabric, nics, w, 4), "4 ranks do not fit on the 2 free hosts");
     Simulator::Destroy();
+}
+
+TEST_F(Ns3Fixture, TensorParallelInsideAServerGoesOverNvLinkOnly)
+{
+    // 4 servers x 4 GPUs on a rail-optimized fabric, TP = 4: every TP group is one server, so
+    // its all-reduces run over NVLink and no data frame enters the fabric; the step takes the
+    // compute plus the NVLink ring all-reduce, 2(g-1) steps of (latency + S/g / bandwidth).
+    Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("None"));
+    RailOptimizedHelper fabric(4, 4, 4, 1);
+    fabric.Install();
+    auto nics = RdmaHelper().Install(fabric);
+    TrainingWorkload w = DataParallel(MicroSeconds(100), 8 << 20);
+    w.tp = 4;
+    w.stages[0][1].group = ParallelGroup::TP;
+    TrainingJobHelper jobs;
+    Ptr<TrainingJob> job = jobs.Install(fabric, nics, w, 16);
+    Simulator::Run();
+    ASSERT_TRUE(job->IsFinished());
+    uint64_t frames = 0;
+    for (uint32_t h = 0; h < 16; ++h)
+    {
+        frames += fabric.GetHostDevice(h)->GetCounters(3).txFrames;
+    }
+    EXPECT_EQ(frames, 0u);
+    const double nv = 3600e9 / 8; // default NvLinkBandwidth, bytes/s
+    const double expect = 100e-6 + 2 * 3 * (3.4e-6 + (8 << 20) / 4.0 / nv);
+    const double t = Duration(job->GetStepResults()[0]).GetSeconds();
+    EXPECT_NEAR(t / expect, 1.0, 0.02);
+    Simulator::Destroy();
+}
+
+TEST_F(Ns3Fixture, DataParallelAcrossServersUsesTheRails)
+{
+    // DP = 4 over 4 servers x 4 GPUs with TP = 4: each DP group is one rail (GPU j of every
+    // server), one rank per server, so it runs flat on the fabric; SetGpusPerServer(16) puts
+    // all 16 hosts in one server and the same job sends nothing on the fabric.
+    auto run = [](uint32_t gpusPerServer) {
+        Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("None"));
+        RailOptimizedHelper fabric(4, 4, 4, 1);
+        fabric.Install();
+        auto nics = RdmaHelper().Install(fabric);
+        TrainingWorkload w = DataParallel(MicroSeconds(10), 1 << 20);
+        w.tp = 4;
+        TrainingJobHelper jobs;
+        jobs.SetGpusPerServer(gpusPerServer);
+        Ptr<TrainingJob> job = jobs.Install(fabric, nics, w, 16);
+        Simulator::Run();
+        EXPECT_TRUE(job->IsFinished());
+        uint64_t frames = 0;
+        for (uint32_t h = 0; h < 16; ++h)
+        {
+            frames += fabric.GetHostDevice(h)->GetCounters(3).txFrames;
+        }
+        Simulator::Destroy();
+        Config::Reset();
+        return frames;
+    };
+    // each rank sends 2 (n-1)/n x 1 MiB in 4 KiB frames (plus nothing else on priority 3)
+    EXPECT_EQ(run(0), 16u * 2 * 3 * ((1 << 20) / 4 / 4096));
+    EXPECT_EQ(run(16), 0u);
 }
