@@ -402,3 +402,30 @@ TEST_F(Ns3Fixture, DataParallelAcrossServersUsesTheRails)
     EXPECT_EQ(run(0), 16u * 2 * 3 * ((1 << 20) / 4 / 4096));
     EXPECT_EQ(run(16), 0u);
 }
+
+TEST_F(Ns3Fixture, PlacementPoliciesPickDistinctFreeHosts)
+{
+    // k=4 fat-tree (16 hosts, 4 pods): Contiguous takes 0..7; RoundRobin one host per pod in
+    // turn; Random a seeded shuffle (same stream, same hosts; another stream, other hosts).
+    FatTreeHelper fabric(4);
+    fabric.Install();
+    auto nics = RdmaHelper().Install(fabric);
+    const TrainingWorkload w = DataParallel(MicroSeconds(1), 1000);
+    auto hostsOf = [&](const std::string& placement, int64_t stream) {
+        TrainingJobHelper jobs;
+        jobs.SetPlacement(placement);
+        jobs.AssignStreams(stream);
+        Ptr<TrainingJob> job = jobs.Install(fabric, nics, w, 8);
+        std::vector<uint32_t> h = job->GetHosts();
+        job->Dispose();
+        return h;
+    };
+    EXPECT_EQ(hostsOf("Contiguous", 1), (std::vector<uint32_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+    EXPECT_EQ(hostsOf("RoundRobin", 1), (std::vector<uint32_t>{0, 4, 8, 12, 1, 5, 9, 13}));
+    const auto a = hostsOf("Random", 5);
+    EXPECT_EQ(hostsOf("Random", 5), a);
+    EXPECT_NE(hostsOf("Random", 6), a);
+    EXPECT_EQ(std::set<uint32_t>(a.begin(), a.end()).size(), 8u);
+    EXPECT_NE(a, hostsOf("Contiguous", 1));
+    Simulator::Destroy();
+}
