@@ -44,11 +44,7 @@ TrainingJob::~TrainingJob() = default;
 void
 TrainingJob::DoDispose()
 {
-    for (auto& w : m_workers)
-    {
-        w->Dispose();
-    }
-    m_workers.clear();
+    m_workers.clear(); // the nodes own and dispose the worker applications
     for (auto& kind : m_comms)
     {
         for (auto& c : kind)

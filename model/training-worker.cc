@@ -70,6 +70,9 @@ TrainingWorker::~TrainingWorker() = default;
 void
 TrainingWorker::DoDispose()
 {
+    // release the job only after this object is done: dropping the last reference deletes
+    // (and disposes) the job, which must not reach back into a half-disposed worker
+    Ptr<TrainingJob> job = m_job;
     m_job = nullptr;
     m_jitter = nullptr;
     Simulator::Cancel(m_computeEvent);
