@@ -1159,6 +1159,10 @@ NetworkStatsHelper::Plot(const std::string& dir) const
         f << "# " << (slowdown ? "slowdown" : "fct_us") << " cdf\n";
         const double total = static_cast<double>(m_flows);
         uint64_t seen = 0;
+        if (!points.empty())
+        {
+            f << Format("%.6g 0\n", points.front().first * scale); // the CDF starts at 0
+        }
         const std::size_t step = std::max<std::size_t>(1, points.size() / 5000);
         for (std::size_t i = 0; i < points.size(); ++i)
         {
@@ -1254,14 +1258,21 @@ NetworkStatsHelper::Plot(const std::string& dir) const
         const std::string dat = dir + "/plot-throughput.dat";
         const std::string png = dir + "/throughput.png";
         OpenOrDie(f, dat, who);
-        f << "# interval_end_us sent_gbps delivered_gbps\n";
+        f << "# time_us sent_gbps delivered_gbps (each interval's start and end: a step line)\n";
+        int64_t lastEnd = -1;
         for (const LinkTotal& t : m_linkTotals)
         {
             const double secs = (t.endNs - t.startNs) * 1e-9;
-            f << Format("%.3f %.6f %.6f\n",
-                        t.endNs * 1e-3,
-                        t.upBytes * 8 / secs * 1e-9,
-                        t.downBytes * 8 / secs * 1e-9);
+            const double up = t.upBytes * 8 / secs * 1e-9;
+            const double down = t.downBytes * 8 / secs * 1e-9;
+            if (lastEnd >= 0 && lastEnd != t.startNs)
+            {
+                // idle between two sampled intervals
+                f << Format("%.3f 0 0\n%.3f 0 0\n", lastEnd * 1e-3, t.startNs * 1e-3);
+            }
+            f << Format("%.3f %.6f %.6f\n", t.startNs * 1e-3, up, down)
+              << Format("%.3f %.6f %.6f\n", t.endNs * 1e-3, up, down);
+            lastEnd = t.endNs;
         }
         CloseOrDie(f, dat, who);
         if (m_linkTotals.empty())
@@ -1277,8 +1288,8 @@ NetworkStatsHelper::Plot(const std::string& dir) const
                << "\n"
                << "set xlabel \"time (us)\"\nset ylabel \"Gb/s\"\nset yrange [0:*]\n"
                << "plot " << GnuplotQuote(dat)
-               << " using 1:2 with steps lw 2 title \"sent by hosts\", " << GnuplotQuote(dat)
-               << " using 1:3 with steps lw 2 title \"delivered to hosts\"\n";
+               << " using 1:2 with lines lw 2 title \"sent by hosts\", " << GnuplotQuote(dat)
+               << " using 1:3 with lines lw 2 title \"delivered to hosts\"\n";
         }
     }
 

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -388,6 +389,11 @@ TEST_F(Ns3Fixture, StatsPlotsArePngFiles)
         const std::string bytes = ReadFile(dir + "/" + png);
         ASSERT_GT(bytes.size(), 1000u) << png;
         EXPECT_EQ(bytes.substr(0, 4), "\x89PNG") << png;
+    }
+    if (std::getenv("AIT_KEEP_OUTPUT"))
+    {
+        std::cout << "  plots kept in " << dir << std::endl;
+        return;
     }
     std::filesystem::remove_all(dir);
 }
