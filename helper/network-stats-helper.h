@@ -225,7 +225,9 @@ class NetworkStatsHelper
      *  - the ACK of the last packet back over the reverse path (62 bytes + FCS, + VLAN),
      *    serialized at every hop, plus the propagation delays again: one base RTT, as HPCC's
      *    "standalone FCT" includes.
-     * Not included: any queueing, PFC or congestion-control rate below the line rate. The
+     * Not included: any queueing, PFC or congestion-control rate below the line rate, and the
+     * ACKs of earlier packets that can still occupy a slower reverse hop when the last ACK
+     * comes (a tiny last packet right behind a full one: 15 ns with 25 Gb/s uplinks). The
      * ideal is computed once per message from the path's static configuration (links that
      * fail later are not considered).
      * \param src source endpoint index

@@ -10,6 +10,7 @@
 #include "ns3/leaf-spine-helper.h"
 #include "ns3/log-histogram.h"
 #include "ns3/network-stats-helper.h"
+#include "ns3/nstime.h"
 #include "ns3/rdma-helper.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/roce-switch.h"
@@ -221,6 +222,44 @@ TEST_F(Ns3Fixture, StatsLoneMessageSlowdownIsOne)
     EXPECT_EQ(s.stats.GetIdealFct(0, 3, 1000), recs[2].ideal);
     // more hops take longer; the far pair is 2 links longer than the near one
     EXPECT_GT(s.stats.GetIdealFct(0, 3, 1000), s.stats.GetIdealFct(1, 0, 1000));
+}
+
+TEST_F(Ns3Fixture, StatsLoneMessageSlowdownIsOneWithASlowerOrFasterMiddle)
+{
+    // the bottleneck in the middle of the path (25 Gb/s uplinks), or faster uplinks (400 Gb/s)
+    // with an interframe gap on every device: the closed form follows the slowest hop
+    for (const char* uplink : {"25Gbps", "400Gbps"})
+    {
+        Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("None"));
+        Config::SetDefault("ns3::RoceNetDevice::InterframeGap", TimeValue(NanoSeconds(2)));
+        LeafSpineHelper fabric(1, 2, 1);
+        fabric.SetUplinkRate(DataRate(uplink));
+        fabric.Install();
+        auto nics = RdmaHelper().Install(fabric);
+        NetworkStatsHelper stats;
+        stats.Install(fabric, nics);
+        auto qp = RdmaHelper().Connect(nics[0], nics[1]).first;
+        Time at = MicroSeconds(1);
+        for (uint64_t b : {100ULL, 2 * 4096ULL + 1, 300000ULL})
+        {
+            Simulator::Schedule(at, [qp, b]() { qp->PostSend(b); });
+            at += MilliSeconds(1);
+        }
+        Simulator::Run();
+        ASSERT_EQ(stats.GetFlowRecords().size(), 3u);
+        for (const auto& r : stats.GetFlowRecords())
+        {
+            std::cout << "  uplink " << uplink << ", " << r.bytes << " B: fct "
+                      << r.GetFct().GetNanoSeconds() << " ns, ideal " << r.ideal.GetNanoSeconds()
+                      << " ns" << std::endl;
+            EXPECT_NEAR(r.GetSlowdown(), 1.0, 0.01) << uplink << " " << r.bytes;
+            // a 1-byte last packet right behind a full one: the ACK of the full one is still
+            // on the slow reverse hop when the last ACK comes (15 ns at 25 Gb/s)
+            EXPECT_LE(std::abs((r.ideal - r.GetFct()).GetNanoSeconds()), 20) << r.bytes;
+        }
+        Simulator::Destroy();
+        Config::Reset();
+    }
 }
 
 // ------------------------------------------------------------------ incast: PFC, outputs
