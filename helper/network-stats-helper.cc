@@ -1,0 +1,1311 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#include "network-stats-helper.h"
+
+#include "ns3/boolean.h"
+#include "ns3/fatal-error.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/packet.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/rdma-queue-pair.h"
+#include "ns3/roce-channel.h"
+#include "ns3/roce-net-device.h"
+#include "ns3/roce-switch.h"
+#include "ns3/roce-topology-helper.h"
+#include "ns3/simulator.h"
+#include "ns3/switch-mmu.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("NetworkStatsHelper");
+
+namespace
+{
+
+constexpr uint32_t NONE = 0xffffffff;    //!< no switch at that end of a link
+constexpr uint32_t NPRIO = 8;            //!< priorities
+constexpr uint32_t ROCE_UDP_PORT = 4791; //!< RoCEv2 UDP destination port
+
+/// printf into a std::string
+template <typename... Args>
+std::string
+Format(const char* fmt, Args... args)
+{
+    char buf[256];
+    std::snprintf(buf, sizeof(buf), fmt, args...);
+    return buf;
+}
+
+/**
+ * \param payload payload bytes
+ * \param ext extension header bytes (RETH, AETH)
+ * \param vlan VLAN tag bytes
+ * \return bytes a RoCEv2 frame occupies on the wire (with FCS, with the 64-byte minimum)
+ */
+double
+FrameWireBytes(uint64_t payload, uint32_t ext, uint32_t vlan)
+{
+    const uint64_t pad = (4 - payload % 4) % 4;
+    const uint64_t carried =
+        std::max<uint64_t>(RoceNetDevice::MIN_FRAME_BYTES,
+                           14 + vlan + 20 + 8 + 12 + ext + payload + pad + 4); // + ICRC
+    return static_cast<double>(carried + RoceNetDevice::FCS_BYTES);
+}
+
+/// Open a file for writing or fail naming it.
+void
+OpenOrDie(std::ofstream& f, const std::string& path, const char* who)
+{
+    f.open(path, std::ios::out | std::ios::trunc | std::ios::binary);
+    if (!f)
+    {
+        NS_FATAL_ERROR(who << ": cannot write the file '" << path << "'");
+    }
+}
+
+/// Close a file and check that everything was written.
+void
+CloseOrDie(std::ofstream& f, const std::string& path, const char* who)
+{
+    f.close();
+    if (!f)
+    {
+        NS_FATAL_ERROR(who << ": writing the file '" << path << "' failed");
+    }
+}
+
+/// Quote a path for the shell (single quotes).
+std::string
+ShellQuote(const std::string& s)
+{
+    std::string out = "'";
+    for (char c : s)
+    {
+        if (c == '\'')
+        {
+            out += "'\\''";
+        }
+        else
+        {
+            out += c;
+        }
+    }
+    return out + "'";
+}
+
+/// Quote a string for a gnuplot script (double quotes).
+std::string
+GnuplotQuote(const std::string& s)
+{
+    std::string out = "\"";
+    for (char c : s)
+    {
+        if (c == '"' || c == '\\')
+        {
+            out += '\\';
+        }
+        out += c;
+    }
+    return out + "\"";
+}
+
+} // namespace
+
+// ------------------------------------------------------------------ records
+
+Time
+NetworkStatsHelper::FlowRecord::GetFct() const
+{
+    return end - start;
+}
+
+double
+NetworkStatsHelper::FlowRecord::GetSlowdown() const
+{
+    return ideal.IsStrictlyPositive() ? GetFct().GetDouble() / ideal.GetDouble() : 1.0;
+}
+
+// ------------------------------------------------------------------ configuration
+
+NetworkStatsHelper::NetworkStatsHelper()
+    : m_queueInterval(MicroSeconds(10)),
+      m_linkInterval(MicroSeconds(100)),
+      m_maxRecords(1000000),
+      m_installed(false),
+      m_nHosts(0),
+      m_addressBase(0),
+      m_flows(0),
+      m_flowBytes(0),
+      m_fctHist(0.01),
+      m_slowdownHist(0.01),
+      m_maxSampled(0),
+      m_queueSampling(false),
+      m_enqueuedSinceSample(false),
+      m_linkSampling(false)
+{
+    NS_LOG_FUNCTION(this);
+}
+
+NetworkStatsHelper::~NetworkStatsHelper()
+{
+    m_queueEvent.Cancel();
+    m_linkEvent.Cancel();
+}
+
+void
+NetworkStatsHelper::CheckInstalled(const char* what) const
+{
+    if (!m_installed)
+    {
+        NS_FATAL_ERROR("NetworkStatsHelper::" << what << ": call Install() first");
+    }
+}
+
+void
+NetworkStatsHelper::CheckNotInstalled(const char* what) const
+{
+    if (m_installed)
+    {
+        NS_FATAL_ERROR("NetworkStatsHelper::" << what
+                                              << ": must be called before Install() (it would "
+                                                 "have no effect)");
+    }
+}
+
+void
+NetworkStatsHelper::SetQueueSampleInterval(Time interval)
+{
+    CheckNotInstalled("SetQueueSampleInterval");
+    if (interval.IsStrictlyNegative())
+    {
+        NS_FATAL_ERROR("NetworkStatsHelper::SetQueueSampleInterval: interval "
+                       << interval.As(Time::US) << " is negative (>= 0 allowed, 0 = off)");
+    }
+    m_queueInterval = interval;
+}
+
+Time
+NetworkStatsHelper::GetQueueSampleInterval() const
+{
+    return m_queueInterval;
+}
+
+void
+NetworkStatsHelper::SetLinkSampleInterval(Time interval)
+{
+    CheckNotInstalled("SetLinkSampleInterval");
+    if (interval.IsStrictlyNegative())
+    {
+        NS_FATAL_ERROR("NetworkStatsHelper::SetLinkSampleInterval: interval "
+                       << interval.As(Time::US) << " is negative (>= 0 allowed, 0 = off)");
+    }
+    m_linkInterval = interval;
+}
+
+Time
+NetworkStatsHelper::GetLinkSampleInterval() const
+{
+    return m_linkInterval;
+}
+
+void
+NetworkStatsHelper::SetMaxFlowRecords(uint64_t n)
+{
+    m_maxRecords = n;
+}
+
+uint64_t
+NetworkStatsHelper::GetMaxFlowRecords() const
+{
+    return m_maxRecords;
+}
+
+// ------------------------------------------------------------------ install
+
+void
+NetworkStatsHelper::Install(RoceTopologyHelper& topology, const std::vector<Ptr<RdmaNic>>& nics)
+{
+    NS_LOG_FUNCTION(this);
+    if (m_installed)
+    {
+        NS_FATAL_ERROR("NetworkStatsHelper::Install: already installed (use one helper per "
+                       "simulation)");
+    }
+    if (!topology.IsInstalled())
+    {
+        NS_FATAL_ERROR("NetworkStatsHelper::Install: the topology is not installed yet (call "
+                       "its Install() first)");
+    }
+    m_installed = true;
+    m_nHosts = topology.GetNHosts();
+    m_addressBase = topology.GetHostAddressBase().Get();
+
+    // switches
+    std::map<uint32_t, uint32_t> swByNode; // node id -> switch index
+    m_switches.resize(topology.GetNSwitches());
+    for (uint32_t s = 0; s < topology.GetNSwitches(); ++s)
+    {
+        SwitchInfo& info = m_switches[s];
+        info.sw = topology.GetSwitch(s);
+        info.node = topology.GetSwitchNode(s)->GetId();
+        info.nPorts = info.sw->GetNPorts();
+        info.ports.assign(info.nPorts * NPRIO, PortCounters());
+        info.queueTracked.assign(info.nPorts * NPRIO, 0);
+        swByNode[info.node] = s;
+    }
+
+    // links, directions, host attachment
+    std::map<const RoceNetDevice*, uint32_t> linkOfDevice;
+    const uint32_t nLinks = topology.GetNLinks();
+    m_dirs.clear();
+    m_dirs.reserve(2 * nLinks);
+    m_linkSwA.assign(nLinks, NONE);
+    m_linkSwB.assign(nLinks, NONE);
+    m_adj.assign(m_switches.size(), {});
+    for (uint32_t l = 0; l < nLinks; ++l)
+    {
+        const RoceTopologyHelper::Link& link = topology.GetLink(l);
+        auto a = swByNode.find(link.a->GetId());
+        auto b = swByNode.find(link.b->GetId());
+        m_linkSwA[l] = a == swByNode.end() ? NONE : a->second;
+        m_linkSwB[l] = b == swByNode.end() ? NONE : b->second;
+        for (uint32_t side = 0; side < 2; ++side)
+        {
+            Direction d;
+            d.dev = side == 0 ? link.devA : link.devB;
+            d.link = l;
+            d.tier = link.tier;
+            d.fromNode = (side == 0 ? link.a : link.b)->GetId();
+            d.toNode = (side == 0 ? link.b : link.a)->GetId();
+            d.fromSwitch = (side == 0 ? m_linkSwA[l] : m_linkSwB[l]) != NONE;
+            d.toSwitch = (side == 0 ? m_linkSwB[l] : m_linkSwA[l]) != NONE;
+            BooleanValue fcs;
+            d.dev->GetAttribute("FcsEnabled", fcs);
+            d.fcsExtra = fcs.Get() ? 0 : RoceNetDevice::FCS_BYTES;
+            m_dirs.push_back(d);
+        }
+        linkOfDevice[PeekPointer(link.devA)] = l;
+        if (m_linkSwA[l] != NONE && m_linkSwB[l] != NONE)
+        {
+            m_adj[m_linkSwA[l]].emplace_back(m_linkSwB[l], l);
+            m_adj[m_linkSwB[l]].emplace_back(m_linkSwA[l], l);
+        }
+    }
+    m_hostLink.assign(m_nHosts, NONE);
+    m_hostSwitch.assign(m_nHosts, NONE);
+    m_mtu.assign(m_nHosts, 4096);
+    for (uint32_t h = 0; h < m_nHosts; ++h)
+    {
+        auto it = linkOfDevice.find(PeekPointer(topology.GetHostDevice(h)));
+        NS_ABORT_MSG_IF(it == linkOfDevice.end(),
+                        "NetworkStatsHelper::Install: host endpoint " << h << " has no link");
+        m_hostLink[h] = it->second;
+        m_hostSwitch[h] = m_linkSwB[it->second];
+    }
+
+    // NICs: message completions
+    m_nics = nics;
+    for (std::size_t i = 0; i < nics.size(); ++i)
+    {
+        if (!nics[i])
+        {
+            NS_FATAL_ERROR("NetworkStatsHelper::Install: NIC " << i << " of the list is null");
+        }
+        const uint32_t h = topology.GetHostIndex(nics[i]->GetAddress());
+        m_mtu[h] = nics[i]->GetMtu();
+        nics[i]->TraceConnectWithoutContext("MessageComplete",
+                                            MakeCallback(&NetworkStatsHelper::OnMessage, this, h));
+    }
+
+    // switches
+    for (uint32_t s = 0; s < m_switches.size(); ++s)
+    {
+        Ptr<RoceSwitch> sw = m_switches[s].sw;
+        sw->TraceConnectWithoutContext("Enqueue",
+                                       MakeCallback(&NetworkStatsHelper::OnEnqueue, this, s));
+        sw->TraceConnectWithoutContext("Mark", MakeCallback(&NetworkStatsHelper::OnMark, this, s));
+        sw->TraceConnectWithoutContext("Drop", MakeCallback(&NetworkStatsHelper::OnDrop, this, s));
+        sw->TraceConnectWithoutContext("Pfc",
+                                       MakeCallback(&NetworkStatsHelper::OnSwitchPfc, this, s));
+    }
+
+    // devices
+    for (uint32_t d = 0; d < m_dirs.size(); ++d)
+    {
+        m_dirs[d].dev->TraceConnectWithoutContext(
+            "PfcRx",
+            MakeCallback(&NetworkStatsHelper::OnPfcRx, this, d));
+        if (m_linkInterval.IsStrictlyPositive())
+        {
+            m_dirs[d].dev->TraceConnectWithoutContext(
+                "PhyTxEnd",
+                MakeCallback(&NetworkStatsHelper::OnPhyTxEnd, this, d));
+        }
+    }
+}
+
+// ------------------------------------------------------------------ trace sinks
+
+void
+NetworkStatsHelper::OnMessage(uint32_t src,
+                              Ptr<RdmaQueuePair> qp,
+                              uint64_t id,
+                              uint64_t bytes,
+                              Time posted,
+                              Time completed)
+{
+    const uint32_t peer = qp->GetPeerAddress().Get() - m_addressBase;
+    if (peer >= m_nHosts)
+    {
+        NS_FATAL_ERROR("NetworkStatsHelper: QP " << qp->GetQpn() << " of host " << src
+                                                 << " has the peer " << qp->GetPeerAddress()
+                                                 << ", which is not a host of the topology");
+    }
+    FlowRecord r;
+    r.src = src;
+    r.dst = peer;
+    r.qpn = qp->GetQpn();
+    r.sport = qp->GetSourcePort();
+    r.priority = qp->GetPriority();
+    r.id = id;
+    r.bytes = bytes;
+    r.start = posted;
+    r.end = completed;
+    r.ideal = GetIdealFct(src, peer, bytes);
+    ++m_flows;
+    m_flowBytes += bytes;
+    m_fctHist.Add(static_cast<double>(r.GetFct().GetNanoSeconds()));
+    m_slowdownHist.Add(r.GetSlowdown());
+    if (m_records.size() < m_maxRecords)
+    {
+        m_records.push_back(r);
+    }
+}
+
+void
+NetworkStatsHelper::OnEnqueue(uint32_t sw, Ptr<const Packet> packet, uint32_t port, uint8_t prio)
+{
+    SwitchInfo& info = m_switches[sw];
+    const uint32_t i = port * NPRIO + prio;
+    PortCounters& c = info.ports[i];
+    ++c.enqueued;
+    const uint64_t q = info.sw->GetMmu()->GetEgressBytes(port, prio);
+    if (q > c.maxQueue)
+    {
+        c.maxQueue = q;
+    }
+    if (m_queueInterval.IsStrictlyPositive())
+    {
+        if (!info.queueTracked[i])
+        {
+            info.queueTracked[i] = 1;
+            m_trackedQueues.insert((uint64_t(sw) << 32) | (uint64_t(port) << 3) | prio);
+        }
+        m_enqueuedSinceSample = true;
+        if (!m_queueSampling)
+        {
+            m_queueSampling = true;
+            m_queueEvent = Simulator::Schedule(NextGridPoint(m_queueInterval) - Simulator::Now(),
+                                               &NetworkStatsHelper::SampleQueues,
+                                               this);
+        }
+    }
+}
+
+void
+NetworkStatsHelper::OnMark(uint32_t sw, uint32_t port, uint8_t priority)
+{
+    ++m_switches[sw].ports[port * NPRIO + priority].marks;
+}
+
+void
+NetworkStatsHelper::OnDrop(uint32_t sw, Ptr<const Packet> packet, uint32_t port, uint32_t reason)
+{
+    ++m_dropsByReason[reason];
+    // the drop trace does not carry the priority: count it at the ingress port's priority 0
+    // row unless the packet says otherwise (IPv4 DSCP >> 3, as the devices classify)
+    uint8_t prio = 0;
+    uint8_t hdr[2];
+    if (packet->CopyData(hdr, 2) == 2 && (hdr[0] >> 4) == 4)
+    {
+        prio = (hdr[1] >> 2) >> 3;
+    }
+    ++m_switches[sw].ports[port * NPRIO + prio].drops;
+}
+
+void
+NetworkStatsHelper::OnSwitchPfc(uint32_t sw, uint32_t port, uint8_t priority, bool pause)
+{
+    PortCounters& c = m_switches[sw].ports[port * NPRIO + priority];
+    ++(pause ? c.pauses : c.resumes);
+    m_pfcEvents.push_back({Simulator::Now().GetNanoSeconds(), sw, port, priority, pause});
+}
+
+void
+NetworkStatsHelper::OnPfcRx(uint32_t dir, uint8_t priority, uint16_t quanta)
+{
+    m_pfcRxEvents.push_back({Simulator::Now().GetNanoSeconds(), dir, quanta > 0});
+}
+
+void
+NetworkStatsHelper::OnPhyTxEnd(uint32_t dir, Ptr<const Packet> frame)
+{
+    Direction& d = m_dirs[dir];
+    if (d.bytes == 0)
+    {
+        m_busyDirs.push_back(dir);
+    }
+    d.bytes += frame->GetSize() + d.fcsExtra;
+    if (!m_linkSampling)
+    {
+        m_linkSampling = true;
+        const Time next = NextGridPoint(m_linkInterval);
+        m_lastLinkSample = next - m_linkInterval;
+        m_linkEvent =
+            Simulator::Schedule(next - Simulator::Now(), &NetworkStatsHelper::SampleLinks, this);
+    }
+}
+
+Time
+NetworkStatsHelper::NextGridPoint(Time interval)
+{
+    const int64_t now = Simulator::Now().GetTimeStep();
+    const int64_t iv = interval.GetTimeStep();
+    return TimeStep((now / iv + 1) * iv);
+}
+
+// ------------------------------------------------------------------ samplers
+
+void
+NetworkStatsHelper::SampleQueues()
+{
+    const int64_t now = Simulator::Now().GetNanoSeconds();
+    bool anyQueued = false;
+    for (uint64_t key : m_trackedQueues)
+    {
+        const uint32_t sw = key >> 32;
+        const uint32_t port = (key >> 3) & 0x1fffffff;
+        const uint8_t prio = key & 7;
+        const uint64_t bytes = m_switches[sw].sw->GetMmu()->GetEgressBytes(port, prio);
+        m_queueSamples.push_back({now, key, bytes});
+        m_maxSampled = std::max(m_maxSampled, bytes);
+        anyQueued = anyQueued || bytes > 0;
+    }
+    if (anyQueued || m_enqueuedSinceSample)
+    {
+        m_enqueuedSinceSample = false;
+        m_queueEvent =
+            Simulator::Schedule(m_queueInterval, &NetworkStatsHelper::SampleQueues, this);
+    }
+    else
+    {
+        m_queueSampling = false; // restarted by the next enqueue
+    }
+}
+
+void
+NetworkStatsHelper::SampleLinks()
+{
+    const Time now = Simulator::Now();
+    const int64_t end = now.GetNanoSeconds();
+    if (m_busyDirs.empty())
+    {
+        m_linkSampling = false; // restarted by the next frame
+        return;
+    }
+    std::sort(m_busyDirs.begin(), m_busyDirs.end());
+    LinkTotal total{m_lastLinkSample.GetNanoSeconds(), end, 0, 0};
+    for (uint32_t dir : m_busyDirs)
+    {
+        Direction& d = m_dirs[dir];
+        m_linkSamples.push_back({end, dir, d.bytes});
+        if (d.tier == 0)
+        {
+            (d.fromSwitch ? total.downBytes : total.upBytes) += d.bytes;
+        }
+        d.bytes = 0;
+    }
+    m_linkTotals.push_back(total);
+    m_busyDirs.clear();
+    m_lastLinkSample = now;
+    m_linkEvent = Simulator::Schedule(m_linkInterval, &NetworkStatsHelper::SampleLinks, this);
+}
+
+// ------------------------------------------------------------------ ideal FCT
+
+const NetworkStatsHelper::Path&
+NetworkStatsHelper::GetPath(uint32_t src, uint32_t dst) const
+{
+    auto it = m_paths.find({src, dst});
+    if (it != m_paths.end())
+    {
+        return it->second;
+    }
+    // links of one shortest path: host link, switch links (BFS in link order), host link
+    std::vector<uint32_t> links;
+    const uint32_t s0 = m_hostSwitch[src];
+    const uint32_t s1 = m_hostSwitch[dst];
+    std::vector<uint32_t> switchLinks;
+    if (s0 != s1)
+    {
+        std::vector<uint32_t> parentLink(m_switches.size(), NONE);
+        std::vector<uint32_t> parent(m_switches.size(), NONE);
+        std::vector<uint8_t> seen(m_switches.size(), 0);
+        std::deque<uint32_t> todo{s0};
+        seen[s0] = 1;
+        while (!todo.empty() && !seen[s1])
+        {
+            const uint32_t x = todo.front();
+            todo.pop_front();
+            for (const auto& [y, l] : m_adj[x])
+            {
+                if (!seen[y])
+                {
+                    seen[y] = 1;
+                    parent[y] = x;
+                    parentLink[y] = l;
+                    todo.push_back(y);
+                }
+            }
+        }
+        if (!seen[s1])
+        {
+            NS_FATAL_ERROR("NetworkStatsHelper: no path from host " << src << " to host " << dst);
+        }
+        for (uint32_t y = s1; y != s0; y = parent[y])
+        {
+            switchLinks.push_back(parentLink[y]);
+        }
+        std::reverse(switchLinks.begin(), switchLinks.end());
+    }
+    Path path;
+    auto hop = [this](uint32_t dir) {
+        const Direction& d = m_dirs[dir];
+        Ptr<RoceChannel> ch = DynamicCast<RoceChannel>(d.dev->GetChannel());
+        BooleanValue vlan;
+        d.dev->GetAttribute("VlanEnabled", vlan);
+        return Hop{static_cast<double>(d.dev->GetDataRate().GetBitRate()),
+                   d.dev->GetInterframeGap().GetSeconds() * 1e9,
+                   ch ? ch->GetDelay().GetSeconds() * 1e9 : 0.0,
+                   vlan.Get() ? 4u : 0u};
+    };
+    // forward: src host -> s0 (a -> b of its tier-0 link), switch links, s1 -> dst host
+    path.fwd.push_back(hop(2 * m_hostLink[src]));
+    uint32_t at = s0;
+    std::vector<uint32_t> fwdDirs;
+    for (uint32_t l : switchLinks)
+    {
+        const bool fromA = m_linkSwA[l] == at;
+        fwdDirs.push_back(2 * l + (fromA ? 0 : 1));
+        at = fromA ? m_linkSwB[l] : m_linkSwA[l];
+    }
+    for (uint32_t dir : fwdDirs)
+    {
+        path.fwd.push_back(hop(dir));
+    }
+    path.fwd.push_back(hop(2 * m_hostLink[dst] + 1));
+    // reverse: the same cables the other way
+    path.rev.push_back(hop(2 * m_hostLink[dst]));
+    for (auto it2 = fwdDirs.rbegin(); it2 != fwdDirs.rend(); ++it2)
+    {
+        path.rev.push_back(hop(*it2 ^ 1));
+    }
+    path.rev.push_back(hop(2 * m_hostLink[src] + 1));
+    return m_paths.emplace(std::make_pair(src, dst), path).first->second;
+}
+
+Time
+NetworkStatsHelper::GetIdealFct(uint32_t src, uint32_t dst, uint64_t bytes) const
+{
+    CheckInstalled("GetIdealFct");
+    if (src >= m_nHosts || dst >= m_nHosts)
+    {
+        NS_FATAL_ERROR("NetworkStatsHelper::GetIdealFct: host " << (src >= m_nHosts ? src : dst)
+                                                                << " is not < " << m_nHosts);
+    }
+    if (bytes == 0)
+    {
+        NS_FATAL_ERROR("NetworkStatsHelper::GetIdealFct: message size 0 (must be > 0)");
+    }
+    if (src == dst)
+    {
+        return Time(0);
+    }
+    const Path& path = GetPath(src, dst);
+    const uint32_t mtu = m_mtu[src];
+    const uint64_t packets = (bytes + mtu - 1) / mtu;
+    const uint64_t lastPayload = bytes - (packets - 1) * mtu;
+    const std::size_t hops = path.fwd.size();
+    // serialization (ns) of the first, middle and last packets on every hop; a frame alone on
+    // a wire takes whole ns (the device rounds down and carries the rest only within a busy
+    // period), so lone traversals use the rounded-down values
+    std::vector<double> f(hops), m(hops), l(hops);
+    // the gap a hop leaves after a first or a middle packet before the next one
+    std::vector<double> gFirst(hops), gMid(hops);
+    double delays = 0;
+    for (std::size_t i = 0; i < hops; ++i)
+    {
+        const Hop& h = path.fwd[i];
+        const double nsPerByte = 8e9 / h.bps;
+        f[i] = FrameWireBytes(packets == 1 ? lastPayload : mtu, 16, h.vlan) * nsPerByte;
+        m[i] = FrameWireBytes(mtu, 0, h.vlan) * nsPerByte;
+        l[i] = FrameWireBytes(lastPayload, 0, h.vlan) * nsPerByte;
+        gFirst[i] = h.gapNs;
+        gMid[i] = h.gapNs;
+        delays += h.delayNs;
+    }
+    // the NIC paces a QP at the line rate, each packet taking its (untagged) wire bytes rounded
+    // up to the ns: the first hop's effective gap after a packet
+    const auto pace = [&path](uint64_t payload, uint32_t ext) {
+        const uint64_t wire = payload + (4 - payload % 4) % 4 + ext + 62;
+        const auto bps = static_cast<uint64_t>(path.fwd[0].bps);
+        return static_cast<double>((wire * 8 * 1000000000ULL + bps - 1) / bps);
+    };
+    gFirst[0] = std::max(gFirst[0], pace(packets == 1 ? lastPayload : mtu, 16) - f[0]);
+    gMid[0] = std::max(gMid[0], pace(mtu, 0) - m[0]);
+    // the last bit of the last packet leaves the last hop: the longest lattice path
+    double data = 0;
+    if (packets == 1)
+    {
+        for (std::size_t i = 0; i < hops; ++i)
+        {
+            data += std::floor(f[i]);
+        }
+    }
+    else
+    {
+        const double middles = static_cast<double>(packets - 2);
+        for (std::size_t a = 0; a < hops; ++a)
+        {
+            double first = f[a]; // first packet alone over hops 0..a-1, then at a
+            for (std::size_t i = 0; i < a; ++i)
+            {
+                first += std::floor(f[i]);
+            }
+            const std::size_t bEnd = packets == 2 ? a + 1 : hops; // P = 2: b = a
+            for (std::size_t b = a; b < bEnd; ++b)
+            {
+                double last = l[b]; // last packet at b, then alone over hops b+1..
+                for (std::size_t i = b + 1; i < hops; ++i)
+                {
+                    last += std::floor(l[i]);
+                }
+                double value = first + gFirst[a] + last;
+                if (packets > 2)
+                {
+                    double span = 0;
+                    double best = 0;
+                    for (std::size_t i = a; i <= b; ++i)
+                    {
+                        span += m[i];
+                        best = std::max(best, m[i] + gMid[i]);
+                    }
+                    value += span + (middles - 1) * best + gMid[b];
+                }
+                data = std::max(data, value);
+            }
+        }
+    }
+    // the ACK of the last packet back to the sender
+    double ack = 0;
+    for (const Hop& h : path.rev)
+    {
+        ack += std::floor(FrameWireBytes(0, 4, h.vlan) * 8e9 / h.bps) + h.delayNs;
+    }
+    return NanoSeconds(static_cast<int64_t>(std::llround(data + delays + ack)));
+}
+
+// ------------------------------------------------------------------ results
+
+const std::vector<NetworkStatsHelper::FlowRecord>&
+NetworkStatsHelper::GetFlowRecords() const
+{
+    return m_records;
+}
+
+const LogHistogram&
+NetworkStatsHelper::GetFctHistogram() const
+{
+    return m_fctHist;
+}
+
+const LogHistogram&
+NetworkStatsHelper::GetSlowdownHistogram() const
+{
+    return m_slowdownHist;
+}
+
+NetworkStatsHelper::Quantiles
+NetworkStatsHelper::ComputeQuantiles(bool slowdown) const
+{
+    Quantiles q;
+    const LogHistogram& h = slowdown ? m_slowdownHist : m_fctHist;
+    if (h.GetCount() == 0)
+    {
+        return q;
+    }
+    if (m_records.size() == m_flows)
+    {
+        std::vector<double> v;
+        v.reserve(m_records.size());
+        for (const FlowRecord& r : m_records)
+        {
+            v.push_back(slowdown ? r.GetSlowdown()
+                                 : static_cast<double>(r.GetFct().GetNanoSeconds()));
+        }
+        std::sort(v.begin(), v.end());
+        q.p50 = LogHistogram::ExactQuantile(v, 0.5);
+        q.p90 = LogHistogram::ExactQuantile(v, 0.9);
+        q.p99 = LogHistogram::ExactQuantile(v, 0.99);
+        q.p999 = LogHistogram::ExactQuantile(v, 0.999);
+        q.max = v.back();
+        return q;
+    }
+    q.p50 = h.Quantile(0.5);
+    q.p90 = h.Quantile(0.9);
+    q.p99 = h.Quantile(0.99);
+    q.p999 = h.Quantile(0.999);
+    q.max = h.GetMax();
+    return q;
+}
+
+std::string
+NetworkStatsHelper::DropReasonName(uint32_t reason)
+{
+    switch (reason)
+    {
+    case SwitchMmu::DROP_HEADROOM:
+        return "headroom";
+    case SwitchMmu::DROP_BUFFER_FULL:
+        return "buffer_full";
+    case SwitchMmu::DROP_EGRESS_THRESHOLD:
+        return "egress_threshold";
+    case RoceSwitch::DROP_NO_ROUTE:
+        return "no_route";
+    case RoceSwitch::DROP_NOT_IPV4:
+        return "not_ipv4";
+    default:
+        return "reason_" + std::to_string(reason);
+    }
+}
+
+NetworkStatsHelper::Summary
+NetworkStatsHelper::GetSummary() const
+{
+    CheckInstalled("GetSummary");
+    Summary s;
+    s.flows = m_flows;
+    s.flowsRecorded = m_records.size();
+    s.flowBytes = m_flowBytes;
+    s.exactQuantiles = m_records.size() == m_flows;
+    s.fctNs = ComputeQuantiles(false);
+    s.slowdown = ComputeQuantiles(true);
+    for (const SwitchInfo& info : m_switches)
+    {
+        for (const PortCounters& c : info.ports)
+        {
+            s.pfcPauseFrames += c.pauses;
+            s.pfcResumeFrames += c.resumes;
+            s.ecnMarks += c.marks;
+            s.maxQueueBytes = std::max(s.maxQueueBytes, c.maxQueue);
+        }
+    }
+    s.pfcFramesReceived = m_pfcRxEvents.size();
+    for (const Direction& d : m_dirs)
+    {
+        for (uint8_t p = 0; p < NPRIO; ++p)
+        {
+            s.pausedTime += d.dev->GetPausedTime(p);
+            s.packetHops += d.dev->GetCounters(p).txFrames;
+        }
+    }
+    for (const Ptr<RdmaNic>& nic : m_nics)
+    {
+        // the NIC numbers its QPs consecutively from a first QPN (0x100 today): scan up to
+        // the last one
+        const uint32_t n = nic->GetNQps();
+        uint32_t found = 0;
+        for (uint32_t qpn = 0; found < n && qpn < (1u << 24); ++qpn)
+        {
+            Ptr<RdmaQueuePair> qp = nic->GetQp(qpn);
+            if (qp)
+            {
+                ++found;
+                s.cnpsSent += qp->GetStats().cnpsSent;
+                s.cnpsReceived += qp->GetStats().cnpsReceived;
+            }
+        }
+    }
+    for (const auto& [reason, n] : m_dropsByReason)
+    {
+        s.drops[DropReasonName(reason)] += n;
+    }
+    uint64_t txDrops = 0;
+    uint64_t rxDrops = 0;
+    for (const Direction& d : m_dirs)
+    {
+        for (uint8_t p = 0; p < NPRIO; ++p)
+        {
+            txDrops += d.dev->GetCounters(p).txQueueDrops;
+        }
+        rxDrops += d.dev->GetRxDrops();
+    }
+    if (txDrops)
+    {
+        s.drops["tx_queue_full"] = txDrops;
+    }
+    if (rxDrops)
+    {
+        s.drops["rx_error"] = rxDrops;
+    }
+    s.maxSampledQueueBytes = m_maxSampled;
+    s.queueSamples = m_queueSamples.size();
+    s.linkSamples = m_linkSamples.size();
+    for (const uint32_t dir : m_busyDirs)
+    {
+        if (m_dirs[dir].bytes > 0 && Simulator::Now() > m_lastLinkSample)
+        {
+            ++s.linkSamples; // the partial interval WriteCsv writes
+        }
+    }
+    return s;
+}
+
+// ------------------------------------------------------------------ outputs
+
+void
+NetworkStatsHelper::PrepareDirectory(const std::string& dir, const char* who)
+{
+    if (dir.empty())
+    {
+        NS_FATAL_ERROR(who << ": empty directory name");
+    }
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!fs::exists(dir, ec))
+    {
+        fs::create_directories(dir, ec);
+        if (ec)
+        {
+            NS_FATAL_ERROR(who << ": cannot create the directory '" << dir
+                               << "': " << ec.message());
+        }
+    }
+    if (!fs::is_directory(dir, ec))
+    {
+        NS_FATAL_ERROR(who << ": '" << dir << "' is not a directory");
+    }
+    // a real write (root ignores permission bits, read-only file systems do not)
+    const std::string probe = dir + "/.network-stats-write-test";
+    {
+        std::ofstream f(probe, std::ios::out | std::ios::trunc);
+        if (!f || !(f << "x") || (f.close(), !f))
+        {
+            NS_FATAL_ERROR(who << ": the directory '" << dir << "' is not writable");
+        }
+    }
+    fs::remove(probe, ec);
+}
+
+void
+NetworkStatsHelper::WriteCsv(const std::string& dir) const
+{
+    const char* who = "NetworkStatsHelper::WriteCsv";
+    CheckInstalled("WriteCsv");
+    PrepareDirectory(dir, who);
+    std::ofstream f;
+
+    // flows
+    std::string path = dir + "/flows.csv";
+    OpenOrDie(f, path, who);
+    f << "src,dst,qpn,sport,priority,msg_id,bytes,start_ns,end_ns,fct_ns,ideal_fct_ns,"
+         "slowdown\n";
+    for (const FlowRecord& r : m_records)
+    {
+        f << r.src << ',' << r.dst << ',' << r.qpn << ',' << r.sport << ',' << +r.priority << ','
+          << r.id << ',' << r.bytes << ',' << r.start.GetNanoSeconds() << ','
+          << r.end.GetNanoSeconds() << ',' << r.GetFct().GetNanoSeconds() << ','
+          << r.ideal.GetNanoSeconds() << ',' << Format("%.6f", r.GetSlowdown()) << '\n';
+    }
+    CloseOrDie(f, path, who);
+
+    // ports
+    path = dir + "/ports.csv";
+    OpenOrDie(f, path, who);
+    f << "switch,node,port,priority,pause_frames,resume_frames,paused_time_ns,ecn_marks,drops,"
+         "max_queue_bytes,enqueued_packets,tx_frames\n";
+    for (uint32_t s = 0; s < m_switches.size(); ++s)
+    {
+        const SwitchInfo& info = m_switches[s];
+        for (uint32_t port = 0; port < info.nPorts; ++port)
+        {
+            Ptr<RoceNetDevice> dev = info.sw->GetPort(port);
+            for (uint8_t p = 0; p < NPRIO; ++p)
+            {
+                const PortCounters& c = info.ports[port * NPRIO + p];
+                const int64_t paused = dev->GetPausedTime(p).GetNanoSeconds();
+                const uint64_t tx = dev->GetCounters(p).txFrames;
+                if (c.pauses == 0 && c.resumes == 0 && paused == 0 && c.marks == 0 &&
+                    c.drops == 0 && c.maxQueue == 0 && c.enqueued == 0 && tx == 0)
+                {
+                    continue;
+                }
+                f << s << ',' << info.node << ',' << port << ',' << +p << ',' << c.pauses << ','
+                  << c.resumes << ',' << paused << ',' << c.marks << ',' << c.drops << ','
+                  << c.maxQueue << ',' << c.enqueued << ',' << tx << '\n';
+            }
+        }
+    }
+    CloseOrDie(f, path, who);
+
+    // queues
+    path = dir + "/queues.csv";
+    OpenOrDie(f, path, who);
+    f << "time_ns,switch,node,port,priority,bytes\n";
+    for (const QueueSample& q : m_queueSamples)
+    {
+        const uint32_t sw = q.key >> 32;
+        f << q.timeNs << ',' << sw << ',' << m_switches[sw].node << ','
+          << ((q.key >> 3) & 0x1fffffff) << ',' << (q.key & 7) << ',' << q.bytes << '\n';
+    }
+    CloseOrDie(f, path, who);
+
+    // pfc
+    path = dir + "/pfc.csv";
+    OpenOrDie(f, path, who);
+    f << "time_ns,switch,node,port,priority,type\n";
+    for (const PfcEvent& e : m_pfcEvents)
+    {
+        f << e.timeNs << ',' << e.sw << ',' << m_switches[e.sw].node << ',' << e.port << ','
+          << +e.priority << ',' << (e.pause ? "pause" : "resume") << '\n';
+    }
+    CloseOrDie(f, path, who);
+
+    // links
+    path = dir + "/links.csv";
+    OpenOrDie(f, path, who);
+    f << "start_ns,end_ns,link,tier,from_node,to_node,bytes,utilization\n";
+    const int64_t iv = m_linkInterval.GetNanoSeconds();
+    auto linkRow = [&f, this](int64_t start, int64_t end, uint32_t dir, uint64_t bytes) {
+        const Direction& d = m_dirs[dir];
+        const double capacity =
+            d.dev->GetDataRate().GetBitRate() * static_cast<double>(end - start) * 1e-9;
+        f << start << ',' << end << ',' << d.link << ',' << d.tier << ',' << d.fromNode << ','
+          << d.toNode << ',' << bytes << ','
+          << Format("%.6f", capacity > 0 ? bytes * 8 / capacity : 0.0) << '\n';
+    };
+    for (const LinkSample& s : m_linkSamples)
+    {
+        linkRow(s.endNs - iv, s.endNs, s.dir, s.bytes);
+    }
+    // a partial interval the simulation stopped in
+    const int64_t now = Simulator::Now().GetNanoSeconds();
+    if (m_linkSampling && now > m_lastLinkSample.GetNanoSeconds())
+    {
+        std::vector<uint32_t> busy = m_busyDirs;
+        std::sort(busy.begin(), busy.end());
+        for (uint32_t dir : busy)
+        {
+            linkRow(m_lastLinkSample.GetNanoSeconds(), now, dir, m_dirs[dir].bytes);
+        }
+    }
+    CloseOrDie(f, path, who);
+
+    // HPCC fct.txt
+    path = dir + "/fct.txt";
+    OpenOrDie(f, path, who);
+    for (const FlowRecord& r : m_records)
+    {
+        f << Format("%08x %08x %u %u %" PRIu64 " %" PRId64 " %" PRId64 " %" PRId64 "\n",
+                    m_addressBase + r.src,
+                    m_addressBase + r.dst,
+                    static_cast<unsigned>(r.sport),
+                    ROCE_UDP_PORT,
+                    r.bytes,
+                    r.start.GetNanoSeconds(),
+                    r.GetFct().GetNanoSeconds(),
+                    r.ideal.GetNanoSeconds());
+    }
+    CloseOrDie(f, path, who);
+
+    // HPCC pfc.txt
+    path = dir + "/pfc.txt";
+    OpenOrDie(f, path, who);
+    for (const PfcRxEvent& e : m_pfcRxEvents)
+    {
+        const Direction& d = m_dirs[e.dir];
+        f << e.timeNs << ' ' << d.fromNode << ' ' << (d.fromSwitch ? 1 : 0) << ' '
+          << d.dev->GetIfIndex() << ' ' << (e.pause ? 1 : 0) << '\n';
+    }
+    CloseOrDie(f, path, who);
+}
+
+namespace
+{
+
+/// Write {"p50": .., ...} with a format, or null values.
+void
+WriteQuantiles(std::ostream& os,
+               const NetworkStatsHelper::Quantiles& q,
+               bool empty,
+               const char* fmt)
+{
+    auto v = [&](double x) { return empty ? std::string("null") : Format(fmt, x); };
+    os << "{\"p50\": " << v(q.p50) << ", \"p90\": " << v(q.p90) << ", \"p99\": " << v(q.p99)
+       << ", \"p999\": " << v(q.p999) << ", \"max\": " << v(q.max) << "}";
+}
+
+} // namespace
+
+void
+NetworkStatsHelper::WriteJsonFlows(std::ostream& os) const
+{
+    const Summary s = GetSummary();
+    const bool empty = s.flows == 0;
+    os << "{\"count\": " << s.flows << ", \"recorded\": " << s.flowsRecorded
+       << ", \"bytes\": " << s.flowBytes << ", \"quantiles\": \""
+       << (s.exactQuantiles ? "exact" : "histogram") << "\", \"fct_ns\": ";
+    WriteQuantiles(os, s.fctNs, empty, "%.0f");
+    os << ", \"slowdown\": ";
+    WriteQuantiles(os, s.slowdown, empty, "%.4f");
+    os << "}";
+}
+
+void
+NetworkStatsHelper::WriteJsonNetwork(std::ostream& os) const
+{
+    const Summary s = GetSummary();
+    os << "{\"pfc_pause_frames\": " << s.pfcPauseFrames
+       << ", \"pfc_resume_frames\": " << s.pfcResumeFrames
+       << ", \"paused_time_ns\": " << s.pausedTime.GetNanoSeconds()
+       << ", \"ecn_marks\": " << s.ecnMarks << ", \"cnps\": " << s.cnpsSent
+       << ", \"cnps_received\": " << s.cnpsReceived << ", \"drops\": {";
+    bool first = true;
+    for (const auto& [name, n] : s.drops)
+    {
+        os << (first ? "" : ", ") << "\"" << name << "\": " << n;
+        first = false;
+    }
+    os << "}, \"max_queue_bytes\": " << s.maxQueueBytes << ", \"packet_hops\": " << s.packetHops
+       << "}";
+}
+
+bool
+NetworkStatsHelper::Plot(const std::string& dir) const
+{
+    const char* who = "NetworkStatsHelper::Plot";
+    CheckInstalled("Plot");
+    PrepareDirectory(dir, who);
+    if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
+    {
+        std::cerr << "NetworkStatsHelper::Plot: gnuplot is not installed (e.g. apt-get install "
+                     "gnuplot-nox); no plots written to '"
+                  << dir << "'" << std::endl;
+        return false;
+    }
+    std::ofstream f;
+    std::ostringstream gp;
+    gp << "set terminal pngcairo size 800,500 noenhanced\n"
+          "set grid\n"
+          "set key bottom right\n";
+    auto noData = [&gp](const std::string& png, const std::string& title) {
+        gp << "set output " << GnuplotQuote(png) << "\n"
+           << "set title " << GnuplotQuote(title) << "\n"
+           << "unset logscale\nset xrange [0:1]\nset yrange [0:1]\n"
+           << "set label 1 \"no data\" at graph 0.45,0.5\n"
+           << "plot -1 notitle\nunset label 1\nset autoscale\n";
+    };
+
+    // CDFs: from the records when all are stored, else from the histogram buckets
+    for (int which = 0; which < 2; ++which)
+    {
+        const bool slowdown = which == 1;
+        const std::string name = slowdown ? "slowdown-cdf" : "fct-cdf";
+        const std::string dat = dir + "/plot-" + name + ".dat";
+        const std::string png = dir + "/" + name + ".png";
+        const double scale = slowdown ? 1.0 : 1e-3; // FCT in us
+        std::vector<std::pair<double, uint64_t>> points;
+        if (m_records.size() == m_flows)
+        {
+            std::vector<double> v;
+            for (const FlowRecord& r : m_records)
+            {
+                v.push_back(slowdown ? r.GetSlowdown()
+                                     : static_cast<double>(r.GetFct().GetNanoSeconds()));
+            }
+            std::sort(v.begin(), v.end());
+            for (double x : v)
+            {
+                points.emplace_back(x, 1);
+            }
+        }
+        else
+        {
+            points = (slowdown ? m_slowdownHist : m_fctHist).GetBuckets();
+        }
+        OpenOrDie(f, dat, who);
+        f << "# " << (slowdown ? "slowdown" : "fct_us") << " cdf\n";
+        const double total = static_cast<double>(m_flows);
+        uint64_t seen = 0;
+        if (!points.empty())
+        {
+            f << Format("%.6g 0\n", points.front().first * scale); // the CDF starts at 0
+        }
+        const std::size_t step = std::max<std::size_t>(1, points.size() / 5000);
+        for (std::size_t i = 0; i < points.size(); ++i)
+        {
+            seen += points[i].second;
+            if (i % step == 0 || i + 1 == points.size())
+            {
+                f << Format("%.6g %.6f\n", points[i].first * scale, seen / total);
+            }
+        }
+        CloseOrDie(f, dat, who);
+        const std::string title = slowdown ? "Slowdown (FCT / ideal FCT)" : "Flow completion time";
+        if (points.empty())
+        {
+            noData(png, title);
+            continue;
+        }
+        gp << "set output " << GnuplotQuote(png) << "\n"
+           << "set title " << GnuplotQuote(title + Format(" (%" PRIu64 " messages)", m_flows))
+           << "\n"
+           << "set xlabel " << GnuplotQuote(slowdown ? "slowdown" : "FCT (us)") << "\n"
+           << "set ylabel \"CDF\"\nset yrange [0:1.02]\n"
+           << (slowdown ? "unset logscale x\n" : "set logscale x\n") << "plot " << GnuplotQuote(dat)
+           << " using 1:2 with steps lw 2 notitle\n"
+           << "unset logscale\nset autoscale\n";
+    }
+
+    // queues: the 4 queues with the largest sampled depth
+    {
+        const std::string dat = dir + "/plot-queues.dat";
+        const std::string png = dir + "/queues.png";
+        std::map<uint64_t, uint64_t> maxByKey;
+        for (const QueueSample& q : m_queueSamples)
+        {
+            uint64_t& m = maxByKey[q.key];
+            m = std::max(m, q.bytes);
+        }
+        std::vector<std::pair<uint64_t, uint64_t>> ranked; // (max, key)
+        for (const auto& [key, m] : maxByKey)
+        {
+            if (m > 0)
+            {
+                ranked.emplace_back(m, key);
+            }
+        }
+        std::stable_sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) {
+            return x.first > y.first;
+        });
+        if (ranked.size() > 4)
+        {
+            ranked.resize(4);
+        }
+        OpenOrDie(f, dat, who);
+        std::vector<std::string> titles;
+        for (const auto& [m, key] : ranked)
+        {
+            const uint32_t sw = key >> 32;
+            titles.push_back(Format("switch %u port %u prio %u",
+                                    sw,
+                                    static_cast<unsigned>((key >> 3) & 0x1fffffff),
+                                    static_cast<unsigned>(key & 7)));
+            f << "# " << titles.back() << ": time_us queue_kb\n";
+            for (const QueueSample& q : m_queueSamples)
+            {
+                if (q.key == key)
+                {
+                    f << Format("%.3f %.3f\n", q.timeNs * 1e-3, q.bytes * 1e-3);
+                }
+            }
+            f << "\n\n";
+        }
+        CloseOrDie(f, dat, who);
+        if (ranked.empty())
+        {
+            noData(png, "Queue depth");
+        }
+        else
+        {
+            gp << "set output " << GnuplotQuote(png) << "\n"
+               << "set title \"Queue depth (busiest queues)\"\n"
+               << "set xlabel \"time (us)\"\nset ylabel \"queue (KB)\"\nset key top right\n"
+               << "plot ";
+            for (std::size_t i = 0; i < ranked.size(); ++i)
+            {
+                gp << (i ? ", " : "") << GnuplotQuote(dat) << " index " << i
+                   << " using 1:2 with lines lw 2 title " << GnuplotQuote(titles[i]);
+            }
+            gp << "\nset key bottom right\nset autoscale\n";
+        }
+    }
+
+    // throughput: bytes into and out of the fabric's host links per interval
+    {
+        const std::string dat = dir + "/plot-throughput.dat";
+        const std::string png = dir + "/throughput.png";
+        OpenOrDie(f, dat, who);
+        f << "# time_us sent_gbps delivered_gbps (each interval's start and end: a step line)\n";
+        int64_t lastEnd = -1;
+        for (const LinkTotal& t : m_linkTotals)
+        {
+            const double secs = (t.endNs - t.startNs) * 1e-9;
+            const double up = t.upBytes * 8 / secs * 1e-9;
+            const double down = t.downBytes * 8 / secs * 1e-9;
+            if (lastEnd >= 0 && lastEnd != t.startNs)
+            {
+                // idle between two sampled intervals
+                f << Format("%.3f 0 0\n%.3f 0 0\n", lastEnd * 1e-3, t.startNs * 1e-3);
+            }
+            f << Format("%.3f %.6f %.6f\n", t.startNs * 1e-3, up, down)
+              << Format("%.3f %.6f %.6f\n", t.endNs * 1e-3, up, down);
+            lastEnd = t.endNs;
+        }
+        CloseOrDie(f, dat, who);
+        if (m_linkTotals.empty())
+        {
+            noData(png, "Fabric throughput");
+        }
+        else
+        {
+            gp << "set output " << GnuplotQuote(png) << "\n"
+               << "set title "
+               << GnuplotQuote(Format("Fabric throughput (host links, %.0f us intervals)",
+                                      m_linkInterval.GetSeconds() * 1e6))
+               << "\n"
+               << "set xlabel \"time (us)\"\nset ylabel \"Gb/s\"\nset yrange [0:*]\n"
+               << "plot " << GnuplotQuote(dat)
+               << " using 1:2 with lines lw 2 title \"sent by hosts\", " << GnuplotQuote(dat)
+               << " using 1:3 with lines lw 2 title \"delivered to hosts\"\n";
+        }
+    }
+
+    const std::string script = dir + "/plots.gp";
+    OpenOrDie(f, script, who);
+    f << gp.str();
+    CloseOrDie(f, script, who);
+    const std::string log = dir + "/plots.log";
+    const int rc =
+        std::system(("gnuplot " + ShellQuote(script) + " >" + ShellQuote(log) + " 2>&1").c_str());
+    if (rc != 0)
+    {
+        NS_FATAL_ERROR(who << ": gnuplot failed on '" << script << "' (exit status " << rc
+                           << "); see '" << log << "'");
+    }
+    return true;
+}
+
+} // namespace ns3

@@ -1,0 +1,539 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef NETWORK_STATS_HELPER_H
+#define NETWORK_STATS_HELPER_H
+
+#include "ns3/event-id.h"
+#include "ns3/log-histogram.h"
+#include "ns3/nstime.h"
+#include "ns3/ptr.h"
+
+#include <cstdint>
+#include <map>
+#include <ostream>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+
+class Packet;
+class RdmaNic;
+class RdmaQueuePair;
+class RoceNetDevice;
+class RoceSwitch;
+class RoceTopologyHelper;
+
+/**
+ * \ingroup ai-training
+ * \brief Measures what the fabric did: message flow completion times (FCT) and slowdowns,
+ *        PFC, ECN, CNPs, drops, queue depths and link utilisation; writes CSV, HPCC-style text,
+ *        JSON and gnuplot PNGs.
+ *
+ * Install() connects trace sinks to every RdmaNic given (MessageComplete), every RoceSwitch of
+ * the topology (Enqueue, Mark, Drop, Pfc) and both devices of every cable (PhyTxEnd, PfcRx).
+ * All per-packet work is O(1) (an array update); nothing is connected by Config path.
+ * The helper must stay alive until the simulation has run and the outputs are written (its
+ * trace sinks point at it); the topology helper need not (what is needed is copied).
+ *
+ * **Flows.** One record per message completed by a NIC's queue pair (RdmaNic trace
+ * MessageComplete): source and destination host endpoint, QPN, UDP source port, priority,
+ * message id, bytes, start (PostSend), end (last byte acknowledged), FCT = end - start, the
+ * ideal FCT and slowdown = FCT / ideal FCT. See GetIdealFct() for exactly what the ideal
+ * includes. Every message goes into two LogHistograms (FCT in ns, slowdown); at most
+ * SetMaxFlowRecords() records are stored (the first ones). Quantiles (p50, p90, p99, p999) are
+ * exact nearest-rank quantiles of the stored records when every message is stored, and
+ * LogHistogram estimates (relative error < 0.5 %) otherwise; the maximum is always exact.
+ *
+ * **Network.** Per switch port and priority: PFC pause and resume frames sent (switch trace
+ * Pfc: every pause refresh is a frame), ECN marks (Mark), drops by reason (Drop, counted at the
+ * ingress port), the exact maximum egress queue (the MMU's egress bytes right after every
+ * enqueue), packets enqueued. Per device: paused time (RoceNetDevice::GetPausedTime, read when
+ * asked, so a pause in progress counts up to now) and frames sent (packet-hops: data frames
+ * put on any cable, from the device counters). CNPs from the QP statistics of the NICs.
+ *
+ * **Queues.** Every SetQueueSampleInterval() (default 10 us; 0 = off) the egress bytes of
+ * every (switch, port, priority) queue that has ever held a packet are sampled; queues never
+ * used produce no rows. Sampling stops by itself when every sampled queue is empty and nothing
+ * was enqueued for one interval, and resumes at the next multiple of the interval after the
+ * next enqueue, so Simulator::Run() still ends when the traffic does.
+ *
+ * **Links.** Every SetLinkSampleInterval() (default 100 us; 0 = off) the bytes each cable
+ * direction put on the wire (frame bytes including the FCS, counted when the last bit leaves)
+ * in that interval, and utilisation = bits / (line rate x interval). A frame counts in the
+ * interval its last bit leaves, so one interval can show up to one frame more than the line
+ * rate. Only directions with traffic in an interval produce rows; like the queue sampler it
+ * pauses while no frame is sent. A partial last interval (the simulation stopped between two
+ * samples) is written up to the current time.
+ *
+ * **Outputs.** WriteCsv(dir) writes flows.csv, ports.csv, queues.csv, pfc.csv, links.csv and
+ * the HPCC-simulator-compatible fct.txt and pfc.txt; WriteJsonFlows()/WriteJsonNetwork()
+ * write the objects of a summary.json; GetSummary() returns the same numbers; Plot(dir) draws
+ * fct-cdf.png, slowdown-cdf.png, queues.png and throughput.png with gnuplot. Same simulation,
+ * same bytes: every container is ordered and numbers are printed with fixed formats.
+ *
+ * CSV columns (one header line, then one row per record):
+ *  - flows.csv: src,dst,qpn,sport,priority,msg_id,bytes,start_ns,end_ns,fct_ns,ideal_fct_ns,
+ *    slowdown (in completion order; src/dst are host endpoint indices)
+ *  - ports.csv: switch,node,port,priority,pause_frames,resume_frames,paused_time_ns,ecn_marks,
+ *    drops,max_queue_bytes,enqueued_packets,tx_frames (one row per switch port and priority
+ *    with any non-zero value; paused_time_ns is how long that port's own egress was paused by
+ *    its neighbour, tx_frames the data frames it sent)
+ *  - queues.csv: time_ns,switch,node,port,priority,bytes
+ *  - pfc.csv: time_ns,switch,node,port,priority,type (type pause or resume: a PFC frame the
+ *    switch sent out of that ingress port)
+ *  - links.csv: start_ns,end_ns,link,tier,from_node,to_node,bytes,utilization
+ *
+ * HPCC formats (as the HPCC ns-3 simulator's third.cc writes them):
+ *  - fct.txt: `sip dip sport dport size start_time fct standalone_fct`: IPv4 addresses as 8
+ *    hex digits, UDP source port, UDP destination port (4791, RoCEv2), bytes, start, FCT and
+ *    ideal FCT in ns.
+ *  - pfc.txt: `time node_id node_type port type`: a PFC frame received at a device (the side
+ *    that is paused, as HPCC logs it): time in ns, ns-3 node id, 0 host / 1 switch, the
+ *    device's ifIndex, 1 pause / 0 resume.
+ *
+ * \code
+ *   LeafSpineHelper fabric(8, 4, 2);
+ *   fabric.Install();
+ *   auto nics = RdmaHelper().Install(fabric);
+ *   NetworkStatsHelper stats;
+ *   stats.SetQueueSampleInterval(MicroSeconds(5));
+ *   stats.Install(fabric, nics);
+ *   // ... post messages, Simulator::Run() ...
+ *   stats.WriteCsv("out");
+ *   stats.Plot("out");
+ *   std::cout << stats.GetSummary().slowdown.p99 << std::endl;
+ * \endcode
+ */
+class NetworkStatsHelper
+{
+  public:
+    /// One completed message.
+    struct FlowRecord
+    {
+        uint32_t src;     //!< source host endpoint index
+        uint32_t dst;     //!< destination host endpoint index
+        uint32_t qpn;     //!< QPN at the source
+        uint16_t sport;   //!< UDP source port
+        uint8_t priority; //!< data priority
+        uint64_t id;      //!< message id of the QP
+        uint64_t bytes;   //!< message size
+        Time start;       //!< when it was posted
+        Time end;         //!< when its last byte was acknowledged
+        Time ideal;       //!< ideal FCT (GetIdealFct)
+        /// \return end - start
+        Time GetFct() const;
+        /// \return FCT / ideal FCT
+        double GetSlowdown() const;
+    };
+
+    /// Quantiles of a distribution.
+    struct Quantiles
+    {
+        double p50{0};  //!< median
+        double p90{0};  //!< 90th percentile
+        double p99{0};  //!< 99th percentile
+        double p999{0}; //!< 99.9th percentile
+        double max{0};  //!< maximum (exact)
+    };
+
+    /// The headline numbers (WriteJsonFlows / WriteJsonNetwork write the same).
+    struct Summary
+    {
+        uint64_t flows{0};             //!< messages completed
+        uint64_t flowsRecorded{0};     //!< of which stored as records (rows of flows.csv)
+        uint64_t flowBytes{0};         //!< bytes of all completed messages
+        bool exactQuantiles{true};     //!< quantiles from the records (else from the histograms)
+        Quantiles fctNs;               //!< FCT in ns
+        Quantiles slowdown;            //!< FCT / ideal FCT
+        uint64_t pfcPauseFrames{0};    //!< PFC pause frames sent by switches (with refreshes)
+        uint64_t pfcResumeFrames{0};   //!< PFC resume frames (quanta 0) sent by switches
+        uint64_t pfcFramesReceived{0}; //!< PFC frames received by devices (rows of pfc.txt)
+        Time pausedTime;               //!< sum over all devices and priorities of paused time
+        uint64_t ecnMarks{0};          //!< packets CE-marked by switches
+        uint64_t cnpsSent{0};          //!< CNPs sent by the NICs (responders)
+        uint64_t cnpsReceived{0};      //!< CNPs received by the NICs (requesters)
+        std::map<std::string, uint64_t> drops; //!< drops by reason name (see DropReasonName)
+        uint64_t maxQueueBytes{0};             //!< largest egress queue of any switch (exact)
+        uint64_t maxSampledQueueBytes{0};      //!< largest sampled queue depth
+        uint64_t packetHops{0};                //!< data frames put on any cable
+        uint64_t queueSamples{0};              //!< rows of queues.csv
+        uint64_t linkSamples{0};               //!< rows of links.csv
+    };
+
+    NetworkStatsHelper();
+    ~NetworkStatsHelper();
+
+    // Not copyable: trace sinks point at this object.
+    NetworkStatsHelper(const NetworkStatsHelper&) = delete;
+    NetworkStatsHelper& operator=(const NetworkStatsHelper&) = delete;
+
+    /**
+     * \brief Set the queue-depth sampling interval (before Install()).
+     * \param interval the interval (>= 0; 0 = no queue sampling; default 10 us)
+     */
+    void SetQueueSampleInterval(Time interval);
+    /// \return the queue-depth sampling interval
+    Time GetQueueSampleInterval() const;
+
+    /**
+     * \brief Set the link-utilisation interval (before Install()).
+     * \param interval the interval (>= 0; 0 = no link sampling; default 100 us)
+     */
+    void SetLinkSampleInterval(Time interval);
+    /// \return the link-utilisation interval
+    Time GetLinkSampleInterval() const;
+
+    /**
+     * \brief Store at most n flow records (the first n completed messages); every message still
+     *        counts in the histograms and totals. Default 1,000,000 (about 100 MB).
+     * \param n the limit
+     */
+    void SetMaxFlowRecords(uint64_t n);
+    /// \return the flow record limit
+    uint64_t GetMaxFlowRecords() const;
+
+    /**
+     * \brief Connect the trace sinks (once).
+     * \param topology an installed topology
+     * \param nics the NICs whose messages are recorded (each on a host endpoint of the
+     *        topology), e.g. what RdmaHelper::Install(topology) returned
+     */
+    void Install(RoceTopologyHelper& topology, const std::vector<Ptr<RdmaNic>>& nics);
+
+    /**
+     * \brief The ideal FCT of a message: the message alone on an idle fabric, i.e. what this
+     *        simulator gives a lone message (measured: within a few ns, see the tests).
+     *
+     * The path is one shortest path between the two endpoints (the same number of hops as
+     * every ECMP path). Included, with the rates, interframe gaps, VLAN setting and delays of
+     * the devices and cables on that path:
+     *  - the data packets as the NIC builds them: ceil(bytes / MTU) packets of MTU payload (the
+     *    last one shorter, padded to 4 bytes), each with Ethernet 14 (+ VLAN 4) + IPv4 20 +
+     *    UDP 8 + BTH 12 + ICRC 4 + FCS 4 bytes, RETH 16 on the first packet (an RDMA WRITE; a
+     *    SEND lacks it, so its ideal is 16 bytes' time, 1.3 ns at 100 Gb/s, too long), and
+     *    Ethernet's 64-byte minimum frame;
+     *  - the sender NIC's pacing at the line rate: one packet per ceil(wire bytes x 8 / rate)
+     *    ns (333 ns instead of 332.64 ns per 4158-byte frame at 100 Gb/s);
+     *  - their store-and-forward pipeline over every link of the path, computed exactly as
+     *    the recurrence E(link, packet) = max(E(link-1, packet) + delay, E(link, packet-1) +
+     *    gap) + serialization, in closed form (all middle packets are equal): with equal rates,
+     *    all packets serialized once on the bottleneck plus the last packet once on every
+     *    other hop; a frame alone on a wire takes whole ns as the devices count it;
+     *  - the propagation delay of every link;
+     *  - the ACK of the last packet back over the reverse path (62 bytes + FCS, + VLAN),
+     *    serialized at every hop, plus the propagation delays again: one base RTT, as HPCC's
+     *    "standalone FCT" includes.
+     * Not included: any queueing, PFC or congestion-control rate below the line rate, and the
+     * ACKs of earlier packets that can still occupy a slower reverse hop when the last ACK
+     * comes (a tiny last packet right behind a full one: 15 ns with 25 Gb/s uplinks). The
+     * ideal is computed once per message from the path's static configuration (links that
+     * fail later are not considered).
+     * \param src source endpoint index
+     * \param dst destination endpoint index
+     * \param bytes message size (> 0)
+     * \return the ideal FCT, rounded to the nanosecond
+     */
+    Time GetIdealFct(uint32_t src, uint32_t dst, uint64_t bytes) const;
+
+    /// \return the stored flow records, in completion order
+    const std::vector<FlowRecord>& GetFlowRecords() const;
+    /// \return the FCT histogram of every completed message (ns)
+    const LogHistogram& GetFctHistogram() const;
+    /// \return the slowdown histogram of every completed message
+    const LogHistogram& GetSlowdownHistogram() const;
+
+    /**
+     * \brief The headline numbers, as of now.
+     * \return the summary
+     */
+    Summary GetSummary() const;
+
+    /**
+     * \brief Write flows.csv, ports.csv, queues.csv, pfc.csv, links.csv, fct.txt and pfc.txt.
+     *
+     * The directory is created if missing; one that cannot be created or written is a fatal
+     * error before any file is written.
+     * \param dir the directory
+     */
+    void WriteCsv(const std::string& dir) const;
+
+    /**
+     * \brief Write the "flows" object of summary.json: {"count", "recorded", "bytes",
+     *        "quantiles" ("exact" or "histogram"), "fct_ns": {p50, p90, p99, p999, max},
+     *        "slowdown": {...}}; quantiles are null when no message completed.
+     * \param os the stream
+     */
+    void WriteJsonFlows(std::ostream& os) const;
+
+    /**
+     * \brief Write the "network" object of summary.json: {"pfc_pause_frames",
+     *        "pfc_resume_frames", "paused_time_ns", "ecn_marks", "cnps", "cnps_received",
+     *        "drops": {reason: count}, "max_queue_bytes", "packet_hops"}.
+     * \param os the stream
+     */
+    void WriteJsonNetwork(std::ostream& os) const;
+
+    /**
+     * \brief Draw fct-cdf.png, slowdown-cdf.png, queues.png (the 4 queues with the largest
+     *        sampled depth) and throughput.png (bytes sent into and delivered by the fabric's
+     *        host links per link interval) with gnuplot (pngcairo terminal).
+     *
+     * The data (plot-*.dat) and the script (plots.gp) stay in the directory. A directory that
+     * cannot be written, or gnuplot failing, is a fatal error.
+     * \param dir the directory (created if missing)
+     * \return false (and nothing drawn, a warning on stderr) if gnuplot is not installed
+     */
+    bool Plot(const std::string& dir) const;
+
+    /**
+     * \param reason a RoceSwitch::DropReason or SwitchMmu::DropReason code
+     * \return its name in the outputs: headroom, buffer_full, egress_threshold, no_route,
+     *         not_ipv4, or reason_<code>
+     */
+    static std::string DropReasonName(uint32_t reason);
+
+  private:
+    /// One hop of a path, as the transmitting device sees it.
+    struct Hop
+    {
+        double bps;     //!< line rate
+        double gapNs;   //!< interframe gap
+        double delayNs; //!< propagation delay of the cable
+        uint32_t vlan;  //!< 4 if the device sends VLAN-tagged frames
+    };
+
+    /// A path between two endpoints.
+    struct Path
+    {
+        std::vector<Hop> fwd; //!< data direction
+        std::vector<Hop> rev; //!< ACK direction, in the ACK's order
+    };
+
+    /// Counters of one switch egress/ingress (port, priority).
+    struct PortCounters
+    {
+        uint64_t pauses{0};   //!< PFC pause frames sent out of this (ingress) port
+        uint64_t resumes{0};  //!< PFC resume frames sent
+        uint64_t marks{0};    //!< CE marks at this egress queue
+        uint64_t drops{0};    //!< packets dropped that arrived on this port
+        uint64_t maxQueue{0}; //!< largest egress queue after an enqueue
+        uint64_t enqueued{0}; //!< packets enqueued at this egress queue
+    };
+
+    /// A switch as recorded at Install().
+    struct SwitchInfo
+    {
+        Ptr<RoceSwitch> sw;                //!< the switch
+        uint32_t node;                     //!< its node id
+        uint32_t nPorts;                   //!< its ports
+        std::vector<PortCounters> ports;   //!< per port x 8 + priority
+        std::vector<uint8_t> queueTracked; //!< per port x 8 + priority: sampled
+    };
+
+    /// A cable direction (= its transmitting device).
+    struct Direction
+    {
+        Ptr<RoceNetDevice> dev; //!< transmitting device
+        uint32_t link;          //!< link index
+        uint32_t tier;          //!< link tier
+        uint32_t fromNode;      //!< node id of the transmitter
+        uint32_t toNode;        //!< node id of the receiver
+        bool fromSwitch;        //!< transmitter is a switch
+        bool toSwitch;          //!< receiver is a switch
+        uint32_t fcsExtra;      //!< 4 if the frames do not carry the FCS
+        uint64_t bytes{0};      //!< bytes sent in the current interval
+    };
+
+    /// A queue sample.
+    struct QueueSample
+    {
+        int64_t timeNs; //!< sample time
+        uint64_t key;   //!< switch << 32 | port << 3 | priority
+        uint64_t bytes; //!< egress bytes
+    };
+
+    /// A PFC frame sent by a switch.
+    struct PfcEvent
+    {
+        int64_t timeNs;   //!< when
+        uint32_t sw;      //!< switch index
+        uint32_t port;    //!< ingress port it went out of
+        uint8_t priority; //!< priority
+        bool pause;       //!< pause (true) or resume
+    };
+
+    /// A PFC frame received by a device (HPCC's pfc.txt).
+    struct PfcRxEvent
+    {
+        int64_t timeNs; //!< when
+        uint32_t dir;   //!< the device (as the transmitter of a direction)
+        bool pause;     //!< quanta > 0
+    };
+
+    /// Bytes of one direction in one interval.
+    struct LinkSample
+    {
+        int64_t endNs;  //!< end of the interval
+        uint32_t dir;   //!< direction index
+        uint64_t bytes; //!< bytes
+    };
+
+    /// Fabric-wide throughput of one interval.
+    struct LinkTotal
+    {
+        int64_t startNs;    //!< interval start
+        int64_t endNs;      //!< interval end
+        uint64_t upBytes;   //!< host -> switch bytes
+        uint64_t downBytes; //!< switch -> host bytes
+    };
+
+    /**
+     * \brief Trace sink of RdmaNic MessageComplete.
+     * \param src source endpoint (bound)
+     * \param qp the QP
+     * \param id message id
+     * \param bytes size
+     * \param posted start
+     * \param completed end
+     */
+    void OnMessage(uint32_t src,
+                   Ptr<RdmaQueuePair> qp,
+                   uint64_t id,
+                   uint64_t bytes,
+                   Time posted,
+                   Time completed);
+    /**
+     * \brief Trace sink of RoceSwitch Enqueue.
+     * \param sw switch index (bound)
+     * \param packet the packet
+     * \param port egress port
+     * \param priority priority
+     */
+    void OnEnqueue(uint32_t sw, Ptr<const Packet> packet, uint32_t port, uint8_t priority);
+    /**
+     * \brief Trace sink of RoceSwitch Mark.
+     * \param sw switch index (bound)
+     * \param port egress port
+     * \param priority priority
+     */
+    void OnMark(uint32_t sw, uint32_t port, uint8_t priority);
+    /**
+     * \brief Trace sink of RoceSwitch Drop.
+     * \param sw switch index (bound)
+     * \param packet the packet
+     * \param port ingress port
+     * \param reason reason code
+     */
+    void OnDrop(uint32_t sw, Ptr<const Packet> packet, uint32_t port, uint32_t reason);
+    /**
+     * \brief Trace sink of RoceSwitch Pfc.
+     * \param sw switch index (bound)
+     * \param port ingress port
+     * \param priority priority
+     * \param pause pause (true) or resume
+     */
+    void OnSwitchPfc(uint32_t sw, uint32_t port, uint8_t priority, bool pause);
+    /**
+     * \brief Trace sink of RoceNetDevice PfcRx.
+     * \param dir the device's direction index (bound)
+     * \param priority priority
+     * \param quanta pause quanta (0 = resume)
+     */
+    void OnPfcRx(uint32_t dir, uint8_t priority, uint16_t quanta);
+    /**
+     * \brief Trace sink of RoceNetDevice PhyTxEnd.
+     * \param dir direction index (bound)
+     * \param frame the frame
+     */
+    void OnPhyTxEnd(uint32_t dir, Ptr<const Packet> frame);
+    /// Take a queue sample and schedule the next one (or stop).
+    void SampleQueues();
+    /// Close a link interval and schedule the next one (or stop).
+    void SampleLinks();
+    /**
+     * \param interval sampling interval
+     * \return the next multiple of interval after now
+     */
+    static Time NextGridPoint(Time interval);
+    /**
+     * \param src source endpoint
+     * \param dst destination endpoint
+     * \return the path (computed once per pair)
+     */
+    const Path& GetPath(uint32_t src, uint32_t dst) const;
+    /**
+     * \brief Quantiles of the FCT (ns) or slowdown.
+     * \param slowdown true for the slowdown
+     * \return the quantiles
+     */
+    Quantiles ComputeQuantiles(bool slowdown) const;
+    /**
+     * \brief Fatal error unless Install() has been called.
+     * \param what the method, for the message
+     */
+    void CheckInstalled(const char* what) const;
+    /**
+     * \brief Fatal error if Install() has been called.
+     * \param what the method, for the message
+     */
+    void CheckNotInstalled(const char* what) const;
+    /**
+     * \brief Create a directory if needed and check that files can be written into it.
+     * \param dir the directory
+     * \param who the calling method, for the message
+     */
+    static void PrepareDirectory(const std::string& dir, const char* who);
+
+    Time m_queueInterval;  //!< queue sampling interval
+    Time m_linkInterval;   //!< link sampling interval
+    uint64_t m_maxRecords; //!< flow record limit
+    bool m_installed;      //!< Install() was called
+
+    // topology (copied at Install)
+    uint32_t m_nHosts;                  //!< host endpoints
+    uint32_t m_addressBase;             //!< address of endpoint 0
+    std::vector<uint32_t> m_hostLink;   //!< tier-0 link of each endpoint
+    std::vector<uint32_t> m_hostSwitch; //!< switch of each endpoint
+    std::vector<uint32_t> m_mtu;        //!< RoCE MTU of each endpoint's NIC
+    std::vector<Ptr<RdmaNic>> m_nics;   //!< the NICs
+    std::vector<SwitchInfo> m_switches; //!< the switches
+    std::vector<Direction> m_dirs;      //!< 2 x link + (0: a -> b, 1: b -> a)
+    std::vector<uint32_t> m_linkSwA;    //!< switch index of each link's a end (or ~0)
+    std::vector<uint32_t> m_linkSwB;    //!< switch index of each link's b end (or ~0)
+    std::vector<std::vector<std::pair<uint32_t, uint32_t>>> m_adj; //!< switch -> (switch, link)
+    mutable std::map<std::pair<uint32_t, uint32_t>, Path> m_paths; //!< path cache
+
+    // flows
+    std::vector<FlowRecord> m_records; //!< stored records
+    uint64_t m_flows;                  //!< messages completed
+    uint64_t m_flowBytes;              //!< their bytes
+    LogHistogram m_fctHist;            //!< FCT (ns)
+    LogHistogram m_slowdownHist;       //!< slowdown
+
+    // network
+    std::map<uint32_t, uint64_t> m_dropsByReason; //!< drop reason -> count
+    std::vector<PfcEvent> m_pfcEvents;            //!< PFC frames sent by switches
+    std::vector<PfcRxEvent> m_pfcRxEvents;        //!< PFC frames received by devices
+
+    // queue sampling
+    std::set<uint64_t> m_trackedQueues;      //!< keys of queues that ever held a packet
+    std::vector<QueueSample> m_queueSamples; //!< samples
+    uint64_t m_maxSampled;                   //!< largest sample
+    bool m_queueSampling;                    //!< the queue sampler is scheduled
+    bool m_enqueuedSinceSample;              //!< an enqueue happened since the last sample
+    EventId m_queueEvent;                    //!< next queue sample
+
+    // link sampling
+    std::vector<LinkSample> m_linkSamples; //!< per direction and interval
+    std::vector<LinkTotal> m_linkTotals;   //!< per interval
+    std::vector<uint32_t> m_busyDirs;      //!< directions with bytes in this interval
+    bool m_linkSampling;                   //!< the link sampler is scheduled
+    Time m_lastLinkSample;                 //!< start of the current interval
+    EventId m_linkEvent;                   //!< next link sample
+};
+
+} // namespace ns3
+
+#endif // NETWORK_STATS_HELPER_H

@@ -1,0 +1,505 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * NetworkStatsHelper and LogHistogram: the ideal FCT against a lone message, conservation of
+ * bytes, PFC/queue consistency in an incast, the CSV/HPCC/JSON outputs against the summary,
+ * plots, bad directories and determinism.
+ */
+#include "ait-test-fixture.h"
+
+#include "ns3/leaf-spine-helper.h"
+#include "ns3/log-histogram.h"
+#include "ns3/network-stats-helper.h"
+#include "ns3/nstime.h"
+#include "ns3/rdma-helper.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/roce-switch.h"
+#include "ns3/string.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <unistd.h>
+
+using namespace ns3;
+using namespace ns3::test;
+
+namespace
+{
+
+/// A fresh, empty directory for one test's outputs.
+std::string
+OutDir(const std::string& name)
+{
+    const std::string dir =
+        ::testing::TempDir() + "ait-stats-" + name + "-" + std::to_string(getpid());
+    std::filesystem::remove_all(dir);
+    return dir;
+}
+
+/// The lines of a file (without the newlines).
+std::vector<std::string>
+ReadLines(const std::string& path)
+{
+    std::ifstream f(path);
+    std::vector<std::string> lines;
+    std::string line;
+    while (std::getline(f, line))
+    {
+        lines.push_back(line);
+    }
+    return lines;
+}
+
+/// The bytes of a file.
+std::string
+ReadFile(const std::string& path)
+{
+    std::ifstream f(path, std::ios::binary);
+    std::ostringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+/// Split a line at a separator.
+std::vector<std::string>
+Split(const std::string& line, char sep)
+{
+    std::vector<std::string> out;
+    std::string field;
+    std::istringstream s(line);
+    while (std::getline(s, field, sep))
+    {
+        out.push_back(field);
+    }
+    return out;
+}
+
+/// A leaf-spine fabric with NICs and the stats helper installed.
+struct StatsFabric
+{
+    std::unique_ptr<LeafSpineHelper> fabric; //!< the fabric
+    std::vector<Ptr<RdmaNic>> nics;          //!< NIC of each host
+    NetworkStatsHelper stats;                //!< the helper under test
+
+    /**
+     * \param hostsPerLeaf hosts per leaf
+     * \param leaves leaves
+     * \param spines spines
+     * \param queueInterval queue sampling interval
+     */
+    StatsFabric(uint32_t hostsPerLeaf,
+                uint32_t leaves,
+                uint32_t spines,
+                Time queueInterval = MicroSeconds(10))
+    {
+        Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("None"));
+        fabric = std::make_unique<LeafSpineHelper>(hostsPerLeaf, leaves, spines);
+        fabric->Install();
+        fabric->AssignStreams(1000);
+        nics = RdmaHelper().Install(*fabric);
+        stats.SetQueueSampleInterval(queueInterval);
+        stats.Install(*fabric, nics);
+    }
+};
+
+/// An n:1 incast of `bytes` per sender on one leaf; returns the posted byte total.
+uint64_t
+RunIncast(StatsFabric& s, uint32_t n, uint64_t bytes)
+{
+    uint64_t posted = 0;
+    RdmaHelper rdma;
+    for (uint32_t h = 1; h <= n; ++h)
+    {
+        auto qp = rdma.Connect(s.nics[h], s.nics[0]).first;
+        qp->PostSend(bytes);
+        qp->PostSend(bytes / 4 + 123); // a second, odd-sized message per sender
+        posted += bytes + bytes / 4 + 123;
+    }
+    Simulator::Stop(MilliSeconds(20));
+    Simulator::Run();
+    return posted;
+}
+
+} // namespace
+
+// ------------------------------------------------------------------ LogHistogram
+
+TEST_F(Ns3Fixture, StatsLogHistogramQuantilesMatchExactWithinTheBucketWidth)
+{
+    std::mt19937_64 rng(42);
+    std::lognormal_distribution<double> dist(10.0, 2.0); // spans many decades
+    for (double width : {0.01, 0.05})
+    {
+        LogHistogram h(width);
+        std::vector<double> v;
+        double sum = 0;
+        for (int i = 0; i < 100000; ++i)
+        {
+            const double x = dist(rng);
+            v.push_back(x);
+            sum += x;
+            h.Add(x);
+        }
+        std::sort(v.begin(), v.end());
+        EXPECT_EQ(h.GetCount(), v.size());
+        EXPECT_EQ(h.GetMin(), v.front());
+        EXPECT_EQ(h.GetMax(), v.back());
+        EXPECT_NEAR(h.GetSum(), sum, 1e-9 * sum);
+        EXPECT_LT(h.GetNBuckets(), 3000u); // memory does not grow with the samples
+        for (double q : {0.0, 0.001, 0.1, 0.5, 0.9, 0.99, 0.999, 0.9999, 1.0})
+        {
+            const double exact = LogHistogram::ExactQuantile(v, q);
+            const double est = h.Quantile(q);
+            EXPECT_LE(std::abs(est - exact) / exact, width / (2 + width) * (1 + 1e-9))
+                << "width " << width << " q " << q << ": " << est << " vs " << exact;
+        }
+    }
+    // zeros, repeated adds, merge
+    LogHistogram a;
+    LogHistogram b;
+    a.Add(0, 10);
+    a.Add(5, 10);
+    b.Add(1000, 80);
+    a.Merge(b);
+    EXPECT_EQ(a.GetCount(), 100u);
+    EXPECT_EQ(a.Quantile(0.05), 0);
+    EXPECT_NEAR(a.Quantile(0.15), 5, 0.05 * 5);
+    EXPECT_NEAR(a.Quantile(0.5), 1000, 0.005 * 1000);
+    EXPECT_EQ(a.Quantile(1), 1000);
+    EXPECT_DOUBLE_EQ(a.GetMean(), (5 * 10 + 1000 * 80) / 100.0);
+    EXPECT_DEATH(a.Add(-1), "value -1 is not a finite non-negative");
+    EXPECT_DEATH(a.Quantile(1.5), "quantile 1.5 is not in");
+    EXPECT_DEATH(LogHistogram(0), "relative bucket width 0 is not in");
+    EXPECT_DEATH(a.Merge(LogHistogram(0.05)), "bucket widths differ");
+}
+
+// ------------------------------------------------------------------ ideal FCT
+
+TEST_F(Ns3Fixture, StatsLoneMessageSlowdownIsOne)
+{
+    // one message at a time on an idle 2-leaf fabric (4 links: host, leaf, spine, leaf, host),
+    // and one within a leaf (2 links): FCT = ideal within 1 %
+    StatsFabric s(2, 2, 1);
+    RdmaHelper rdma;
+    auto far = rdma.Connect(s.nics[0], s.nics[3]).first;
+    auto near = rdma.Connect(s.nics[1], s.nics[0]).first;
+    const std::vector<uint64_t> sizes = {1, 1000, 4096, 4097, 3 * 4096 + 5, 1000000, 4000000};
+    Time at = MicroSeconds(1);
+    for (uint64_t b : sizes)
+    {
+        for (auto qp : {far, near})
+        {
+            Simulator::Schedule(at, [qp, b]() { qp->PostSend(b); });
+            at += MilliSeconds(1); // the previous message is long done
+        }
+    }
+    Simulator::Run();
+    const auto& recs = s.stats.GetFlowRecords();
+    ASSERT_EQ(recs.size(), 2 * sizes.size());
+    for (const auto& r : recs)
+    {
+        std::cout << "  " << r.src << "->" << r.dst << " " << r.bytes << " B: fct "
+                  << r.GetFct().GetNanoSeconds() << " ns, ideal " << r.ideal.GetNanoSeconds()
+                  << " ns, slowdown " << r.GetSlowdown() << std::endl;
+        EXPECT_NEAR(r.GetSlowdown(), 1.0, 0.01) << r.src << "->" << r.dst << " " << r.bytes;
+        // the devices count whole ns per frame: at most about 1 ns per hop either way
+        EXPECT_LE((r.ideal - r.GetFct()).GetNanoSeconds(), 8) << r.bytes;
+    }
+    const auto sum = s.stats.GetSummary();
+    EXPECT_TRUE(sum.exactQuantiles);
+    EXPECT_NEAR(sum.slowdown.max, 1.0, 0.01);
+    EXPECT_EQ(sum.pfcPauseFrames, 0u);
+    EXPECT_EQ(sum.drops.size(), 0u);
+    EXPECT_EQ(s.stats.GetIdealFct(0, 3, 1000), recs[2].ideal);
+    // more hops take longer; the far pair is 2 links longer than the near one
+    EXPECT_GT(s.stats.GetIdealFct(0, 3, 1000), s.stats.GetIdealFct(1, 0, 1000));
+}
+
+TEST_F(Ns3Fixture, StatsLoneMessageSlowdownIsOneWithASlowerOrFasterMiddle)
+{
+    // the bottleneck in the middle of the path (25 Gb/s uplinks), or faster uplinks (400 Gb/s)
+    // with an interframe gap on every device: the closed form follows the slowest hop
+    for (const char* uplink : {"25Gbps", "400Gbps"})
+    {
+        Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("None"));
+        Config::SetDefault("ns3::RoceNetDevice::InterframeGap", TimeValue(NanoSeconds(2)));
+        LeafSpineHelper fabric(1, 2, 1);
+        fabric.SetUplinkRate(DataRate(uplink));
+        fabric.Install();
+        auto nics = RdmaHelper().Install(fabric);
+        NetworkStatsHelper stats;
+        stats.Install(fabric, nics);
+        auto qp = RdmaHelper().Connect(nics[0], nics[1]).first;
+        Time at = MicroSeconds(1);
+        for (uint64_t b : {100ULL, 2 * 4096ULL + 1, 300000ULL})
+        {
+            Simulator::Schedule(at, [qp, b]() { qp->PostSend(b); });
+            at += MilliSeconds(1);
+        }
+        Simulator::Run();
+        ASSERT_EQ(stats.GetFlowRecords().size(), 3u);
+        for (const auto& r : stats.GetFlowRecords())
+        {
+            std::cout << "  uplink " << uplink << ", " << r.bytes << " B: fct "
+                      << r.GetFct().GetNanoSeconds() << " ns, ideal " << r.ideal.GetNanoSeconds()
+                      << " ns" << std::endl;
+            EXPECT_NEAR(r.GetSlowdown(), 1.0, 0.01) << uplink << " " << r.bytes;
+            // a 1-byte last packet right behind a full one: the ACK of the full one is still
+            // on the slow reverse hop when the last ACK comes (15 ns at 25 Gb/s)
+            EXPECT_LE(std::abs((r.ideal - r.GetFct()).GetNanoSeconds()), 20) << r.bytes;
+        }
+        Simulator::Destroy();
+        Config::Reset();
+    }
+}
+
+// ------------------------------------------------------------------ incast: PFC, outputs
+
+TEST_F(Ns3Fixture, StatsIncastShowsPfcAndOutputsAgreeWithTheSummary)
+{
+    StatsFabric s(9, 1, 1);
+    const uint64_t posted = RunIncast(s, 8, 2000000);
+    const NetworkStatsHelper::Summary sum = s.stats.GetSummary();
+    const std::string dir = OutDir("incast");
+    s.stats.WriteCsv(dir);
+
+    // every message completed; flows.csv bytes add up to what was posted
+    EXPECT_EQ(sum.flows, 16u);
+    EXPECT_EQ(sum.flowBytes, posted);
+    const auto flows = ReadLines(dir + "/flows.csv");
+    ASSERT_EQ(flows.size(), sum.flows + 1);
+    EXPECT_EQ(flows[0],
+              "src,dst,qpn,sport,priority,msg_id,bytes,start_ns,end_ns,fct_ns,ideal_fct_ns,"
+              "slowdown");
+    uint64_t csvBytes = 0;
+    for (std::size_t i = 1; i < flows.size(); ++i)
+    {
+        const auto f = Split(flows[i], ',');
+        ASSERT_EQ(f.size(), 12u) << flows[i];
+        csvBytes += std::stoull(f[6]);
+        EXPECT_EQ(std::stoll(f[9]), std::stoll(f[8]) - std::stoll(f[7]));
+        EXPECT_GT(std::stod(f[11]), 1.0); // an incast is slower than alone
+    }
+    EXPECT_EQ(csvBytes, posted);
+
+    // PFC: pauses were sent; pfc.csv has one row per pause and resume frame; the device
+    // counters agree; every frame was received (pfc.txt)
+    EXPECT_GT(sum.pfcPauseFrames, 0u);
+    EXPECT_GT(sum.pausedTime, Time(0));
+    const auto pfc = ReadLines(dir + "/pfc.csv");
+    EXPECT_EQ(pfc[0], "time_ns,switch,node,port,priority,type");
+    EXPECT_EQ(pfc.size() - 1, sum.pfcPauseFrames + sum.pfcResumeFrames);
+    uint64_t devicePauses = 0;
+    Ptr<RoceSwitch> sw = s.fabric->GetSwitch(0u);
+    uint64_t portMax = 0;
+    for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+    {
+        for (uint8_t prio = 0; prio < 8; ++prio)
+        {
+            devicePauses += sw->GetPort(p)->GetCounters(prio).pausesSent;
+            portMax = std::max(portMax, sw->GetPortStats(p, prio).maxQueueBytes);
+        }
+    }
+    EXPECT_EQ(devicePauses, sum.pfcPauseFrames);
+    const auto pfcTxt = ReadLines(dir + "/pfc.txt");
+    EXPECT_EQ(pfcTxt.size(), sum.pfcFramesReceived);
+    EXPECT_EQ(sum.pfcFramesReceived, sum.pfcPauseFrames + sum.pfcResumeFrames);
+    for (const auto& line : pfcTxt)
+    {
+        const auto f = Split(line, ' ');
+        ASSERT_EQ(f.size(), 5u) << line;
+        EXPECT_EQ(f[2], "0") << "the paused devices are the senders' NICs: " << line;
+        EXPECT_TRUE(f[4] == "0" || f[4] == "1") << line;
+    }
+
+    // queues: the exact maximum is at least every sample, and equals the switch's own
+    EXPECT_GT(sum.maxSampledQueueBytes, 0u);
+    EXPECT_GE(sum.maxQueueBytes, sum.maxSampledQueueBytes);
+    EXPECT_EQ(sum.maxQueueBytes, portMax);
+    const auto queues = ReadLines(dir + "/queues.csv");
+    EXPECT_EQ(queues[0], "time_ns,switch,node,port,priority,bytes");
+    EXPECT_EQ(queues.size() - 1, sum.queueSamples);
+    uint64_t sampledMax = 0;
+    for (std::size_t i = 1; i < queues.size(); ++i)
+    {
+        sampledMax = std::max<uint64_t>(sampledMax, std::stoull(Split(queues[i], ',')[5]));
+    }
+    EXPECT_EQ(sampledMax, sum.maxSampledQueueBytes);
+
+    // links: rows as counted, utilisation of a host link never far above 1
+    const auto links = ReadLines(dir + "/links.csv");
+    EXPECT_EQ(links[0], "start_ns,end_ns,link,tier,from_node,to_node,bytes,utilization");
+    EXPECT_EQ(links.size() - 1, sum.linkSamples);
+    double maxUtil = 0;
+    for (std::size_t i = 1; i < links.size(); ++i)
+    {
+        maxUtil = std::max(maxUtil, std::stod(Split(links[i], ',')[7]));
+    }
+    EXPECT_GT(maxUtil, 0.9);  // the link to the receiver is saturated
+    EXPECT_LT(maxUtil, 1.01); // at most about one frame over the line rate
+
+    // fct.txt: 8 fields per line, the same flows as flows.csv
+    const auto fct = ReadLines(dir + "/fct.txt");
+    ASSERT_EQ(fct.size(), sum.flows);
+    for (std::size_t i = 0; i < fct.size(); ++i)
+    {
+        const auto h = Split(fct[i], ' ');
+        const auto c = Split(flows[i + 1], ',');
+        ASSERT_EQ(h.size(), 8u) << fct[i];
+        EXPECT_EQ(h[0].size(), 8u) << fct[i]; // 8 hex digits, as HPCC prints them
+        EXPECT_EQ(std::stoul(h[0], nullptr, 16) - 0x0a000001, std::stoul(c[0]));
+        EXPECT_EQ(std::stoul(h[1], nullptr, 16) - 0x0a000001, std::stoul(c[1]));
+        EXPECT_EQ(h[2], c[3]); // sport
+        EXPECT_EQ(h[3], "4791");
+        EXPECT_EQ(h[4], c[6]);  // size
+        EXPECT_EQ(h[5], c[7]);  // start
+        EXPECT_EQ(h[6], c[9]);  // fct
+        EXPECT_EQ(h[7], c[10]); // ideal
+    }
+
+    // ports.csv: the pause frames add up
+    const auto ports = ReadLines(dir + "/ports.csv");
+    uint64_t portPauses = 0;
+    for (std::size_t i = 1; i < ports.size(); ++i)
+    {
+        portPauses += std::stoull(Split(ports[i], ',')[4]);
+    }
+    EXPECT_EQ(portPauses, sum.pfcPauseFrames);
+
+    // JSON
+    std::ostringstream jf;
+    std::ostringstream jn;
+    s.stats.WriteJsonFlows(jf);
+    s.stats.WriteJsonNetwork(jn);
+    std::cout << "  flows: " << jf.str() << "\n  network: " << jn.str() << std::endl;
+    EXPECT_NE(jf.str().find("\"count\": 16,"), std::string::npos) << jf.str();
+    EXPECT_NE(jf.str().find("\"quantiles\": \"exact\""), std::string::npos);
+    EXPECT_NE(jn.str().find("\"pfc_pause_frames\": " + std::to_string(sum.pfcPauseFrames) + ","),
+              std::string::npos)
+        << jn.str();
+    EXPECT_NE(jn.str().find("\"max_queue_bytes\": " + std::to_string(sum.maxQueueBytes)),
+              std::string::npos);
+    EXPECT_GT(sum.packetHops, 2 * posted / 4096); // every data packet crossed two links
+    EXPECT_GE(sum.slowdown.max, sum.slowdown.p99);
+    EXPECT_GE(sum.slowdown.p99, sum.slowdown.p50);
+    std::filesystem::remove_all(dir);
+}
+
+TEST_F(Ns3Fixture, StatsFlowRecordLimitFallsBackToTheHistograms)
+{
+    StatsFabric s(5, 1, 1);
+    s.stats.SetMaxFlowRecords(3);
+    RunIncast(s, 4, 200000);
+    const auto sum = s.stats.GetSummary();
+    EXPECT_EQ(sum.flows, 8u);
+    EXPECT_EQ(sum.flowsRecorded, 3u);
+    EXPECT_FALSE(sum.exactQuantiles);
+    EXPECT_EQ(sum.fctNs.max, s.stats.GetFctHistogram().GetMax());
+    EXPECT_NEAR(sum.fctNs.p50, s.stats.GetFctHistogram().Quantile(0.5), 1e-9);
+    const std::string dir = OutDir("limit");
+    s.stats.WriteCsv(dir);
+    EXPECT_EQ(ReadLines(dir + "/flows.csv").size(), 4u);
+    std::filesystem::remove_all(dir);
+}
+
+// ------------------------------------------------------------------ plots, errors, determinism
+
+TEST_F(Ns3Fixture, StatsPlotsArePngFiles)
+{
+    if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
+    {
+        GTEST_SKIP() << "gnuplot is not installed";
+    }
+    StatsFabric s(5, 1, 1);
+    RunIncast(s, 4, 500000);
+    const std::string dir = OutDir("plot");
+    ASSERT_TRUE(s.stats.Plot(dir));
+    for (const char* png : {"fct-cdf.png", "slowdown-cdf.png", "queues.png", "throughput.png"})
+    {
+        const std::string bytes = ReadFile(dir + "/" + png);
+        ASSERT_GT(bytes.size(), 1000u) << png;
+        EXPECT_EQ(bytes.substr(0, 4), "\x89PNG") << png;
+    }
+    if (std::getenv("AIT_KEEP_OUTPUT"))
+    {
+        std::cout << "  plots kept in " << dir << std::endl;
+        return;
+    }
+    std::filesystem::remove_all(dir);
+}
+
+TEST_F(Ns3Fixture, StatsBadInput)
+{
+    StatsFabric s(2, 1, 1);
+    // a directory below a regular file can be neither created nor written, even by root
+    const std::string file = OutDir("file");
+    std::ofstream(file) << "x";
+    EXPECT_DEATH(s.stats.WriteCsv(file + "/out"), "cannot create the directory '" + file);
+    EXPECT_DEATH(s.stats.WriteCsv(file), "'" + file + "' is not a directory");
+    EXPECT_DEATH(s.stats.Plot(file + "/out"), "cannot create the directory");
+    std::remove(file.c_str());
+    EXPECT_DEATH(s.stats.SetQueueSampleInterval(MicroSeconds(5)), "before Install");
+    EXPECT_DEATH(s.stats.Install(*s.fabric, s.nics), "already installed");
+    NetworkStatsHelper fresh;
+    EXPECT_DEATH(fresh.SetLinkSampleInterval(MicroSeconds(-1)), "interval -1");
+    EXPECT_DEATH(fresh.WriteCsv("/tmp"), "call Install\\(\\) first");
+    EXPECT_DEATH(s.stats.GetIdealFct(0, 7, 100), "host 7 is not < 2");
+    LeafSpineHelper notInstalled(2, 1, 1);
+    EXPECT_DEATH(fresh.Install(notInstalled, {}), "topology is not installed");
+}
+
+namespace
+{
+
+/// Run an incast with fresh state and return the bytes of every CSV file.
+std::map<std::string, std::string>
+RunAndRead(const std::string& name)
+{
+    RngSeedManager::SetSeed(1);
+    RngSeedManager::SetRun(1);
+    std::map<std::string, std::string> out;
+    {
+        StatsFabric s(5, 2, 2); // two spines: ECMP
+        RdmaHelper rdma;
+        for (uint32_t h = 0; h < 4; ++h)
+        {
+            rdma.Connect(s.nics[h], s.nics[5]).first->PostSend(300000 + h);
+            rdma.Connect(s.nics[5 + h], s.nics[0]).first->PostSend(200000);
+        }
+        Simulator::Run();
+        const std::string dir = OutDir(name);
+        s.stats.WriteCsv(dir);
+        for (const char* f :
+             {"flows.csv", "ports.csv", "queues.csv", "pfc.csv", "links.csv", "fct.txt", "pfc.txt"})
+        {
+            out[f] = ReadFile(dir + "/" + f);
+        }
+        std::filesystem::remove_all(dir);
+    }
+    Simulator::Destroy();
+    Config::Reset();
+    return out;
+}
+
+} // namespace
+
+TEST_F(Ns3Fixture, StatsSameRunGivesIdenticalFiles)
+{
+    const auto a = RunAndRead("det-a");
+    const auto b = RunAndRead("det-b");
+    ASSERT_EQ(a.size(), b.size());
+    for (const auto& [file, bytes] : a)
+    {
+        EXPECT_TRUE(bytes == b.at(file)) << file << " differs between two identical runs";
+    }
+    EXPECT_GT(std::count(a.at("flows.csv").begin(), a.at("flows.csv").end(), '\n'), 8);
+}
