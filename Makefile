@@ -1,5 +1,5 @@
 # ai-training: the two commands of the README, and friends.
-#   make run           install what is missing, build, run the bundled program
+#   make run           install what is missing, build, run the bundled study (ai-training-sim)
 #   make test          install what is missing, build, run the whole test suite (ctest)
 #   make check-intree  build and test the module inside an ns-3.37 source tree (Debian's source)
 #   make format        clang-format every C++ file;  make check-format  fail if one is not
@@ -11,7 +11,7 @@ SHELL      := /bin/bash
 BUILD      ?= build
 BUILD_TYPE ?= Release
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
-OUT        ?= out
+OUT        ?= results
 RUN_ARGS   ?=
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -43,9 +43,7 @@ build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 run: build
-	./$(BUILD)/roce-link-demo --OutDir=$(OUT) $(RUN_ARGS)
-	./$(BUILD)/fabric-incast --OutDir=$(OUT)
-	./$(BUILD)/rdma-incast --OutDir=$(OUT)
+	./$(BUILD)/ai-training-sim --outputDir=$(OUT) $(RUN_ARGS)
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -116,15 +116,16 @@ class TrainingJobHelper
     /// \return the hosts used by the jobs installed so far
     const std::set<uint32_t>& GetUsedHosts() const;
 
-  private:
     /**
-     * \brief Choose the hosts of a job.
+     * \brief Choose hosts for ranks with the current placement among the free hosts (as
+     *        Install does, without installing anything or marking the hosts used).
      * \param topology the fabric
      * \param ranks how many
      * \return host of each rank
      */
     std::vector<uint32_t> Place(RoceTopologyHelper& topology, uint32_t ranks);
 
+  private:
     ObjectFactory m_commFactory;           //!< communicators
     ObjectFactory m_workerFactory;         //!< workers
     std::string m_placement;               //!< placement policy

@@ -1,0 +1,354 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The bundled study program ai-training-sim, run as a user runs it: summary.json against the
+ * CSV files, the nccl-tests mode against the link goodput, determinism, pcaps in tshark, bad
+ * flags. Standalone builds only (the test needs the program's path).
+ */
+#include "ait-test-fixture.h"
+
+#include <boost/property_tree/json_parser.hpp>
+#include <boost/property_tree/ptree.hpp>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <sys/stat.h>
+
+using namespace ns3;
+using namespace ns3::test;
+
+namespace
+{
+
+#ifdef AIT_SIM_BINARY
+const std::string SIM = AIT_SIM_BINARY;
+#else
+const std::string SIM;
+#endif
+
+/// Run the program; return its exit code, stdout+stderr in *out.
+int
+Sim(const std::string& args, std::string* out)
+{
+    const std::string file = "/tmp/ait-sim-" + std::to_string(getpid()) + ".out";
+    const int rc = std::system((SIM + " " + args + " > " + file + " 2>&1").c_str());
+    std::ifstream in(file);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    *out = ss.str();
+    std::remove(file.c_str());
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+/// A fresh output directory.
+std::string
+OutDir(const std::string& name)
+{
+    const std::string d = "/tmp/ait-study-" + std::to_string(getpid()) + "-" + name;
+    std::system(("rm -rf " + d).c_str());
+    return d;
+}
+
+std::string
+Read(const std::string& path)
+{
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+/// CSV rows (header first), split into fields.
+std::vector<std::vector<std::string>>
+Csv(const std::string& path)
+{
+    std::vector<std::vector<std::string>> rows;
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line))
+    {
+        std::vector<std::string> f;
+        std::stringstream ss(line);
+        std::string x;
+        while (std::getline(ss, x, ','))
+        {
+            f.push_back(x);
+        }
+        rows.push_back(f);
+    }
+    return rows;
+}
+
+/// Column index of a CSV header.
+size_t
+Col(const std::vector<std::string>& header, const std::string& name)
+{
+    for (size_t i = 0; i < header.size(); ++i)
+    {
+        if (header[i] == name)
+        {
+            return i;
+        }
+    }
+    ADD_FAILURE() << "no column " << name;
+    return 0;
+}
+
+#define REQUIRE_SIM()                                                                              \
+    if (SIM.empty())                                                                               \
+    {                                                                                              \
+        GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";                 \
+    }
+
+} // namespace
+
+TEST(Study, SummaryJsonAgreesWithTheCsvFiles)
+{
+    REQUIRE_SIM();
+    const std::string dir = OutDir("summary");
+    std::string out;
+    ASSERT_EQ(Sim("--workload=" AIT_SOURCE_DIR "/traces/dp.workload --ranks=8 --steps=2 "
+                  "--outputDir=" +
+                      dir,
+                  &out),
+              0)
+        << out;
+    // it prints the step table and the summary, and where the outputs are
+    EXPECT_NE(out.find("step_us"), std::string::npos) << out;
+    EXPECT_NE(out.find("network:"), std::string::npos) << out;
+    EXPECT_NE(out.find("outputs: " + dir), std::string::npos) << out;
+    for (const char* f : {"summary.json",
+                          "steps.csv",
+                          "collectives.csv",
+                          "flows.csv",
+                          "queues.csv",
+                          "pfc.csv",
+                          "links.csv",
+                          "fct.txt",
+                          "pfc.txt",
+                          "steps.png",
+                          "fct-cdf.png",
+                          "slowdown-cdf.png",
+                          "queues.png",
+                          "throughput.png"})
+    {
+        struct stat st;
+        EXPECT_EQ(stat((dir + "/" + f).c_str(), &st), 0) << f;
+    }
+    EXPECT_EQ(Read(dir + "/steps.png").substr(1, 3), "PNG");
+    boost::property_tree::ptree js;
+    boost::property_tree::read_json(dir + "/summary.json", js);
+    EXPECT_EQ(js.get<std::string>("config.workload"), AIT_SOURCE_DIR "/traces/dp.workload");
+    EXPECT_EQ(js.get<uint32_t>("config.ranks"), 8u);
+    // steps: 2 rows in both, same durations
+    const auto steps = Csv(dir + "/steps.csv");
+    ASSERT_EQ(steps.size(), 3u);
+    ASSERT_EQ(js.get_child("steps").size(), 2u);
+    uint32_t i = 1;
+    for (const auto& [k, s] : js.get_child("steps"))
+    {
+        EXPECT_EQ(s.get<std::string>("duration_ns"), steps[i][Col(steps[0], "duration_ns")]);
+        ++i;
+    }
+    // collectives: same count and bytes
+    const auto colls = Csv(dir + "/collectives.csv");
+    ASSERT_EQ(js.get_child("collectives").size(), colls.size() - 1);
+    uint64_t jsonBytes = 0;
+    for (const auto& [k, c] : js.get_child("collectives"))
+    {
+        jsonBytes += c.get<uint64_t>("bytes");
+    }
+    uint64_t csvBytes = 0;
+    for (size_t r = 1; r < colls.size(); ++r)
+    {
+        csvBytes += std::stoull(colls[r][Col(colls[0], "bytes")]);
+    }
+    EXPECT_EQ(jsonBytes, csvBytes);
+    EXPECT_GT(csvBytes, 0u);
+    // flows: count = rows of flows.csv = lines of fct.txt; max FCT agrees
+    const auto flows = Csv(dir + "/flows.csv");
+    const uint64_t nFlows = js.get<uint64_t>("flows.count");
+    EXPECT_GT(nFlows, 0u);
+    EXPECT_EQ(nFlows, flows.size() - 1);
+    uint64_t maxFct = 0;
+    for (size_t r = 1; r < flows.size(); ++r)
+    {
+        maxFct = std::max<uint64_t>(maxFct, std::stoull(flows[r][Col(flows[0], "fct_ns")]));
+    }
+    EXPECT_NEAR(js.get<double>("flows.fct_ns.max"), double(maxFct), 1.0);
+    std::ifstream fct(dir + "/fct.txt");
+    uint64_t lines = 0;
+    std::string line;
+    while (std::getline(fct, line))
+    {
+        ++lines;
+    }
+    EXPECT_EQ(lines, nFlows);
+    // network: pause frames in summary.json = pause rows of pfc.csv
+    EXPECT_GE(js.get<uint64_t>("network.packet_hops"), nFlows);
+    EXPECT_EQ(js.get<uint64_t>("sim.packet_hops"), js.get<uint64_t>("network.packet_hops"));
+    EXPECT_GT(js.get<uint64_t>("sim.events"), 0u);
+}
+
+TEST(Study, NcclTestsModeReachesTheLinkGoodputOnANonBlockingFabric)
+{
+    REQUIRE_SIM();
+    const std::string dir = OutDir("nccl");
+    std::string out;
+    ASSERT_EQ(Sim("--collective=allreduce --bytes=32M:64M --ranks=16 --plots=false "
+                  "--outputDir=" +
+                      dir,
+                  &out),
+              0)
+        << out;
+    // the nccl-tests table: 2 sizes, a header with algbw/busbw
+    EXPECT_NE(out.find("algbw"), std::string::npos);
+    std::istringstream table(out);
+    std::string line;
+    std::vector<double> busbw;
+    while (std::getline(table, line))
+    {
+        std::istringstream ls(line);
+        uint64_t size = 0;
+        uint64_t count = 0;
+        std::string type;
+        std::string redop;
+        int root = 0;
+        double time = 0;
+        double algbw = 0;
+        double bus = 0;
+        int wrong = -1;
+        if (ls >> size >> count >> type >> redop >> root >> time >> algbw >> bus >> wrong)
+        {
+            EXPECT_EQ(count, size / 4);
+            EXPECT_EQ(redop, "sum");
+            EXPECT_NEAR(bus / algbw, 2.0 * 15 / 16, 0.01);
+            busbw.push_back(bus);
+        }
+    }
+    ASSERT_EQ(busbw.size(), 2u) << out;
+    const double goodput = 100e9 / 8 * 4096 / (4096 + 62) / 1e9; // GB/s
+    EXPECT_GT(busbw.back(), 0.97 * goodput) << out;
+    EXPECT_LE(busbw.back(), goodput) << out;
+    EXPECT_EQ(out.find("below the link goodput"), std::string::npos);
+
+    // 2:1 oversubscribed edge (8 hosts per edge switch), ranks round robin over the pods so
+    // that every ring hop leaves its edge switch: lower, and the output says why
+    const std::string dir2 = OutDir("nccl-over");
+    ASSERT_EQ(Sim("--collective=allreduce --bytes=16M --ranks=32 --oversubscription=2 "
+                  "--placement=roundrobin --plots=false --outputDir=" +
+                      dir2,
+                  &out),
+              0)
+        << out;
+    const size_t why = out.find("below the link goodput because: oversubscription 2.00:1");
+    EXPECT_NE(why, std::string::npos) << out;
+    EXPECT_NE(out.find("congestion in the fabric", why), std::string::npos) << out;
+}
+
+TEST(Study, SameFlagsAndSeedGiveIdenticalOutputs)
+{
+    REQUIRE_SIM();
+    const std::string args =
+        "--workload=" AIT_SOURCE_DIR "/traces/tp-dp.workload --ranks=8 --steps=1 --plots=false";
+    std::string out;
+    const std::string a = OutDir("det-a");
+    const std::string b = OutDir("det-b");
+    const std::string c = OutDir("det-c");
+    ASSERT_EQ(Sim(args + " --outputDir=" + a, &out), 0) << out;
+    ASSERT_EQ(Sim(args + " --outputDir=" + b, &out), 0) << out;
+    ASSERT_EQ(Sim(args + " --placement=random --outputDir=" + c, &out), 0) << out;
+    auto strip = [](std::string s, const std::string& dir) {
+        // wall-clock fields and the output directory differ between runs
+        std::string o;
+        std::istringstream in(s);
+        std::string line;
+        while (std::getline(in, line))
+        {
+            if (line.find("\"wall_s\"") == std::string::npos &&
+                line.find("\"peak_rss_mb\"") == std::string::npos &&
+                line.find("\"outputDir\"") == std::string::npos)
+            {
+                o += line + "\n";
+            }
+        }
+        return o;
+    };
+    EXPECT_EQ(strip(Read(a + "/summary.json"), a), strip(Read(b + "/summary.json"), b));
+    for (const char* f :
+         {"steps.csv", "collectives.csv", "flows.csv", "queues.csv", "pfc.csv", "links.csv"})
+    {
+        EXPECT_EQ(Read(a + "/" + f), Read(b + "/" + f)) << f;
+        EXPECT_FALSE(Read(a + "/" + f).empty()) << f;
+    }
+    // another placement is another experiment
+    EXPECT_NE(Read(a + "/flows.csv"), Read(c + "/flows.csv"));
+}
+
+TEST(Study, PcapsOfTheSelectedNodesDecodeAsRoce)
+{
+    REQUIRE_SIM();
+    if (std::string(AIT_TSHARK).empty())
+    {
+        GTEST_SKIP() << "tshark not installed";
+    }
+    const std::string dir = OutDir("pcap");
+    std::string out;
+    ASSERT_EQ(Sim("--collective=allreduce --bytes=1M --ranks=4 --pcap=0 --plots=false "
+                  "--outputDir=" +
+                      dir,
+                  &out),
+              0)
+        << out;
+    const std::string pcap = dir + "/pcap-0-0.pcap";
+    const std::string fields =
+        Shell(std::string(AIT_TSHARK) + " -r " + pcap +
+              " -Y 'infiniband.bth.opcode' -T fields -e infiniband.bth.opcode 2>/dev/null | "
+              "sort | uniq -c");
+    // RC RDMA WRITE First/Middle/Last (6, 7, 8) and ACKs (17)
+    EXPECT_NE(fields.find(" 6\n"), std::string::npos) << fields;
+    EXPECT_NE(fields.find(" 8\n"), std::string::npos) << fields;
+    EXPECT_NE(fields.find(" 17\n"), std::string::npos) << fields;
+    struct stat st;
+    EXPECT_NE(stat((dir + "/pcap-1-0.pcap").c_str(), &st), 0); // only node 0 was asked
+}
+
+TEST(Study, BadFlagsStopBeforeTheSimulation)
+{
+    REQUIRE_SIM();
+    const std::string dir = OutDir("bad");
+
+    struct Case
+    {
+        std::string args;
+        std::string message;
+    };
+
+    const std::vector<Case> cases = {
+        {"--cc=reno", "--cc=reno is not allowed (dcqcn|hpcc|timely|dctcp|none)"},
+        {"--topology=torus", "--topology=torus is not allowed (fat-tree|leaf-spine|rail)"},
+        {"--collective=allreduce --workload=dp", "--collective and --workload contradict"},
+        {"--collective=allgather --algorithm=tree", "--algorithm=tree is an all-reduce algorithm"},
+        {"--collective=allreduce --bytes=12Q", "--bytes=12Q is not a size"},
+        {"--collective=allreduce --bytes=64M:1M", "min <= max"},
+        {"--k=5", "--k=5 is not allowed (an even number >= 2)"},
+        {"--cc=dcqcn --ecn=false", "it needs --ecn=true"},
+        {"--mtu=1500", "--mtu=1500 is not allowed (256|512|1024|2048|4096)"},
+        {"--workload=gpt --tp=2 --ranks=15", "--ranks=15 is not --dp x --tp x --pp = 7 x 2 x 1"},
+        {"--workload=gpt --tp=3 --ranks=16", "is not --dp x --tp x --pp"},
+        {"--workload=nosuchfile", "--workload=nosuchfile is neither a preset"},
+        {"--ranks=64", "job(s) of 64 ranks need more than the 16 hosts"},
+        {"--pcap=3,x", "--pcap=3,x: \"x\" is not allowed"},
+        {"--outputDir=/proc/ait", "--outputDir=/proc/ait: cannot create"},
+    };
+    for (const auto& c : cases)
+    {
+        std::string out;
+        const bool ownDir = c.args.find("--outputDir") != std::string::npos;
+        EXPECT_EQ(Sim(c.args + (ownDir ? "" : " --outputDir=" + dir), &out), 2) << c.args << "\n"
+                                                                                << out;
+        EXPECT_NE(out.find(c.message), std::string::npos) << c.args << "\n" << out;
+        struct stat st;
+        EXPECT_NE(stat((dir + "/summary.json").c_str(), &st), 0) << c.args;
+    }
+}
