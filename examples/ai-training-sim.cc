@@ -70,6 +70,9 @@ struct Flags
     uint32_t pp{1};
     uint32_t ep{1};
     uint32_t microBatches{1};
+    uint32_t layers{0};
+    uint32_t hidden{0};
+    uint32_t seqLength{0};
     uint32_t steps{3};
     uint32_t jobs{1};
     std::string placement{"contiguous"};
@@ -350,6 +353,9 @@ main(int argc, char* argv[])
     cmd.AddValue("pp", "pipeline stages (presets)", f.pp);
     cmd.AddValue("ep", "expert parallel (moe preset)", f.ep);
     cmd.AddValue("microBatches", "micro-batches per step (presets)", f.microBatches);
+    cmd.AddValue("layers", "transformer layers (presets; 0 = the preset's)", f.layers);
+    cmd.AddValue("hidden", "hidden size (presets; 0 = the preset's)", f.hidden);
+    cmd.AddValue("seqLength", "sequence length (presets; 0 = the preset's)", f.seqLength);
     cmd.AddValue("steps", "training steps", f.steps);
     cmd.AddValue("jobs", "identical jobs sharing the fabric", f.jobs);
     cmd.AddValue("placement", "contiguous|roundrobin|random", f.placement);
@@ -792,15 +798,28 @@ main(int argc, char* argv[])
             }
             else
             {
-                // a 1.3 B-class model: 24 layers, hidden 2048 (TP/PP/EP from the flags)
-                model->SetAttribute("Layers", UintegerValue(24));
-                model->SetAttribute("HiddenSize", UintegerValue(2048));
-                model->SetAttribute("SequenceLength", UintegerValue(2048));
+                // a small GPT: 8 layers of hidden 1024, 1024 tokens (TP/PP/EP from the flags;
+                // --layers, --hidden and --seqLength scale it)
+                model->SetAttribute("Layers", UintegerValue(8));
+                model->SetAttribute("HiddenSize", UintegerValue(1024));
+                model->SetAttribute("SequenceLength", UintegerValue(1024));
                 if (wl == "moe")
                 {
                     model->SetAttribute("Experts", UintegerValue(8));
                     model->SetAttribute("MoeTopK", UintegerValue(2));
                 }
+            }
+            if (f.layers)
+            {
+                model->SetAttribute("Layers", UintegerValue(f.layers));
+            }
+            if (f.hidden)
+            {
+                model->SetAttribute("HiddenSize", UintegerValue(f.hidden));
+            }
+            if (f.seqLength)
+            {
+                model->SetAttribute("SequenceLength", UintegerValue(f.seqLength));
             }
             TransformerModel::Parallelism par;
             par.tp = tp;
@@ -814,11 +833,12 @@ main(int argc, char* argv[])
         }
         else
         {
-            if (f.tp != 1 || f.pp != 1 || f.ep != 1 || f.dp != 0 || f.microBatches != 1)
+            if (f.tp != 1 || f.pp != 1 || f.ep != 1 || f.dp != 0 || f.microBatches != 1 ||
+                f.layers || f.hidden || f.seqLength)
             {
                 Fail("--workload=" + wl +
-                     " is a file: its parallelism comes from the file (do not give --dp, --tp, "
-                     "--pp, --ep, --microBatches)");
+                     " is a file: its parallelism and sizes come from the file (do not give "
+                     "--dp, --tp, --pp, --ep, --microBatches, --layers, --hidden, --seqLength)");
             }
             if (access(wl.c_str(), R_OK) != 0)
             {
@@ -1057,6 +1077,9 @@ main(int argc, char* argv[])
             {"pp", std::to_string(f.pp)},
             {"ep", std::to_string(f.ep)},
             {"microBatches", std::to_string(f.microBatches)},
+            {"layers", std::to_string(f.layers)},
+            {"hidden", std::to_string(f.hidden)},
+            {"seqLength", std::to_string(f.seqLength)},
             {"steps", std::to_string(f.steps)},
             {"jobs", std::to_string(f.jobs)},
             {"placement", Json(f.placement)},
