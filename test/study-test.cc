@@ -185,6 +185,13 @@ TEST(Study, SummaryJsonAgreesWithTheCsvFiles)
     }
     EXPECT_EQ(lines, nFlows);
     // network: pause frames in summary.json = pause rows of pfc.csv
+    const auto pfc = Csv(dir + "/pfc.csv");
+    uint64_t pauses = 0;
+    for (size_t r = 1; r < pfc.size(); ++r)
+    {
+        pauses += pfc[r][Col(pfc[0], "type")] == "pause";
+    }
+    EXPECT_EQ(js.get<uint64_t>("network.pfc_pause_frames"), pauses);
     EXPECT_GE(js.get<uint64_t>("network.packet_hops"), nFlows);
     EXPECT_EQ(js.get<uint64_t>("sim.packet_hops"), js.get<uint64_t>("network.packet_hops"));
     EXPECT_GT(js.get<uint64_t>("sim.events"), 0u);
@@ -196,11 +203,14 @@ TEST(Study, NcclTestsModeReachesTheLinkGoodputOnANonBlockingFabric)
     const std::string dir = OutDir("nccl");
     std::string out;
     ASSERT_EQ(Sim("--collective=allreduce --bytes=32M:64M --ranks=16 --plots=false "
-                  "--outputDir=" +
+                  "--progress=on --outputDir=" +
                       dir,
                   &out),
               0)
         << out;
+    // a run of several seconds shows the progress line when asked (stderr is not a terminal)
+    EXPECT_NE(out.find("[ai-training-sim] sim "), std::string::npos) << out;
+    EXPECT_NE(out.find("events/s"), std::string::npos) << out;
     // the nccl-tests table: 2 sizes, a header with algbw/busbw
     EXPECT_NE(out.find("algbw"), std::string::npos);
     std::istringstream table(out);
