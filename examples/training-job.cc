@@ -12,8 +12,9 @@
  *
  * For each job it prints one line per step (start, end, duration, the busiest rank's compute,
  * the mean time ranks waited for each parallelism group) and per group the collectives' count,
- * mean time and bus bandwidth; with two jobs it also runs each job alone (on the first hosts
- * the placement gives) and prints by how much sharing the fabric slowed it down.
+ * mean time and bus bandwidth; with two jobs it also runs each job alone (on the hosts it had)
+ * and prints by how much sharing the fabric slowed it down; with a straggler (one job) it also
+ * runs the job without it, prints both and exits with 1 unless the straggler slowed the step.
  */
 
 #include "ns3/ai-training-module.h"
@@ -71,9 +72,15 @@ MakeWorkload(const Options& o)
     return gpt->Build(par);
 }
 
-/// Run `jobs` copies of the workload; return each job's step durations.
+/// Run `jobs` copies of the workload; return each job's step durations (and, if asked, each
+/// job's hosts). With `hosts` given, the one job runs on exactly those hosts.
 std::vector<std::vector<Time>>
-Run(const Options& o, const TrainingWorkload& w, uint32_t jobs, bool print)
+Run(const Options& o,
+    const TrainingWorkload& w,
+    uint32_t jobs,
+    bool print,
+    std::vector<std::vector<uint32_t>>* placed = nullptr,
+    const std::vector<uint32_t>& hosts = {})
 {
     Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue(o.cc));
     FatTreeHelper fabric(o.k);
@@ -82,6 +89,10 @@ Run(const Options& o, const TrainingWorkload& w, uint32_t jobs, bool print)
     std::vector<Ptr<RdmaNic>> nics = RdmaHelper().Install(fabric);
     TrainingJobHelper helper;
     helper.SetPlacement(o.placement);
+    if (!hosts.empty())
+    {
+        helper.SetHosts(hosts);
+    }
     helper.SetCommunicatorAttribute("Channels", UintegerValue(o.channels));
     helper.SetSteps(o.steps);
     helper.AssignStreams(7);
@@ -107,6 +118,10 @@ Run(const Options& o, const TrainingWorkload& w, uint32_t jobs, bool print)
         if (print)
         {
             job->PrintSteps(std::cout, job->GetId() == 0);
+        }
+        if (placed)
+        {
+            placed->push_back(job->GetHosts());
         }
         std::vector<Time> d;
         for (const auto& s : job->GetStepResults())
@@ -163,16 +178,30 @@ main(int argc, char* argv[])
               << " ranks (DP " << dp << " x TP " << w.tp << " x PP " << w.pp << ", EP " << w.ep
               << "), workload " << (w.name.empty() ? o.workload : w.name) << ", " << o.cc
               << ", placement " << o.placement << "\n";
-    const auto shared = Run(o, w, o.jobs, true);
+    std::vector<std::vector<uint32_t>> placed;
+    const auto shared = Run(o, w, o.jobs, true, &placed);
+    if (o.jobs == 1 && o.straggler >= 0)
+    {
+        // the same job without the straggler
+        Options normal = o;
+        normal.straggler = -1;
+        const double a = Run(normal, w, 1, false)[0].back().GetSeconds();
+        const double s = shared[0].back().GetSeconds();
+        const bool ok = o.slowdown <= 1 || s > a;
+        std::cout << "straggler: rank " << o.straggler << " computing x" << o.slowdown
+                  << ": last step " << std::fixed << std::setprecision(1) << s * 1e6 << " us vs "
+                  << a * 1e6 << " us without it (x" << std::setprecision(2) << s / a << ")"
+                  << (ok ? "" : ": FAILED, a slower rank should slow the step") << "\n";
+        return ok ? 0 : 1;
+    }
     if (o.jobs == 2)
     {
-        // each job alone on the fabric, placed as it was (job 1 has no straggler)
+        // each job alone on the fabric, on the hosts it had (job 1 has no straggler)
         std::vector<double> single;
-        single.push_back(Run(o, w, 1, false)[0].back().GetSeconds());
+        single.push_back(Run(o, w, 1, false, nullptr, placed[0])[0].back().GetSeconds());
         Options second = o;
         second.straggler = -1;
-        single.push_back(o.straggler >= 0 ? Run(second, w, 1, false)[0].back().GetSeconds()
-                                          : single[0]);
+        single.push_back(Run(second, w, 1, false, nullptr, placed[1])[0].back().GetSeconds());
         for (uint32_t j = 0; j < 2; ++j)
         {
             const double a = single[j];

@@ -1,0 +1,195 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * pipeline-parallel: a pipeline-parallel training step (1F1B schedule) and its bubble, for a
+ * growing number of micro-batches.
+ *
+ * The model's layers are cut into --Stages pipeline stages, each stage on its own rank (times
+ * --Dp data-parallel replicas). Every micro-batch goes forward through the stages and backward
+ * again; activations and their gradients travel between stages as real RDMA WRITEs over the
+ * fat-tree. With P stages and M micro-batches of forward F and backward B per stage, a 1F1B
+ * step takes about (M + P - 1)(F + B): the first and last stages idle for (P - 1)(F + B), the
+ * pipeline "bubble", which is the fraction (P - 1) / (M + P - 1) of the step. The program runs
+ * one step for each --MicroBatches value and prints the step time, the ideal (M + P - 1)(F + B)
+ * plus the gradient all-reduce, and the measured bubble (1 - M (F + B) / compute part of the
+ * step). It exits with 1 unless the bubble shrinks as micro-batches are added.
+ *
+ *   ./pipeline-parallel
+ *   ./pipeline-parallel --Stages=8 --MicroBatches=1,4,16
+ *   ./pipeline-parallel --ActivationBytes=8MiB     # larger activations: exposed transfers
+ */
+
+#include "ns3/ai-training-module.h"
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+using namespace ns3;
+
+namespace
+{
+
+/// One step's outcome.
+struct Outcome
+{
+    uint32_t microBatches;
+    Time step;      //!< step duration
+    Time exposedPp; //!< mean time ranks waited for pipeline sends/receives (bubble included)
+    Time exposedDp; //!< mean time ranks waited for the gradient all-reduce
+    bool finished{false};
+};
+
+Outcome
+RunStep(uint32_t k,
+        uint32_t stages,
+        uint32_t dp,
+        uint32_t layersPerStage,
+        Time fwd,
+        uint64_t activationBytes,
+        uint64_t gradientBytes,
+        uint32_t microBatches)
+{
+    FatTreeHelper fabric(k);
+    fabric.Install();
+    fabric.AssignStreams(1);
+    std::vector<Ptr<RdmaNic>> nics = RdmaHelper().Install(fabric);
+
+    // The layers of one stage: forward F, input gradient F, weight gradient F (backward 2F),
+    // each layer's weight gradients all-reduced over the data-parallel group.
+    std::vector<WorkloadLayer> layers(layersPerStage);
+    for (uint32_t i = 0; i < layersPerStage; ++i)
+    {
+        layers[i].name = "layer" + std::to_string(i);
+        layers[i].fwdCompute = fwd;
+        layers[i].igCompute = fwd;
+        layers[i].wgCompute = fwd;
+        layers[i].wgComm.kind = Communicator::ALL_REDUCE;
+        layers[i].wgComm.group = ParallelGroup::DP;
+        layers[i].wgComm.bytes = gradientBytes / layersPerStage;
+    }
+    TrainingWorkload::ScheduleOptions opt;
+    opt.pp = stages;
+    opt.microBatches = microBatches;
+    opt.ppBytes = activationBytes;
+    opt.steps = 1;
+    const TrainingWorkload w = TrainingWorkload::FromLayers(layers, opt);
+
+    TrainingJobHelper jobs;
+    jobs.AssignStreams(7);
+    Ptr<TrainingJob> job = jobs.Install(fabric, nics, w, stages * dp);
+    Simulator::Run();
+    Outcome out;
+    out.microBatches = microBatches;
+    out.finished = job->IsFinished() && !job->GetStepResults().empty();
+    if (out.finished)
+    {
+        const auto& s = job->GetStepResults().front();
+        out.step = s.end - s.start;
+        out.exposedPp = s.exposed[uint32_t(ParallelGroup::PP)];
+        out.exposedDp = s.exposed[uint32_t(ParallelGroup::DP)];
+    }
+    Simulator::Destroy();
+    return out;
+}
+
+/// Parse a comma-separated list of positive integers.
+std::vector<uint32_t>
+ParseList(const std::string& text)
+{
+    std::vector<uint32_t> out;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, ','))
+    {
+        const int v = std::atoi(item.c_str());
+        if (v <= 0)
+        {
+            std::cerr << "pipeline-parallel: bad number '" << item << "' in --MicroBatches"
+                      << std::endl;
+            exit(2);
+        }
+        out.push_back(v);
+    }
+    return out;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    uint32_t k = 4;
+    uint32_t stages = 4;
+    uint32_t dp = 2;
+    uint32_t layersPerStage = 2;
+    Time fwd = MicroSeconds(100);
+    uint64_t activationBytes = 256 << 10;
+    uint64_t gradientBytes = 4 << 20;
+    std::string microBatches = "1,2,4,8";
+
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("k", "fat-tree arity (even)", k);
+    cmd.AddValue("Stages", "pipeline stages P", stages);
+    cmd.AddValue("Dp", "data-parallel replicas of the pipeline", dp);
+    cmd.AddValue("LayersPerStage", "layers per stage", layersPerStage);
+    cmd.AddValue("LayerForward", "forward time of one layer and micro-batch (backward = 2x)", fwd);
+    cmd.AddValue("ActivationBytes", "bytes sent between stages per micro-batch", activationBytes);
+    cmd.AddValue("GradientBytes", "weight-gradient bytes per stage (DP all-reduce)", gradientBytes);
+    cmd.AddValue("MicroBatches", "micro-batch counts M to compare, comma-separated", microBatches);
+    cmd.Parse(argc, argv);
+    const std::vector<uint32_t> ms = ParseList(microBatches);
+    if (stages < 2 || dp < 1 || layersPerStage < 1 || activationBytes == 0 ||
+        gradientBytes < layersPerStage || stages * dp > k * k * k / 4)
+    {
+        std::cerr << "pipeline-parallel: need --Stages >= 2, --Dp >= 1, Stages x Dp <= hosts and "
+                     "non-zero sizes"
+                  << std::endl;
+        return 2;
+    }
+
+    const Time f = fwd * layersPerStage; // F: a stage's forward of one micro-batch
+    const Time b = 2 * f;                // B: its backward
+    std::cout << "pipeline-parallel: " << stages << " stages x DP " << dp << " = " << stages * dp
+              << " ranks on a k=" << k
+              << " fat-tree; per stage and micro-batch F = " << f.As(Time::US)
+              << ", B = " << b.As(Time::US) << "; " << activationBytes
+              << " B activations between stages, " << gradientBytes << " B gradients per stage\n";
+    std::cout << "   M   step (us)  (M+P-1)(F+B) (us)  waiting on pp (us)  on dp (us)  bubble"
+                 "  (P-1)/(M+P-1)\n";
+    std::vector<double> bubbles;
+    for (uint32_t m : ms)
+    {
+        const Outcome o =
+            RunStep(k, stages, dp, layersPerStage, fwd, activationBytes, gradientBytes, m);
+        if (!o.finished)
+        {
+            std::cout << "pipeline-parallel: FAILED: the step with M=" << m << " did not finish\n";
+            return 1;
+        }
+        const Time ideal = (f + b) * int64_t(m + stages - 1);
+        // the pipeline part of the step: everything but the waiting for the final all-reduce
+        const double pipe = (o.step - o.exposedDp).GetSeconds();
+        const double bubble = 1 - double(m) * (f + b).GetSeconds() / pipe;
+        bubbles.push_back(bubble);
+        std::cout << std::setw(4) << m << std::fixed << std::setprecision(1) << std::setw(12)
+                  << o.step.GetSeconds() * 1e6 << std::setw(19) << ideal.GetSeconds() * 1e6
+                  << std::setw(20) << o.exposedPp.GetSeconds() * 1e6 << std::setw(12)
+                  << o.exposedDp.GetSeconds() * 1e6 << std::setw(7) << std::setprecision(0)
+                  << bubble * 100 << " %" << std::setw(13)
+                  << 100.0 * (stages - 1) / (m + stages - 1) << " %\n";
+    }
+    bool ok = bubbles.size() >= 2;
+    for (size_t i = 1; i < bubbles.size(); ++i)
+    {
+        ok = ok && (ms[i] > ms[i - 1] ? bubbles[i] < bubbles[i - 1] : true);
+    }
+    std::cout << "pipeline-parallel: " << (ok ? "OK" : "FAILED") << ": the bubble is "
+              << std::setprecision(0) << bubbles.front() * 100
+              << " % of the step with M=" << ms.front() << " and " << bubbles.back() * 100
+              << " % with M=" << ms.back()
+              << (ok ? "" : " (it should shrink as micro-batches are added)") << "\n";
+    return ok ? 0 : 1;
+}
