@@ -73,18 +73,12 @@ RunAllReduce(uint32_t k, uint64_t bytes, int32_t link, Time failAt, Time restore
     }
     for (const auto& nic : nics)
     {
-        // RdmaNic cannot list its QPs: look them up by QP number (the numbers are consecutive
-        // from an undocumented base, 0x100 today), until all GetNQps() have been found
-        uint32_t found = 0;
-        for (uint32_t qpn = 0; found < nic->GetNQps() && qpn < (1u << 24); ++qpn)
+        for (uint32_t i = 0; i < nic->GetNQps(); ++i)
         {
-            if (Ptr<RdmaQueuePair> qp = nic->GetQp(qpn))
-            {
-                ++found;
-                out.bytesReceived += qp->GetStats().bytesReceived;
-                out.retransmitted += qp->GetStats().packetsRetransmitted;
-                out.timeouts += qp->GetStats().timeouts;
-            }
+            Ptr<RdmaQueuePair> qp = nic->GetQpByIndex(i);
+            out.bytesReceived += qp->GetStats().bytesReceived;
+            out.retransmitted += qp->GetStats().packetsRetransmitted;
+            out.timeouts += qp->GetStats().timeouts;
         }
     }
     for (uint32_t i = 0; i < fabric.GetNLinks(); ++i)

@@ -833,19 +833,11 @@ NetworkStatsHelper::GetSummary() const
     }
     for (const Ptr<RdmaNic>& nic : m_nics)
     {
-        // the NIC numbers its QPs consecutively from a first QPN (0x100 today): scan up to
-        // the last one
-        const uint32_t n = nic->GetNQps();
-        uint32_t found = 0;
-        for (uint32_t qpn = 0; found < n && qpn < (1u << 24); ++qpn)
+        for (uint32_t i = 0; i < nic->GetNQps(); ++i)
         {
-            Ptr<RdmaQueuePair> qp = nic->GetQp(qpn);
-            if (qp)
-            {
-                ++found;
-                s.cnpsSent += qp->GetStats().cnpsSent;
-                s.cnpsReceived += qp->GetStats().cnpsReceived;
-            }
+            Ptr<RdmaQueuePair> qp = nic->GetQpByIndex(i);
+            s.cnpsSent += qp->GetStats().cnpsSent;
+            s.cnpsReceived += qp->GetStats().cnpsReceived;
         }
     }
     for (const auto& [reason, n] : m_dropsByReason)

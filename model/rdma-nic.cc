@@ -387,6 +387,17 @@ RdmaNic::GetNQps() const
     return m_qps.size();
 }
 
+Ptr<RdmaQueuePair>
+RdmaNic::GetQpByIndex(uint32_t i) const
+{
+    if (i >= m_qps.size())
+    {
+        NS_FATAL_ERROR("RdmaNic::GetQpByIndex: index " << i << " is not allowed (0.."
+                                                       << int64_t(m_qps.size()) - 1 << ")");
+    }
+    return m_qps[i];
+}
+
 uint64_t
 RdmaNic::PostSend(Ptr<RdmaQueuePair> qp, uint64_t bytes, RdmaQueuePair::Verb verb)
 {

@@ -109,6 +109,13 @@ class RdmaNic : public Object
     uint32_t GetNQps() const;
 
     /**
+     * \brief Enumerate the QPs (in creation order).
+     * \param i index, 0 .. GetNQps() - 1 (fatal otherwise)
+     * \return the i-th QP
+     */
+    Ptr<RdmaQueuePair> GetQpByIndex(uint32_t i) const;
+
+    /**
      * \brief Post a message on a QP (same as qp->PostSend()).
      * \param qp the QP
      * \param bytes size

@@ -638,5 +638,11 @@ TEST_F(Ns3Fixture, NicMessageCompleteTraceReportsEveryQpsMessages)
     EXPECT_EQ(seen[1].bytes, 100000u);
     EXPECT_GT(seen[1].done, seen[0].done);
     EXPECT_EQ(seen[1].posted, Time(0));
+    // the NIC enumerates its QPs in creation order
+    ASSERT_EQ(nics[0]->GetNQps(), 2u);
+    EXPECT_EQ(nics[0]->GetQpByIndex(0), a.first);
+    EXPECT_EQ(nics[0]->GetQpByIndex(1), b.first);
+    EXPECT_EQ(nics[1]->GetQpByIndex(0), a.second);
+    EXPECT_DEATH(nics[0]->GetQpByIndex(2), "index 2 is not allowed \\(0..1\\)");
     Simulator::Destroy();
 }
