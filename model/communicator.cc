@@ -302,10 +302,7 @@ Communicator::Setup(const std::vector<Ptr<RdmaNic>>& ranks)
                 // a distinct UDP source port per connection and QP: ECMP entropy as in NCCL
                 const uint16_t sport =
                     49152 + static_cast<uint16_t>(((c * m_qps + q) * 7919 + r * 31) % 16384);
-                Ptr<RdmaQueuePair> a = ranks[r]->CreateQp(m_priority, sport);
-                Ptr<RdmaQueuePair> b = ranks[next]->CreateQp(m_priority, sport);
-                ranks[r]->Connect(a, ranks[next]->GetAddress(), b->GetQpn());
-                ranks[next]->Connect(b, ranks[r]->GetAddress(), a->GetQpn());
+                auto [a, b] = Connection(r, next, sport);
                 b->SetReceiveCompletionCallback(
                     MakeCallback(&Communicator::OnReceive, this, c, next, q));
                 m_lanes[c][r].tx.push_back(a);
@@ -358,6 +355,16 @@ Communicator::CheckArgs(const char* where, Kind kind, uint64_t bytes, uint32_t r
         NS_FATAL_ERROR("Communicator::" << where << ": root " << root << " is not allowed for "
                                         << KindName(kind) << " (only Broadcast has a root; 0)");
     }
+}
+
+std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>
+Communicator::Connection(uint32_t a, uint32_t b, uint16_t sport)
+{
+    Ptr<RdmaQueuePair> x = m_ranks[a]->CreateQp(m_priority, sport);
+    Ptr<RdmaQueuePair> y = m_ranks[b]->CreateQp(m_priority, sport);
+    m_ranks[a]->Connect(x, m_ranks[b]->GetAddress(), y->GetQpn());
+    m_ranks[b]->Connect(y, m_ranks[a]->GetAddress(), x->GetQpn());
+    return {x, y};
 }
 
 void
@@ -711,10 +718,7 @@ Communicator::SendRecv(uint32_t src, uint32_t dst, uint64_t bytes, P2pCallback c
         {
             const uint16_t sport =
                 49152 + static_cast<uint16_t>((src * 257 + dst * 61 + q * 7919 + 4099) % 16384);
-            Ptr<RdmaQueuePair> x = m_ranks[src]->CreateQp(m_priority, sport);
-            Ptr<RdmaQueuePair> y = m_ranks[dst]->CreateQp(m_priority, sport);
-            m_ranks[src]->Connect(x, m_ranks[dst]->GetAddress(), y->GetQpn());
-            m_ranks[dst]->Connect(y, m_ranks[src]->GetAddress(), x->GetQpn());
+            auto [x, y] = Connection(src, dst, sport);
             y->SetReceiveCompletionCallback(
                 MakeCallback(&Communicator::OnP2pReceive, this, src, dst));
             link.tx.push_back(x);
@@ -824,10 +828,7 @@ Communicator::BuildMesh()
             {
                 const uint16_t sport =
                     49152 + static_cast<uint16_t>((a * 131 + b * 31 + q * 7919) % 16384);
-                Ptr<RdmaQueuePair> x = m_ranks[a]->CreateQp(m_priority, sport);
-                Ptr<RdmaQueuePair> y = m_ranks[b]->CreateQp(m_priority, sport);
-                m_ranks[a]->Connect(x, m_ranks[b]->GetAddress(), y->GetQpn());
-                m_ranks[b]->Connect(y, m_ranks[a]->GetAddress(), x->GetQpn());
+                auto [x, y] = Connection(a, b, sport);
                 y->SetReceiveCompletionCallback(
                     MakeCallback(&Communicator::OnMeshReceive, this, b));
                 m_mesh[a][b].push_back(x);
@@ -931,10 +932,7 @@ Communicator::BuildHd()
                 continue; // made from the other side
             }
             const uint16_t sport = 49152 + static_cast<uint16_t>((a * 131 + b * 7919) % 16384);
-            Ptr<RdmaQueuePair> x = m_ranks[a]->CreateQp(m_priority, sport);
-            Ptr<RdmaQueuePair> y = m_ranks[p]->CreateQp(m_priority, sport);
-            m_ranks[a]->Connect(x, m_ranks[p]->GetAddress(), y->GetQpn());
-            m_ranks[p]->Connect(y, m_ranks[a]->GetAddress(), x->GetQpn());
+            auto [x, y] = Connection(a, p, sport);
             x->SetReceiveCompletionCallback(MakeCallback(&Communicator::OnHdReceive, this, a, b));
             y->SetReceiveCompletionCallback(MakeCallback(&Communicator::OnHdReceive, this, p, b));
             m_hdQp[a][b] = x;
@@ -1142,10 +1140,7 @@ Communicator::BuildTree()
                     const uint16_t sport =
                         49152 + static_cast<uint16_t>(
                                     (((c * 2 + t) * m_qps + q) * 7919 + r * 31 + 8191) % 16384);
-                    Ptr<RdmaQueuePair> x = m_ranks[r]->CreateQp(m_priority, sport);
-                    Ptr<RdmaQueuePair> y = m_ranks[p]->CreateQp(m_priority, sport);
-                    m_ranks[r]->Connect(x, m_ranks[p]->GetAddress(), y->GetQpn());
-                    m_ranks[p]->Connect(y, m_ranks[r]->GetAddress(), x->GetQpn());
+                    auto [x, y] = Connection(r, p, sport);
                     x->SetReceiveCompletionCallback(
                         MakeCallback(&Communicator::OnTreeDown, this, c, t, r, q));
                     y->SetReceiveCompletionCallback(

@@ -275,6 +275,17 @@ class Communicator : public Object
         uint64_t received{0};                    //!< chunks received in all
     };
 
+    /**
+     * \brief Make a connection (one QP on each side, connected) between two ranks.
+     * \param a first rank
+     * \param b second rank
+     * \param sport UDP source port of both QPs (ECMP entropy)
+     * \return (QP at a, QP at b)
+     */
+    std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>> Connection(uint32_t a,
+                                                                 uint32_t b,
+                                                                 uint16_t sport);
+
     /// Begin the next queued collective.
     void Begin();
     /// Begin the all-to-all at the front of the queue.
