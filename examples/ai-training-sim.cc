@@ -460,6 +460,32 @@ main(int argc, char* argv[])
         Fail("--collective and --workload contradict each other (benchmark one collective, or "
              "run a training workload)");
     }
+    // no silent knobs: a flag that would not change anything in this mode or on this fabric
+    // is refused (compared with its default)
+    {
+        const Flags d;
+        auto refuse = [](bool given, const std::string& flag, const std::string& why) {
+            if (given)
+            {
+                Fail("--" + flag + " has no effect " + why);
+            }
+        };
+        const bool fatTree = topology == "fat-tree";
+        refuse(!fatTree && f.k != d.k, "k", "on a " + f.topology + " fabric (fat-tree only)");
+        refuse(fatTree && (f.leaves != d.leaves || f.spines != d.spines ||
+                           f.hostsPerLeaf != d.hostsPerLeaf),
+               "leaves/--spines/--hostsPerLeaf",
+               "on a fat-tree (leaf-spine and rail only; use --k)");
+        refuse(!benchmark && f.bytes != d.bytes,
+               "bytes",
+               "without --collective (a workload sets its own sizes)");
+        refuse(benchmark &&
+                   (f.steps != d.steps || f.jobs != d.jobs || f.dp != d.dp || f.tp != d.tp ||
+                    f.pp != d.pp || f.ep != d.ep || f.microBatches != d.microBatches ||
+                    f.layers != d.layers || f.hidden != d.hidden || f.seqLength != d.seqLength),
+               "steps/--jobs/--dp/--tp/--pp/--ep/--microBatches/--layers/--hidden/--seqLength",
+               "with --collective (they describe a training workload)");
+    }
     Communicator::Kind kind = Communicator::ALL_REDUCE;
     std::string algorithm = "Ring";
     std::vector<uint64_t> sizes;

@@ -350,6 +350,10 @@ TEST(Study, BadFlagsStopBeforeTheSimulation)
         {"--ranks=64", "job(s) of 64 ranks need more than the 16 hosts"},
         {"--pcap=3,x", "--pcap=3,x: \"x\" is not allowed"},
         {"--outputDir=/proc/ait", "--outputDir=/proc/ait: cannot create"},
+        {"--bytes=1M", "--bytes has no effect without --collective"},
+        {"--topology=leaf-spine --k=8", "--k has no effect on a leaf-spine fabric"},
+        {"--spines=4", "has no effect on a fat-tree"},
+        {"--collective=allreduce --steps=5", "has no effect with --collective"},
     };
     for (const auto& c : cases)
     {
