@@ -4,6 +4,8 @@
 #ifndef ROCE_NET_DEVICE_H
 #define ROCE_NET_DEVICE_H
 
+#include "ring-fifo.h"
+
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
 #include "ns3/mac48-address.h"
@@ -13,7 +15,6 @@
 #include "ns3/traced-value.h"
 
 #include <array>
-#include <deque>
 #include <string>
 
 namespace ns3
@@ -326,8 +327,8 @@ class RoceNetDevice : public NetDevice
     /// A priority queue.
     struct TxQueue
     {
-        std::deque<QueuedFrame> frames; //!< FIFO of frames
-        uint64_t bytes{0};              //!< bytes in the FIFO
+        RingFifo<QueuedFrame> frames; //!< FIFO of frames (allocates on first use)
+        uint64_t bytes{0};            //!< bytes in the FIFO
     };
 
     /**

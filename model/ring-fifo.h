@@ -1,0 +1,120 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef AI_TRAINING_RING_FIFO_H
+#define AI_TRAINING_RING_FIFO_H
+
+#include <cstdint>
+#include <memory>
+#include <utility>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-training
+ * \brief A FIFO on a power-of-two ring that allocates nothing while it has never held an
+ * element.
+ *
+ * The per-port and per-QP queues of the module are empty most of the time and there are
+ * thousands of them at scale; `std::deque` allocates a 512-byte block and its map even when
+ * empty. RingFifo holds only a pointer and three integers (24 bytes) until the first push,
+ * starts at 4 slots and doubles when full (it never shrinks, so a busy queue reaches a steady
+ * size and then allocates nothing).
+ *
+ * \tparam T the element type (default-constructible and movable)
+ */
+template <typename T>
+class RingFifo
+{
+  public:
+    RingFifo() = default;
+    RingFifo(const RingFifo&) = delete;
+    RingFifo& operator=(const RingFifo&) = delete;
+
+    /// \return true if no element is queued
+    bool empty() const
+    {
+        return m_size == 0;
+    }
+
+    /// \return the number of queued elements
+    uint32_t size() const
+    {
+        return m_size;
+    }
+
+    /// \return the slots allocated (0 before the first push)
+    uint32_t capacity() const
+    {
+        return m_cap;
+    }
+
+    /// \return the oldest element (the FIFO must not be empty)
+    T& front()
+    {
+        return m_buf[m_head];
+    }
+
+    /// \return the oldest element (the FIFO must not be empty)
+    const T& front() const
+    {
+        return m_buf[m_head];
+    }
+
+    /**
+     * \brief Append an element at the back.
+     * \param v the element
+     */
+    void push_back(T v)
+    {
+        if (m_size == m_cap)
+        {
+            Grow();
+        }
+        m_buf[(m_head + m_size) & (m_cap - 1)] = std::move(v);
+        ++m_size;
+    }
+
+    /// Remove the oldest element (the FIFO must not be empty); its slot is reset to T().
+    void pop_front()
+    {
+        m_buf[m_head] = T();
+        m_head = (m_head + 1) & (m_cap - 1);
+        --m_size;
+    }
+
+    /// Remove every element (the slots stay allocated).
+    void clear()
+    {
+        while (m_size > 0)
+        {
+            pop_front();
+        }
+        m_head = 0;
+    }
+
+  private:
+    /// Double the ring (4 slots the first time), keeping the order.
+    void Grow()
+    {
+        const uint32_t cap = m_cap ? 2 * m_cap : 4;
+        std::unique_ptr<T[]> buf(new T[cap]);
+        for (uint32_t i = 0; i < m_size; ++i)
+        {
+            buf[i] = std::move(m_buf[(m_head + i) & (m_cap - 1)]);
+        }
+        m_buf = std::move(buf);
+        m_cap = cap;
+        m_head = 0;
+    }
+
+    std::unique_ptr<T[]> m_buf; //!< the ring (nullptr until the first push)
+    uint32_t m_cap{0};          //!< slots (0 or a power of two)
+    uint32_t m_head{0};         //!< index of the oldest element
+    uint32_t m_size{0};         //!< queued elements
+};
+
+} // namespace ns3
+
+#endif /* AI_TRAINING_RING_FIFO_H */
