@@ -59,6 +59,7 @@ def build(bld):
         'test/cc-dctcp-test.cc',
         'test/cc-hpcc-test.cc',
         'test/cc-timely-test.cc',
+        'test/cc-convergence-test.cc',
         'test/communicator-test.cc',
         'test/training-job-test.cc',
         'test/training-workload-test.cc',

@@ -38,9 +38,10 @@ RoceHpcc::GetTypeId()
                           MakeUintegerAccessor(&RoceHpcc::SetMaxStage, &RoceHpcc::GetMaxStage),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("RateAI",
-                          "Additive increase as a rate (> 0): W_AI = RateAI x base RTT. "
-                          "Default 50 Mb/s as RATE_AI in the HPCC simulator's config.txt.",
-                          DataRateValue(DataRate("50Mbps")),
+                          "Additive increase as a rate: W_AI = RateAI x base RTT. 0 (default) = "
+                          "the paper's W_AI = W_init x (1 - Eta) / N with N = 10 flows, i.e. "
+                          "RateAI = line rate x (1 - Eta) / 10 (500 Mb/s at 100 Gb/s).",
+                          DataRateValue(DataRate(0)),
                           MakeDataRateAccessor(&RoceHpcc::SetRateAi, &RoceHpcc::GetRateAi),
                           MakeDataRateChecker())
             .AddTraceSource("Window",
@@ -57,7 +58,7 @@ RoceHpcc::GetTypeId()
 RoceHpcc::RoceHpcc()
     : m_eta(0.95),
       m_maxStage(5),
-      m_rateAi(DataRate("50Mbps")),
+      m_rateAi(DataRate(0)),
       m_w(0),
       m_wc(0),
       m_wAi(0),
@@ -117,10 +118,6 @@ RoceHpcc::GetMaxStage() const
 void
 RoceHpcc::SetRateAi(DataRate rate)
 {
-    if (rate.GetBitRate() == 0)
-    {
-        NS_FATAL_ERROR("RoceHpcc: RateAI 0 bps is not allowed (must be > 0)");
-    }
     m_rateAi = rate;
 }
 
@@ -128,6 +125,12 @@ DataRate
 RoceHpcc::GetRateAi() const
 {
     return m_rateAi;
+}
+
+double
+RoceHpcc::GetAdditiveWindow() const
+{
+    return m_wAi;
 }
 
 double
@@ -150,7 +153,9 @@ RoceHpcc::Start(const Context& ctx)
     const double tNs = BaseRttNs();
     m_wMax = LineRate() * tNs / 8e9;
     m_wMin = m_minRate.GetBitRate() * tNs / 8e9;
-    m_wAi = m_rateAi.GetBitRate() * tNs / 8e9;
+    const double rateAi = m_rateAi.GetBitRate() ? static_cast<double>(m_rateAi.GetBitRate())
+                                                : LineRate() * (1.0 - m_eta) / DEFAULT_FLOWS;
+    m_wAi = rateAi * tNs / 8e9;
     m_w = m_wMax;
     m_wc = m_wMax;
     m_incStage = 0;
@@ -265,9 +270,17 @@ void
 RoceHpcc::OnAck(const Ack& ack)
 {
     NS_LOG_FUNCTION(this << ack.ackedTotal << ack.sentTotal);
-    if (!m_started || ack.intTag == nullptr || ack.intTag->GetNHops() == 0)
+    if (!m_started)
     {
         return;
+    }
+    if (ack.intTag == nullptr || ack.intTag->GetNHops() == 0)
+    {
+        // Without INT the window would stay at its initial BDP forever: a fixed window, not
+        // HPCC. Refuse rather than run something else under HPCC's name.
+        NS_FATAL_ERROR("RoceHpcc: an ACK without INT records is not allowed (HPCC needs an INT "
+                       "record from every switch of the path: set ns3::RoceSwitch::IntEnabled "
+                       "to true; a path without switches has nothing to measure)");
     }
     const IntTag& tag = *ack.intTag;
     if (!m_haveHops || tag.GetNHops() != m_nHops)

@@ -39,19 +39,27 @@ namespace ns3
  *     if U >= eta or incStage >= MaxStage:  W = W_c / (U / eta) + W_AI  (multiplicative)
  *     else:                                 W = W_c + W_AI               (additive)
  *
- * with W_AI = RateAI x T / 8 bytes. W is computed on every ACK with INT, but W_c (and incStage:
- * reset to 0 after a multiplicative step, incremented after an additive one) only once per RTT:
- * when the ACK's sequence (Ack::ackedTotal) passes lastUpdateSeq, after which lastUpdateSeq is
- * set to snd_nxt (Ack::sentTotal). W is clamped to [MinRate x T, line rate x T] / 8 bytes, W_c
- * takes the clamped value, and the sending rate is W / T (GetWindow() limits the bytes in
- * flight, GetRate() paces).
+ * with W_AI = RateAI x T / 8 bytes. By default W_AI is the paper's W_init x (1 - eta) / N (Sec.
+ * 3.3) with N = DEFAULT_FLOWS (10): up to N flows on a bottleneck keep U below 1 (no standing
+ * queue), and W_AI is large enough for fairness. W_AI is the only force towards fair shares:
+ * the multiplicative step keeps the ratio of two windows, and U fluctuates around eta by about
+ * a packet of queue (at 100 Gb/s and T = 12 us one 4 KB packet is 0.028 of U), so a much
+ * smaller W_AI (the HPCC simulator's 50 Mb/s at 100 Gb/s gives 75 bytes) leaves two flows at
+ * whatever shares the join gave them (measured: 43/50 Gb/s, unchanged from 5 to 20 ms).
+ *
+ * W is computed on every ACK with INT, but W_c (and incStage: reset to 0 after a multiplicative
+ * step, incremented after an additive one) only once per RTT: when the ACK's sequence
+ * (Ack::ackedTotal) passes lastUpdateSeq, after which lastUpdateSeq is set to snd_nxt
+ * (Ack::sentTotal). W is clamped to [MinRate x T, line rate x T] / 8 bytes, W_c takes the clamped
+ * value, and the sending rate is W / T (GetWindow() limits the bytes in flight, GetRate() paces).
  *
  * Details the paper leaves open, chosen as the authors' simulator (alibaba-edu
  * High-Precision-Congestion-Control, rdma-hw.cc) does:
  * - Start: W = W_c = line rate x T (one BDP), U = 1, incStage = 0, lastUpdateSeq = 0.
  * - The first ACK with INT only stores the records (there is no previous record to compare).
  * Choices of this model:
- * - ACKs without INT (null intTag or zero hops) change nothing, not even lastUpdateSeq.
+ * - An ACK without INT (null intTag or zero hops) is a fatal error: HPCC without INT would
+ *   silently be a fixed window of one BDP. Switches append INT with RoceSwitch::IntEnabled.
  * - If the number of hops changes (path change) the new records are stored and nothing else
  *   happens. A hop whose timestamp did not advance, whose txBytes went backwards or whose rate is
  *   0 is skipped; if no hop is usable the window is left alone. Note that two paths with the
@@ -86,8 +94,13 @@ class RoceHpcc : public RoceCongestionOps
     double GetEta() const;
     /// \return the number of additive W_c updates before a multiplicative one
     uint32_t GetMaxStage() const;
-    /// \return the additive increase expressed as a rate (W_AI = RateAI x T)
+    /// \return the RateAI attribute (0 = line rate x (1 - Eta) / DEFAULT_FLOWS)
     DataRate GetRateAi() const;
+    /// \return W_AI in bytes (after Start())
+    double GetAdditiveWindow() const;
+
+    /// N of the default W_AI = W_init x (1 - Eta) / N: flows a bottleneck carries with U < 1
+    static constexpr double DEFAULT_FLOWS = 10;
 
   private:
     /**
@@ -102,7 +115,7 @@ class RoceHpcc : public RoceCongestionOps
     void SetMaxStage(uint32_t stages);
     /**
      * \brief Setter of RateAI.
-     * \param rate > 0
+     * \param rate >= 0 (0 = line rate x (1 - Eta) / DEFAULT_FLOWS)
      */
     void SetRateAi(DataRate rate);
 

@@ -5,6 +5,7 @@
 
 #include "ns3/double.h"
 #include "ns3/log.h"
+#include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -38,8 +39,8 @@ RoceTimely::GetTypeId()
                           MakeTimeAccessor(&RoceTimely::SetTHigh, &RoceTimely::GetTHigh),
                           MakeTimeChecker())
             .AddAttribute("Alpha",
-                          "EWMA weight of the NEW rtt difference: rtt_diff = (1 - Alpha) "
-                          "rtt_diff + Alpha new_rtt_diff, as in the paper (0 < Alpha <= 1).",
+                          "EWMA weight of the NEW sample of the RTT slope: g = (1 - Alpha) g + "
+                          "Alpha new_slope, as in the paper (0 < Alpha <= 1).",
                           DoubleValue(0.875),
                           MakeDoubleAccessor(&RoceTimely::SetAlpha, &RoceTimely::GetAlpha),
                           MakeDoubleChecker<double>())
@@ -50,8 +51,9 @@ RoceTimely::GetTypeId()
                           MakeDoubleChecker<double>())
             .AddAttribute(
                 "AdditiveStep",
-                "Additive increase step delta (> 0).",
-                DataRateValue(DataRate("10Mbps")),
+                "Additive increase step delta; 0 (default) = line rate / 1000, the paper's "
+                "10 Mb/s at 10 Gb/s scaled with the NIC's rate.",
+                DataRateValue(DataRate(0)),
                 MakeDataRateAccessor(&RoceTimely::SetAdditiveStep, &RoceTimely::GetAdditiveStep),
                 MakeDataRateChecker())
             .AddAttribute(
@@ -62,18 +64,12 @@ RoceTimely::GetTypeId()
                 MakeUintegerAccessor(&RoceTimely::SetHaiThreshold, &RoceTimely::GetHaiThreshold),
                 MakeUintegerChecker<uint32_t>())
             .AddAttribute("SegmentBytes",
-                          "TIMELY reacts once per completion event of a segment (16-64 KB in the "
-                          "paper), not per packet: an RTT sample is used only when at least this "
-                          "many bytes were acknowledged since the last one (0 = every ACK).",
-                          UintegerValue(64 * 1024),
+                          "A completion event also needs at least this many bytes acknowledged "
+                          "since the previous one (0 = no such minimum; the event is then the "
+                          "first ACK of data sent after the previous event, once per RTT).",
+                          UintegerValue(0),
                           MakeUintegerAccessor(&RoceTimely::m_segmentBytes),
-                          MakeUintegerChecker<uint64_t>())
-            .AddAttribute("MinRtt",
-                          "Normalises the gradient (g = rtt_diff / MinRtt); 0 = the QP's base "
-                          "RTT.",
-                          TimeValue(Time(0)),
-                          MakeTimeAccessor(&RoceTimely::SetMinRtt, &RoceTimely::GetMinRtt),
-                          MakeTimeChecker());
+                          MakeUintegerChecker<uint64_t>());
     return tid;
 }
 
@@ -82,16 +78,17 @@ RoceTimely::RoceTimely()
       m_tHigh(MicroSeconds(500)),
       m_alpha(0.875),
       m_beta(0.8),
-      m_step(DataRate("10Mbps")),
+      m_step(DataRate(0)),
+      m_stepBps(0),
       m_haiThreshold(5),
-      m_segmentBytes(64 * 1024),
+      m_segmentBytes(0),
       m_segmentAcked(0),
-      m_minRtt(0),
-      m_minRttNs(0),
+      m_eventSeq(0),
       m_rate(0),
       m_havePrev(false),
       m_prevRttNs(0),
-      m_rttDiffNs(0),
+      m_prevTimeNs(0),
+      m_rttSlope(0),
       m_gradient(0),
       m_negCount(0)
 {
@@ -175,10 +172,6 @@ RoceTimely::GetBeta() const
 void
 RoceTimely::SetAdditiveStep(DataRate step)
 {
-    if (step.GetBitRate() == 0)
-    {
-        NS_FATAL_ERROR("RoceTimely: AdditiveStep 0 bps is not allowed (must be > 0)");
-    }
     m_step = step;
 }
 
@@ -186,6 +179,12 @@ DataRate
 RoceTimely::GetAdditiveStep() const
 {
     return m_step;
+}
+
+DataRate
+RoceTimely::GetStepInUse() const
+{
+    return DataRate(static_cast<uint64_t>(m_stepBps));
 }
 
 void
@@ -202,29 +201,6 @@ uint32_t
 RoceTimely::GetHaiThreshold() const
 {
     return m_haiThreshold;
-}
-
-void
-RoceTimely::SetMinRtt(Time t)
-{
-    if (t.IsStrictlyNegative())
-    {
-        NS_FATAL_ERROR("RoceTimely: MinRtt " << t.GetNanoSeconds()
-                                             << " ns is not allowed (must be >= 0)");
-    }
-    m_minRtt = t;
-}
-
-Time
-RoceTimely::GetMinRtt() const
-{
-    return m_minRtt;
-}
-
-Time
-RoceTimely::GetRttDiff() const
-{
-    return Time::FromDouble(m_rttDiffNs, Time::NS);
 }
 
 double
@@ -249,19 +225,15 @@ RoceTimely::Start(const Context& ctx)
                                            << " ns is not allowed (must be < THigh "
                                            << m_tHigh.GetNanoSeconds() << " ns)");
     }
-    const Time minRtt = m_minRtt.IsZero() ? ctx.baseRtt : m_minRtt;
-    if (!minRtt.IsStrictlyPositive())
-    {
-        NS_FATAL_ERROR("RoceTimely: MinRtt 0 with base RTT "
-                       << ctx.baseRtt.GetNanoSeconds()
-                       << " ns is not allowed (MinRtt or the base RTT must be > 0)");
-    }
     RoceCongestionOps::Start(ctx);
-    m_minRttNs = minRtt.GetNanoSeconds();
+    m_stepBps = m_step.GetBitRate() ? m_step.GetBitRate() : std::round(LineRate() / 1000);
+    m_segmentAcked = 0;
+    m_eventSeq = 0;
+    m_prevTimeNs = 0;
     m_rate = LineRate();
     m_havePrev = false;
     m_prevRttNs = 0;
-    m_rttDiffNs = 0;
+    m_rttSlope = 0;
     m_gradient = 0;
     m_negCount = 0;
     SetRate(m_rate);
@@ -276,20 +248,30 @@ RoceTimely::OnAck(const Ack& ack)
         return;
     }
     m_segmentAcked += ack.newlyAcked;
+    if (m_havePrev && ack.ackedTotal <= m_eventSeq)
+    {
+        return; // acknowledges data sent before the previous event: no new round trip yet
+    }
     if (m_segmentBytes > 0 && m_segmentAcked < m_segmentBytes)
     {
         return; // not a completion event yet
     }
     m_segmentAcked = 0;
+    m_eventSeq = ack.sentTotal;
     const double rtt = ack.rtt.GetNanoSeconds();
-    const double newDiff = m_havePrev ? rtt - m_prevRttNs : 0.0;
+    const double nowNs = Simulator::Now().GetNanoSeconds();
+    // The RTT's slope between the two events: the paper's rtt_diff / minRTT when the events
+    // are minRTT apart, and still the slope when they are further apart (deep queue, low rate).
+    const double newSlope =
+        m_havePrev && nowNs > m_prevTimeNs ? (rtt - m_prevRttNs) / (nowNs - m_prevTimeNs) : 0.0;
     m_prevRttNs = rtt;
+    m_prevTimeNs = nowNs;
     m_havePrev = true;
-    m_rttDiffNs = (1.0 - m_alpha) * m_rttDiffNs + m_alpha * newDiff;
-    m_gradient = m_rttDiffNs / m_minRttNs;
+    m_rttSlope = (1.0 - m_alpha) * m_rttSlope + m_alpha * newSlope;
+    m_gradient = m_rttSlope;
     m_negCount = m_gradient < 0 ? m_negCount + 1 : 0;
 
-    const double delta = m_step.GetBitRate();
+    const double delta = m_stepBps;
     double rate = m_rate;
     if (rtt < m_tLow.GetNanoSeconds())
     {
@@ -310,8 +292,8 @@ RoceTimely::OnAck(const Ack& ack)
     }
     m_rate = std::min(LineRate(), std::max<double>(m_minRate.GetBitRate(), rate));
     SetRate(std::round(m_rate));
-    NS_LOG_LOGIC("rtt " << rtt << " ns, rtt_diff " << m_rttDiffNs << " ns, g " << m_gradient
-                        << ", negative run " << m_negCount << ", rate " << m_rate);
+    NS_LOG_LOGIC("rtt " << rtt << " ns, g " << m_gradient << ", negative run " << m_negCount
+                        << ", rate " << m_rate);
 }
 
 } // namespace ns3

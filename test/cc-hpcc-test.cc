@@ -175,13 +175,16 @@ TEST_F(Hpcc, DefaultsNameAndInitialWindow)
     EXPECT_EQ(d->GetInstanceTypeId().GetName(), "ns3::RoceHpcc");
     EXPECT_DOUBLE_EQ(d->GetEta(), 0.95);
     EXPECT_EQ(d->GetMaxStage(), 5u);
-    EXPECT_EQ(d->GetRateAi().GetBitRate(), 50000000u);
+    EXPECT_EQ(d->GetRateAi().GetBitRate(), 0u); // 0 = the paper's W_init (1 - eta) / N
     d->Start({DataRate("100Gbps"), 4096, NanoSeconds(T_NS)});
     EXPECT_EQ(d->GetWindow(), 125000u); // one BDP
     EXPECT_EQ(d->GetRate().GetBitRate(), 100000000000u);
     EXPECT_DOUBLE_EQ(d->GetUtilization(), 1.0);
+    // W_AI = BDP x (1 - 0.95) / 10 = 625 bytes (RateAI 500 Mb/s)
+    const double wAi = BDP * (1 - ETA) / RoceHpcc::DEFAULT_FLOWS;
+    EXPECT_NEAR(d->GetAdditiveWindow(), 625.0, 1e-9);
 
-    // Default W_AI = 50 Mb/s x 10 us = 62.5 bytes: queue of one BDP -> U = 2.
+    // queue of one BDP -> U = 2.
     Port p;
     IntTag a = MakeTag({p.Next(T_NS, 1.0, 125000)});
     IntTag b = MakeTag({p.Next(T_NS, 1.0, 125000)});
@@ -194,8 +197,17 @@ TEST_F(Hpcc, DefaultsNameAndInitialWindow)
     ack.ackedTotal = 2;
     d->OnAck(ack);
     EXPECT_DOUBLE_EQ(d->GetUtilization(), 2.0);
-    EXPECT_NEAR(d->GetReferenceWindow(), BDP / (2.0 / 0.95) + 62.5, 1e-6);
-    EXPECT_NEAR(static_cast<double>(d->GetWindow()), 59437.5, WIN_TOL);
+    EXPECT_NEAR(d->GetReferenceWindow(), BDP / (2.0 / 0.95) + wAi, 1e-6);
+    EXPECT_NEAR(static_cast<double>(d->GetWindow()), 59375.0 + 625.0, WIN_TOL);
+
+    // an explicit RateAI wins; W_AI scales with the line rate and eta otherwise
+    EXPECT_NEAR(cc->GetAdditiveWindow(), 0.0, 0.0); // not started
+    StartCc();
+    EXPECT_NEAR(cc->GetAdditiveWindow(), W_AI, 1e-9);
+    Ptr<RoceHpcc> e = CreateObject<RoceHpcc>();
+    e->SetAttribute("Eta", DoubleValue(0.9));
+    e->Start({DataRate("10Gbps"), 4096, NanoSeconds(T_NS)});
+    EXPECT_NEAR(e->GetAdditiveWindow(), 12500 * 0.1 / 10, 1e-9);
 }
 
 TEST_F(Hpcc, FirstAckOnlyStoresRecords)
@@ -361,28 +373,16 @@ TEST_F(Hpcc, MostUtilisedHopDecides)
     EXPECT_NEAR(cc->GetUtilization(), 1.4, 1e-12);
 }
 
-TEST_F(Hpcc, AckWithoutIntChangesNothing)
+TEST_F(Hpcc, AckWithoutIntIsRefused)
 {
+    // HPCC without INT would keep its initial window forever (a fixed window under HPCC's
+    // name): an ACK without records, or with none, is a fatal error naming the switch attribute.
     StartCc();
-    Port p;
-    const uint64_t seq = Congest(p, 125000);
-    const double wc = BDP / (2.0 / ETA) + W_AI;
-    ExpectWindow(wc, wc);
-
-    // No INT, even though it acknowledges past lastUpdateSeq.
-    AckAt(Next(), nullptr, seq + 1, seq + 100000);
-    ExpectWindow(wc, wc);
-    EXPECT_DOUBLE_EQ(cc->GetUtilization(), 2.0);
+    EXPECT_DEATH(AckAt(Next(), nullptr, 1000, 100000),
+                 "RoceHpcc: an ACK without INT records is not allowed .*RoceSwitch::IntEnabled");
     IntTag empty;
-    AckAt(Next(), &empty, seq + 2, seq + 100000);
-    ExpectWindow(wc, wc);
-    EXPECT_DOUBLE_EQ(cc->GetUtilization(), 2.0);
-
-    // lastUpdateSeq was not consumed: the next INT ACK past `seq` updates W_c.
-    IntTag t = MakeTag({p.Next(T_NS, 0.5, 0)});
-    AckAt(Next(), &t, seq + 3, seq + 100000);
-    EXPECT_DOUBLE_EQ(cc->GetUtilization(), 0.5);
-    ExpectWindow(wc + W_AI, wc + W_AI);
+    EXPECT_DEATH(AckAt(Next(), &empty, 1000, 100000),
+                 "RoceHpcc: an ACK without INT records is not allowed");
 }
 
 TEST_F(Hpcc, HopCountChangeRestartsMeasurement)
@@ -471,8 +471,6 @@ TEST_F(Hpcc, BadAttributesAreRejected)
                  "Eta -0.25 is not allowed");
     EXPECT_DEATH(CreateObject<RoceHpcc>()->SetAttribute("MaxStage", UintegerValue(0)),
                  "MaxStage 0 is not allowed");
-    EXPECT_DEATH(CreateObject<RoceHpcc>()->SetAttribute("RateAI", DataRateValue(DataRate(0))),
-                 "RateAI 0 bps is not allowed");
     EXPECT_DEATH(CreateObject<RoceHpcc>()->Start({DataRate("100Gbps"), 4096, Time(0)}),
                  "base RTT 0 ns is not allowed");
     // Eta = 1 is allowed.

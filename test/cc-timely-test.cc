@@ -2,7 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * RoceTimely driven directly: RTT samples on ACKs at chosen simulation times; every expected
- * rate is the closed form of Mittal et al., SIGCOMM 2015, Algorithm 1.
+ * rate is the closed form of Mittal et al., SIGCOMM 2015, Algorithm 1 (samples BASE_RTT apart,
+ * so that the paper's rtt_diff / minRTT and this model's RTT slope agree).
  */
 #include "ait-test-fixture.h"
 
@@ -22,11 +23,11 @@ namespace
 
 constexpr double LINE = 100e9;     //!< line rate (bit/s)
 constexpr double MIN_RATE = 100e6; //!< default MinRate
-constexpr double DELTA = 10e6;     //!< default AdditiveStep
+constexpr double DELTA = 100e6;    //!< default AdditiveStep at 100 Gb/s: line rate / 1000
 constexpr double ALPHA = 0.875;    //!< default Alpha (weight of the new sample)
 constexpr double BETA = 0.8;       //!< default Beta
 constexpr double T_HIGH = 500;     //!< default THigh (us)
-constexpr double BASE_RTT = 20;    //!< base RTT of the context = default MinRtt (us)
+constexpr double BASE_RTT = 20;    //!< base RTT of the context = spacing of the samples (us)
 constexpr double TOL = 1.0;        //!< GetRate() is whole bit/s
 
 /// Fixture: a RoceTimely with default attributes at 100 Gb/s, base RTT 20 us.
@@ -36,8 +37,6 @@ class Timely : public Ns3Fixture
     void SetUp() override
     {
         Ns3Fixture::SetUp();
-        // these tests feed one completion event per ACK
-        Config::SetDefault("ns3::RoceTimely::SegmentBytes", UintegerValue(0));
         cc = CreateObject<RoceTimely>();
     }
 
@@ -48,19 +47,25 @@ class Timely : public Ns3Fixture
     }
 
     /**
-     * \brief Deliver an ACK with RTT sample \p rttUs 1 us after the previous one.
+     * \brief Deliver an ACK with RTT sample \p rttUs \p gapUs after the previous one; it
+     *        acknowledges data sent after the previous ACK (a completion event).
      * \param rttUs the sample in microseconds (0 = no sample)
+     * \param gapUs time since the previous ACK
      */
-    void Sample(double rttUs)
+    void Sample(double rttUs, double gapUs = BASE_RTT)
     {
-        m_now += MicroSeconds(1);
+        m_now += NanoSeconds(static_cast<int64_t>(gapUs * 1000));
+        m_acked += 4096;
         Ptr<RoceTimely> c = cc;
         const Time rtt = NanoSeconds(static_cast<int64_t>(rttUs * 1000));
-        Simulator::Schedule(m_now - Simulator::Now(), [c, rtt]() {
+        const uint64_t acked = m_acked;
+        Simulator::Schedule(m_now - Simulator::Now(), [c, rtt, acked]() {
             RoceCongestionOps::Ack ack;
             ack.rtt = rtt;
             ack.newlyAcked = 4096;
             ack.packetsAcked = 1;
+            ack.ackedTotal = acked;
+            ack.sentTotal = acked; // nothing else in flight: the next ACK starts a new RTT
             c->OnAck(ack);
         });
         Simulator::Run();
@@ -75,6 +80,7 @@ class Timely : public Ns3Fixture
 
     Ptr<RoceTimely> cc;            //!< algorithm under test
     Time m_now{MicroSeconds(100)}; //!< time of the last ACK
+    uint64_t m_acked{0};           //!< Ack::ackedTotal of the last ACK
 };
 
 /// Reference EWMA state of the test (closed form of the paper's lines 1-4).
@@ -83,7 +89,7 @@ struct Gradient
     double prev{-1}; //!< previous sample (us), -1 = none
     double diff{0};  //!< smoothed rtt_diff (us)
     double alpha;    //!< weight of the new sample
-    double minRttUs; //!< normaliser
+    double minRttUs; //!< normaliser (= spacing of the samples)
 
     /**
      * \param rttUs new sample
@@ -108,12 +114,20 @@ TEST_F(Timely, DefaultsAndName)
     EXPECT_EQ(cc->GetTHigh(), MicroSeconds(500));
     EXPECT_DOUBLE_EQ(cc->GetAlpha(), 0.875);
     EXPECT_DOUBLE_EQ(cc->GetBeta(), 0.8);
-    EXPECT_EQ(cc->GetAdditiveStep().GetBitRate(), 10000000u);
+    EXPECT_EQ(cc->GetAdditiveStep().GetBitRate(), 0u); // 0 = line rate / 1000
     EXPECT_EQ(cc->GetHaiThreshold(), 5u);
-    EXPECT_TRUE(cc->GetMinRtt().IsZero());
     EXPECT_EQ(cc->GetWindow(), 0u);
     StartCc();
     EXPECT_EQ(cc->GetRate().GetBitRate(), 100000000000u);
+    EXPECT_EQ(cc->GetStepInUse().GetBitRate(), 100000000u);
+    // the paper's 10 Mb/s at 10 Gb/s; an explicit step wins
+    Ptr<RoceTimely> t10 = CreateObject<RoceTimely>();
+    t10->Start({DataRate("10Gbps"), 4096, MicroSeconds(BASE_RTT)});
+    EXPECT_EQ(t10->GetStepInUse().GetBitRate(), 10000000u);
+    Ptr<RoceTimely> set = CreateObject<RoceTimely>();
+    set->SetAttribute("AdditiveStep", DataRateValue(DataRate("7Mbps")));
+    set->Start({DataRate("100Gbps"), 4096, MicroSeconds(BASE_RTT)});
+    EXPECT_EQ(set->GetStepInUse().GetBitRate(), 7000000u);
 }
 
 TEST_F(Timely, AboveTHighMultiplicativeDecrease)
@@ -153,7 +167,6 @@ TEST_F(Timely, PositiveGradientDecrease)
     const double g1 = g.Add(110);
     EXPECT_DOUBLE_EQ(g1, 0.4375);
     EXPECT_NEAR(cc->GetGradient(), g1, 1e-12);
-    EXPECT_EQ(cc->GetRttDiff(), NanoSeconds(8750));
     double r = LINE * (1 - BETA * g1);
     EXPECT_NEAR(Rate(), r, TOL);
     EXPECT_NEAR(Rate(), 65e9, TOL);
@@ -164,14 +177,23 @@ TEST_F(Timely, PositiveGradientDecrease)
     EXPECT_NEAR(Rate(), r, TOL);
 }
 
-TEST_F(Timely, MinRttNormalisesTheGradient)
+TEST_F(Timely, GradientIsTheRttSlopeHoweverFarApartTheEvents)
 {
-    cc->SetAttribute("MinRtt", TimeValue(MicroSeconds(40)));
+    // +10 us of RTT over 40 us (two minRTT) is a slope of 0.25, not 10 / 20 = 0.5: the same
+    // queue growth per unit of time gives the same gradient.
     StartCc();
     Sample(100);
-    Sample(110); // g = 8.75 / 40
-    EXPECT_NEAR(cc->GetGradient(), 8.75 / 40, 1e-12);
-    EXPECT_NEAR(Rate(), LINE * (1 - BETA * 8.75 / 40), TOL);
+    Sample(110, 40); // g = 0.875 x 10 / 40
+    EXPECT_NEAR(cc->GetGradient(), 0.875 * 10 / 40, 1e-12);
+    EXPECT_NEAR(Rate(), LINE * (1 - BETA * 0.875 * 10 / 40), TOL);
+    // A deep queue seen one long RTT later: +400 us over 600 us. Divided by a fixed 20 us
+    // minRTT it would be g = 17.5 and the rate would drop to MinRate; the slope is 0.58.
+    const double r = Rate();
+    Sample(490, 600);
+    const double g = 0.125 * 0.875 * 10 / 40 + 0.875 * 380.0 / 600;
+    EXPECT_NEAR(cc->GetGradient(), g, 1e-12);
+    EXPECT_NEAR(Rate(), r * (1 - BETA * g), TOL);
+    EXPECT_GT(Rate(), 0.4 * r);
 }
 
 TEST_F(Timely, AlphaIsTheWeightOfTheNewSample)
@@ -180,7 +202,7 @@ TEST_F(Timely, AlphaIsTheWeightOfTheNewSample)
     StartCc();
     Sample(100);
     Sample(120); // rtt_diff = 0.75 x 0 + 0.25 x 20 us = 5 us
-    EXPECT_EQ(cc->GetRttDiff(), NanoSeconds(5000));
+    EXPECT_NEAR(cc->GetGradient(), 5.0 / BASE_RTT, 1e-12);
     EXPECT_NEAR(Rate(), LINE * (1 - BETA * 5.0 / BASE_RTT), TOL);
 }
 
@@ -285,7 +307,8 @@ TEST_F(Timely, AckWithoutRttSampleIsIgnored)
     Sample(400);
     EXPECT_LT(cc->GetGradient(), 0);
     EXPECT_NEAR(Rate(), r + DELTA, TOL);
-    EXPECT_EQ(cc->GetRttDiff(), NanoSeconds(static_cast<int64_t>(ALPHA * -600000)));
+    // over the 40 us since the sample at 1000 us
+    EXPECT_NEAR(cc->GetGradient(), ALPHA * -600 / (2 * BASE_RTT), 1e-12);
 }
 
 TEST_F(Timely, TLowAndTHighMayBeSetInAnyOrder)
@@ -311,9 +334,6 @@ TEST_F(Timely, BadAttributesAreRejected)
                  "Alpha 1.25 is not allowed");
     EXPECT_DEATH(CreateObject<RoceTimely>()->SetAttribute("HaiThreshold", UintegerValue(0)),
                  "HaiThreshold 0 is not allowed");
-    EXPECT_DEATH(
-        CreateObject<RoceTimely>()->SetAttribute("AdditiveStep", DataRateValue(DataRate(0))),
-        "AdditiveStep 0 bps is not allowed");
     EXPECT_DEATH(CreateObject<RoceTimely>()->SetAttribute("TLow", TimeValue(MicroSeconds(-1))),
                  "TLow -1000 ns is not allowed");
     EXPECT_DEATH(
@@ -330,24 +350,51 @@ TEST_F(Timely, BadAttributesAreRejected)
             t->Start({DataRate("100Gbps"), 4096, MicroSeconds(20)});
         },
         "TLow 50000 ns is not allowed \\(must be < THigh 40000 ns\\)");
-    EXPECT_DEATH(CreateObject<RoceTimely>()->Start({DataRate("100Gbps"), 4096, Time(0)}),
-                 "MinRtt 0 with base RTT 0 ns is not allowed");
 }
 
-TEST_F(Timely, ReactsOncePerSegmentNotPerPacket)
+TEST_F(Timely, ReactsOncePerRoundTripNotPerPacket)
 {
-    // with SegmentBytes 64 KB and 4 KB ACKs, only every 16th ACK is a completion event
-    cc->SetAttribute("SegmentBytes", UintegerValue(64 * 1024));
+    // One completion event per RTT: an ACK that acknowledges only data sent before the previous
+    // event carries no new feedback. Here 16 packets are in flight when the first event cuts
+    // the rate; their 15 other ACKs change nothing; the ACK of a packet sent after the event
+    // is the next one.
     StartCc();
-    const double start = cc->GetRate().GetBitRate();
+    const double start = Rate();
     RoceCongestionOps::Ack ack;
     ack.newlyAcked = 4096;
-    ack.rtt = MicroSeconds(600); // above THigh: a completion event cuts the rate
-    for (int i = 0; i < 15; ++i)
+    ack.rtt = MicroSeconds(600); // above THigh: each completion event cuts the rate
+    ack.sentTotal = 16 * 4096;
+    ack.ackedTotal = 4096;
+    cc->OnAck(ack);
+    const double once = start * (1 - BETA * (1 - T_HIGH / 600));
+    EXPECT_NEAR(Rate(), once, TOL);
+    for (int i = 2; i <= 16; ++i)
     {
+        ack.ackedTotal = i * 4096;
+        ack.sentTotal = (16 + i) * 4096;
         cc->OnAck(ack);
     }
-    EXPECT_EQ(cc->GetRate().GetBitRate(), start);
+    EXPECT_NEAR(Rate(), once, TOL);
+    ack.ackedTotal = 17 * 4096; // sent after the first event
     cc->OnAck(ack);
-    EXPECT_LT(cc->GetRate().GetBitRate(), start);
+    EXPECT_NEAR(Rate(), once * (1 - BETA * (1 - T_HIGH / 600)), TOL);
+}
+
+TEST_F(Timely, SegmentBytesIsAMinimumBetweenEvents)
+{
+    cc->SetAttribute("SegmentBytes", UintegerValue(64 * 1024));
+    StartCc();
+    const double start = Rate();
+    RoceCongestionOps::Ack ack;
+    ack.newlyAcked = 4096;
+    ack.rtt = MicroSeconds(600);
+    for (int i = 1; i <= 15; ++i) // each ACK starts a new RTT, but 64 KB are not yet acked
+    {
+        ack.ackedTotal = ack.sentTotal = i * 4096;
+        cc->OnAck(ack);
+    }
+    EXPECT_NEAR(Rate(), start, TOL);
+    ack.ackedTotal = ack.sentTotal = 16 * 4096;
+    cc->OnAck(ack);
+    EXPECT_LT(Rate(), start);
 }
