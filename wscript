@@ -60,6 +60,7 @@ def build(bld):
         'test/cc-hpcc-test.cc',
         'test/cc-timely-test.cc',
         'test/communicator-test.cc',
+        'test/halving-doubling-test.cc',
         'test/training-job-test.cc',
         'test/training-workload-test.cc',
         'test/transformer-model-test.cc',
