@@ -1030,6 +1030,9 @@ Communicator::OnHdReceive(uint32_t rank,
     {
         return;
     }
+    // a QP delivers its messages in order and a step's chunks add up to its bytes exactly
+    NS_ASSERT_MSG(m_hdGot[rank][bit] == m_hdSteps[step].bytes,
+                  "halving-doubling step " << step << " overshot its bytes");
     m_hdGot[rank][bit] = 0;
     ++next;
     m_hdDone[rank][step] = 1;
