@@ -61,6 +61,7 @@ def build(bld):
         'test/cc-timely-test.cc',
         'test/cc-convergence-test.cc',
         'test/communicator-test.cc',
+        'test/halving-doubling-test.cc',
         'test/training-job-test.cc',
         'test/training-workload-test.cc',
         'test/transformer-model-test.cc',

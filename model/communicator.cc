@@ -1030,6 +1030,9 @@ Communicator::OnHdReceive(uint32_t rank,
     {
         return;
     }
+    // a QP delivers its messages in order and a step's chunks add up to its bytes exactly
+    NS_ASSERT_MSG(m_hdGot[rank][bit] == m_hdSteps[step].bytes,
+                  "halving-doubling step " << step << " overshot its bytes");
     m_hdGot[rank][bit] = 0;
     ++next;
     m_hdDone[rank][step] = 1;
@@ -1038,15 +1041,11 @@ Communicator::OnHdReceive(uint32_t rank,
     {
         ++m_hdComplete[rank];
     }
-    if (m_hdComplete[rank] == m_hdSteps.size())
-    {
-        if (--m_lanesLeft == 0)
-        {
-            Finish();
-        }
-        return;
-    }
-    if (m_hdComplete[rank] > before)
+    // The data of a later step may arrive before that of an earlier one (its partner is on a
+    // faster path): then this arrival completes several steps at once, possibly the last, and
+    // the rank still owes its partners the steps it may now post. Post them before counting
+    // the rank done, or a partner waits forever for the rank's last step.
+    if (m_hdComplete[rank] > before && m_hdPosted[rank] < m_hdSteps.size())
     {
         if (m_stepLatency.IsStrictlyPositive())
         {
@@ -1055,6 +1054,13 @@ Communicator::OnHdReceive(uint32_t rank,
         else
         {
             HdPost(rank);
+        }
+    }
+    if (m_hdComplete[rank] == m_hdSteps.size() && before < m_hdSteps.size())
+    {
+        if (--m_lanesLeft == 0)
+        {
+            Finish();
         }
     }
 }

@@ -39,8 +39,10 @@ class RdmaNic;
  * Halving-doubling (Algorithm "HalvingDoubling", Rabenseifner; n a power of two): reduce-scatter
  * by recursive halving (step i exchanges S/2^(i+1) bytes with rank r XOR n/2^(i+1)), all-gather
  * by recursive doubling (step i exchanges S/n x 2^i bytes with rank r XOR 2^i); all-reduce runs
- * both, 2 log2(n) steps in all. A rank starts step i+1 when step i's data from its partner has
- * arrived (plus StepLatency). All-to-all always uses the direct algorithm.
+ * both, 2 log2(n) steps in all. A rank starts step i+1 when the data of steps 0..i from its
+ * partners has arrived (plus StepLatency); data of a later step may arrive first (its partner
+ * is on a faster path), and the rank still posts the steps that then become due, its last one
+ * included. All-to-all always uses the direct algorithm.
  *
  * Double binary tree (Algorithm "Tree", all-reduce only, as NCCL): two binary trees over the
  * ranks built as NCCL's ncclGetDtree: tree 1 is NCCL's btree (rank 0 is the root with a single

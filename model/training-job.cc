@@ -460,10 +460,13 @@ TrainingJob::RankStepDone(uint32_t rank,
     {
         return;
     }
+    // every rank finishes step s-1 before step s, so steps complete in order
+    NS_ASSERT_MSG(m_steps.size() == step, "step " << step << " completed out of order");
     StepResult r;
     r.job = m_id;
     r.step = step;
-    r.start = a.start;
+    r.firstRankStart = a.start;
+    r.start = step == 0 ? a.start : m_steps.back().end; // steps tile the run
     r.end = Simulator::Now();
     r.compute = a.compute;
     for (uint32_t g = 0; g < N_PARALLEL_GROUPS; ++g)

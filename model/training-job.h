@@ -33,17 +33,32 @@ class TrainingWorker;
  * Made by TrainingJobHelper::Install. Rank r (Megatron order, see ParallelGroup) runs the
  * program of its pipeline stage each step. A collective of a group of one rank completes at
  * once; send/receive between pipeline stages are real RDMA writes (Communicator::SendRecv).
+ *
+ * Step time: step s ends when its last rank finishes it; its time is end(s) - end(s-1), step 0
+ * measured from the job's start, so the steps tile the run and their times add up to it (with
+ * pipeline stages the ranks start a step at different times, see StepResult).
  */
 class TrainingJob : public Object
 {
   public:
-    /// Per step of the job (all ranks).
+    /**
+     * Per step of the job (all ranks).
+     *
+     * Steps tile the run: step s ends (end) when its last rank finishes it, and starts (start)
+     * when step s-1 ended (step 0: when its first rank started it, the job's start), so the
+     * step time end - start is the period between consecutive step ends and the step times add
+     * up to the run. With pipeline stages the ranks do not start a step together (stage P-1
+     * finishes step s-1 first and starts step s while stage 0 still works on step s-1): the
+     * first rank's start, firstRankStart, lies before start from step 1 on, and
+     * end - firstRankStart would count the overlap with the previous step twice.
+     */
     struct StepResult
     {
         uint32_t job;                                //!< job id
         uint32_t step;                               //!< step (0-based)
-        Time start;                                  //!< first rank started the step
+        Time start;                                  //!< end of step s-1 (step 0: job start)
         Time end;                                    //!< last rank finished it
+        Time firstRankStart;                         //!< first rank started the step
         Time compute;                                //!< compute time of the busiest rank
         std::array<Time, N_PARALLEL_GROUPS> exposed; //!< mean over ranks of the time their
                                                      //!< compute stream waited for each group
@@ -123,7 +138,8 @@ class TrainingJob : public Object
     const std::vector<CollectiveRecord>& GetCollectiveRecords() const;
     /**
      * \brief Print the completed steps as a table (one line per step: job, step, start, end,
-     *        duration, compute and the exposed time of the groups the workload uses, in us).
+     *        duration = end - start (see StepResult), compute and the exposed time of the
+     *        groups the workload uses, in us).
      * \param os the stream
      * \param header print the column names first
      */
@@ -227,7 +243,7 @@ class TrainingJob : public Object
     struct StepAcc
     {
         uint32_t ranks{0};                           //!< ranks done
-        Time start;                                  //!< earliest start
+        Time start;                                  //!< earliest rank start
         Time compute;                                //!< max compute
         std::array<Time, N_PARALLEL_GROUPS> exposed; //!< sums
     };

@@ -29,7 +29,12 @@ namespace
 
 /// A pipeline: `pp` stages, one layer each (forward f, input and weight gradient b/2 each).
 TrainingWorkload
-Pipeline(uint32_t pp, uint32_t microBatches, Time f, Time b, uint64_t activation)
+Pipeline(uint32_t pp,
+         uint32_t microBatches,
+         Time f,
+         Time b,
+         uint64_t activation,
+         uint32_t steps = 1)
 {
     WorkloadLayer l;
     l.name = "block";
@@ -40,6 +45,7 @@ Pipeline(uint32_t pp, uint32_t microBatches, Time f, Time b, uint64_t activation
     o.pp = pp;
     o.microBatches = microBatches;
     o.ppBytes = activation;
+    o.steps = steps;
     TrainingWorkload w = TrainingWorkload::FromLayers({l}, o);
     w.name = "pipeline";
     return w;
@@ -113,6 +119,56 @@ TEST_F(Ns3Fixture, ComputeOnlyPipelineTakesTheHandComputed1F1BTime)
     // every stage computed M (F + B)
     EXPECT_EQ(job->GetStepResults()[0].compute, (F + B) * int64_t(M));
     Simulator::Destroy();
+}
+
+TEST_F(Ns3Fixture, PipelineStepsTileTheRunAndEachTakesThe1F1BTime)
+{
+    // Several steps of a compute-only 1F1B pipeline. Stage P-1 finishes step s-1 (P-1) B
+    // before stage 0 and starts step s at once, but step s's first forward reaches it only
+    // after stage 0 began step s: every step takes the same (M + P - 1)(F + B), plus the
+    // crossings of the tiny messages on its critical path, c = 2 cable delays + 2 packet times
+    // each: at least the 2 (P - 1) to the last stage and back (of at least the cable delays),
+    // at most one before each of the 2 (M + P - 1) compute ops of the critical path. A step ends
+    // when its last rank finishes it and lasts from the end of the previous step (step 0: from the
+    // job start): the steps tile the run and their times add up to it. Measured from the first
+    // rank's start, steps after the first would count the (P - 1) B overlap twice.
+    const Time F = MicroSeconds(100);
+    const Time B = MicroSeconds(200);
+    const uint32_t steps = 3;
+    for (uint32_t P : {2u, 4u, 8u})
+    {
+        for (uint32_t M : {1u, 3u, 8u})
+        {
+            Ptr<TrainingJob> job = RunOnOneSwitch(Pipeline(P, M, F, B, 64, steps), P);
+            const auto& r = job->GetStepResults();
+            ASSERT_EQ(r.size(), steps) << "P=" << P << " M=" << M;
+            const Time ideal = (F + B) * int64_t(M + P - 1);
+            const Time c = MicroSeconds(2) + Seconds(2 * (64 + 78) * 8 / 100e9);
+            Time sum(0);
+            for (uint32_t s = 0; s < steps; ++s)
+            {
+                EXPECT_EQ(r[s].step, s);
+                EXPECT_GE(Duration(r[s]), ideal + MicroSeconds(2) * int64_t(2 * (P - 1)))
+                    << "P=" << P << " M=" << M << " step " << s;
+                EXPECT_LE(Duration(r[s]), ideal + c * int64_t(2 * (M + P - 1)))
+                    << "P=" << P << " M=" << M << " step " << s;
+                EXPECT_EQ(r[s].start, s == 0 ? Time(0) : r[s - 1].end);
+                EXPECT_LE(r[s].firstRankStart, r[s].start);
+                if (s > 0)
+                {
+                    // the last stage started step s (P-1) B (+ crossings) before s-1 ended
+                    EXPECT_NEAR((r[s].start - r[s].firstRankStart).GetSeconds(),
+                                (B * int64_t(P - 1)).GetSeconds(),
+                                (c * int64_t(P - 1)).GetSeconds() * 1.001)
+                        << "P=" << P << " M=" << M << " step " << s;
+                }
+                sum += Duration(r[s]);
+            }
+            EXPECT_EQ(sum, r.back().end - r.front().start) << "P=" << P << " M=" << M;
+            EXPECT_EQ(r.front().start, r.front().firstRankStart);
+            Simulator::Destroy();
+        }
+    }
 }
 
 TEST_F(Ns3Fixture, LargeActivationsAddExposedPipelineCommunication)
