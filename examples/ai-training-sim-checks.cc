@@ -394,6 +394,11 @@ BuildPreset(Options& o, const Given& g, const std::string& wl)
     par.dp = dp;
     par.microBatches = mb;
     par.steps = o.steps;
+    const std::string why = model->Check(par);
+    if (!why.empty())
+    {
+        Fail(Arg("workload", wl) + " with --ranks=" + std::to_string(o.ranks) + ": " + why);
+    }
     o.workload = model->Build(par);
     o.workload.name = wl;
     o.dp = dp;
@@ -425,7 +430,11 @@ ReadWorkloadFile(Options& o, const Given& g, const std::string& wl)
     {
         Fail(Arg("workload", wl) + " is neither a preset (dp|gpt|moe) nor a readable file");
     }
-    o.workload = WorkloadReader::Read(wl);
+    std::string error;
+    if (!WorkloadReader::TryRead(wl, o.workload, error))
+    {
+        Fail(error);
+    }
     if (o.ranks == 0)
     {
         o.ranks = std::min<uint32_t>(16, o.hosts);
@@ -466,6 +475,11 @@ CheckTraining(Options& o, const Given& g)
     }
     TrainingWorkload& w = o.workload;
     w.steps = o.steps;
+    const std::string why = w.Check();
+    if (!why.empty())
+    {
+        Fail(Arg("workload", wl) + ": " + why);
+    }
     const uint64_t group = uint64_t(w.tp) * w.pp * w.ep;
     if (o.ranks == 0 || o.ranks % group != 0)
     {
