@@ -517,6 +517,12 @@ ParseOptions(int argc, char* argv[])
     auto V = [&g](const std::string& name) { return Value(g, name); };
     auto given = [&g](const std::string& name) { return g.count(name) > 0; };
     o.config = ConfigEntries(g);
+    std::string command = "ai-training-sim";
+    for (int i = 1; i < argc; ++i)
+    {
+        command += std::string(" ") + argv[i];
+    }
+    o.config.emplace_back("command", Json(command));
 
     o.topology = Choose("topology",
                         V("topology"),

@@ -361,7 +361,7 @@ OverrideSyntaxOk(const std::string& type, const std::string& v)
     if (type == "ns3::TimeValue")
     {
         Time t;
-        return TryTime(!v.empty() && v[0] == '-' ? v.substr(1) : v, &t);
+        return TryTime(!v.empty() && (v[0] == '-' || v[0] == '+') ? v.substr(1) : v, &t);
     }
     if (type == "ns3::DataRateValue")
     {
