@@ -14,12 +14,14 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <fcntl.h>
 #include <iomanip>
 #include <iostream>
 #include <map>
 #include <set>
 #include <sstream>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace ns3;
@@ -371,6 +373,66 @@ OverrideSyntaxOk(const std::string& type, const std::string& v)
     return true;
 }
 
+/// Create an object of the type (with the override, if withValue) in a child process: the
+/// setters of some attributes stop the run on values their checker accepts. Returns "" if that
+/// worked, else the type's own message.
+static std::string
+TrialConstruct(TypeId tid, const std::string& attr, const std::string& value, bool withValue)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+    {
+        return "";
+    }
+    std::cout.flush();
+    std::cerr.flush();
+    const pid_t pid = fork();
+    if (pid < 0)
+    {
+        close(fds[0]);
+        close(fds[1]);
+        return "";
+    }
+    if (pid == 0)
+    {
+        dup2(fds[1], STDERR_FILENO);
+        const int devnull = open("/dev/null", O_WRONLY);
+        dup2(devnull, STDOUT_FILENO);
+        close(fds[0]);
+        ObjectFactory factory;
+        factory.SetTypeId(tid);
+        if (withValue)
+        {
+            factory.Set(attr, StringValue(value));
+        }
+        Ptr<Object> object = factory.Create();
+        _exit(0);
+    }
+    close(fds[1]);
+    std::string text;
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(fds[0], buf, sizeof(buf))) > 0)
+    {
+        text.append(buf, n);
+    }
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    {
+        return "";
+    }
+    size_t a = text.find("msg=\"");
+    if (a == std::string::npos)
+    {
+        return "an object of the type cannot be created with it";
+    }
+    a += 5;
+    std::string msg = text.substr(a, text.find("\", ", a) - a);
+    return msg.substr(0, msg.find('\n'));
+}
+
 /// Check one --name=value whose name is no flag of the program: an ns-3 override or Fail.
 static Override
 CheckOverride(const std::string& name, const std::string& value)
@@ -425,6 +487,15 @@ CheckOverride(const std::string& name, const std::string& value)
     {
         Fail(arg + " is not a valid value of " + name + " (" +
              info.checker->GetUnderlyingTypeInformation() + ")");
+    }
+    if (tid.HasConstructor() && tid.IsChildOf(Object::GetTypeId()) &&
+        TrialConstruct(tid, info.name, value, false).empty())
+    {
+        const std::string why = TrialConstruct(tid, info.name, value, true);
+        if (!why.empty())
+        {
+            Fail(arg + " is refused by " + tid.GetName() + ": " + why);
+        }
     }
     return {name, value, false};
 }

@@ -165,6 +165,7 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
         {"--ns3::RdmaNic::ReorderThreshold=4.5", "--ns3::RdmaNic::ReorderThreshold=4.5 is not a valid value"},
         {"--ns3::RdmaNic::ReorderThreshold=-1", "--ns3::RdmaNic::ReorderThreshold=-1 is not a valid value"},
         {"--ns3::RdmaNic::RtoInitial=abc", "--ns3::RdmaNic::RtoInitial=abc is not a valid value"},
+        {"--ns3::RoceNetDevice::DwrrWeights=1,2", "--ns3::RoceNetDevice::DwrrWeights=1,2 is refused by ns3::RoceNetDevice: "},
         {"--ns3::RdmaNic::Mtu=1024", "--ns3::RdmaNic::Mtu=1024 is set by the program from --mtu"},
         {"--ns3::SwitchMmu::BufferSize=1000", "set by the program from --bufferSize"},
         {"--ns3::Communicator::Channels=2", "set by the program from --channels"},

@@ -280,7 +280,8 @@ TEST(Study, SameFlagsAndSeedGiveIdenticalOutputs)
         {
             if (line.find("\"wall_s\"") == std::string::npos &&
                 line.find("\"peak_rss_mb\"") == std::string::npos &&
-                line.find("\"outputDir\"") == std::string::npos)
+                line.find("\"outputDir\"") == std::string::npos &&
+                line.find("\"command\"") == std::string::npos) // it names the outputDir
             {
                 o += line + "\n";
             }
