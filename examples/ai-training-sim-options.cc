@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fcntl.h>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -379,26 +380,7 @@ OverrideSyntaxOk(const std::string& type, const std::string& v)
 static std::string
 TrialConstruct(TypeId tid, const std::string& attr, const std::string& value, bool withValue)
 {
-    int fds[2];
-    if (pipe(fds) != 0)
-    {
-        return "";
-    }
-    std::cout.flush();
-    std::cerr.flush();
-    const pid_t pid = fork();
-    if (pid < 0)
-    {
-        close(fds[0]);
-        close(fds[1]);
-        return "";
-    }
-    if (pid == 0)
-    {
-        dup2(fds[1], STDERR_FILENO);
-        const int devnull = open("/dev/null", O_WRONLY);
-        dup2(devnull, STDOUT_FILENO);
-        close(fds[0]);
+    return InChild([&]() {
         ObjectFactory factory;
         factory.SetTypeId(tid);
         if (withValue)
@@ -406,31 +388,7 @@ TrialConstruct(TypeId tid, const std::string& attr, const std::string& value, bo
             factory.Set(attr, StringValue(value));
         }
         Ptr<Object> object = factory.Create();
-        _exit(0);
-    }
-    close(fds[1]);
-    std::string text;
-    char buf[4096];
-    ssize_t n;
-    while ((n = read(fds[0], buf, sizeof(buf))) > 0)
-    {
-        text.append(buf, n);
-    }
-    close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-    {
-        return "";
-    }
-    size_t a = text.find("msg=\"");
-    if (a == std::string::npos)
-    {
-        return "an object of the type cannot be created with it";
-    }
-    a += 5;
-    std::string msg = text.substr(a, text.find("\", ", a) - a);
-    return msg.substr(0, msg.find('\n'));
+    });
 }
 
 /// Check one --name=value whose name is no flag of the program: an ns-3 override or Fail.
@@ -547,6 +505,59 @@ HandleHardOptions(int argc, char* argv[])
         cmd.Parse(args); // exits 0
         std::exit(0);
     }
+}
+
+std::string
+InChild(const std::function<void()>& work)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+    {
+        return "";
+    }
+    std::cout.flush();
+    std::cerr.flush();
+    const pid_t pid = fork();
+    if (pid < 0)
+    {
+        close(fds[0]);
+        close(fds[1]);
+        return "";
+    }
+    if (pid == 0)
+    {
+        dup2(fds[1], STDERR_FILENO);
+        const int devnull = open("/dev/null", O_WRONLY);
+        dup2(devnull, STDOUT_FILENO);
+        close(fds[0]);
+        work();
+        _exit(0);
+    }
+    close(fds[1]);
+    std::string text;
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(fds[0], buf, sizeof(buf))) > 0)
+    {
+        text.append(buf, n);
+    }
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    {
+        return "";
+    }
+    size_t a = text.find("msg=\"");
+    if (a == std::string::npos)
+    {
+        return "it stops the simulation (exit status " +
+               std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status)) +
+               ")";
+    }
+    a += 5;
+    const std::string msg = text.substr(a, text.find("\", ", a) - a);
+    return msg.substr(0, msg.find('\n'));
 }
 
 void

@@ -12,6 +12,7 @@
 #include "ns3/network-module.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -168,6 +169,14 @@ Given ParseArgv(int argc, char* argv[], std::vector<Override>* overrides);
 std::string Value(const Given& given, const std::string& name);
 /// \return every flag's value as a JSON value, for summary.json's config
 std::vector<std::pair<std::string, std::string>> ConfigEntries(const Given& given);
+
+/**
+ * \brief Run work in a child process (stdout discarded) and wait for it.
+ * \param work what to do
+ * \return "" if it returned normally, else the first line of ns-3's fatal message (or the
+ *         exit status)
+ */
+std::string InChild(const std::function<void()>& work);
 
 /// \return s as a JSON string literal
 std::string Json(const std::string& s);

@@ -89,8 +89,29 @@ Conservation::Ok() const
            bytesRecorded == bytesPosted && bytesReceived == bytesPosted;
 }
 
-Study::Study(const Options& o)
+void
+TrialBuild(const Options& o)
+{
+    const std::string why = InChild([&o]() {
+        Study study(o, true);
+        study.Build();
+        Simulator::Stop(Seconds(0)); // the objects' start (DoInitialize) runs at time 0
+        Simulator::Run();
+    });
+    if (!why.empty())
+    {
+        std::string list;
+        for (const auto& ov : o.overrides)
+        {
+            list += (list.empty() ? "" : " ") + Arg(ov.name, ov.value);
+        }
+        Fail(list + " is refused by the model: " + why);
+    }
+}
+
+Study::Study(const Options& o, bool trial)
     : m_o(o),
+      m_trial(trial),
       m_wallStart(std::chrono::steady_clock::now())
 {
 }
@@ -150,7 +171,7 @@ Study::Build()
                         << m_fabric->GetNHosts() << " hosts and " << NodeList::GetNNodes()
                         << " nodes, the checks expected " << o.hosts << " and " << o.nodes);
 
-    if (o.pcap != "none")
+    if (o.pcap != "none" && !m_trial)
     {
         NodeContainer nodes;
         if (o.pcap == "hosts" || o.pcap == "all")
@@ -224,6 +245,10 @@ Study::Build()
                                     [this](const Communicator::Result&) { WorkDone(); }));
         }
         m_fraction = [this]() { return double(m_comm->GetResults().size()) / m_o.sizes.size(); };
+        if (m_trial)
+        {
+            return;
+        }
         std::cout << "ai-training-sim: " << Communicator::KindName(o.kind) << " on " << o.ranks
                   << " ranks of a " << o.fabricName << net << ", algorithm "
                   << AlgorithmLabel(o.kind, o.algorithm, o.gpusPerServer) << ", " << o.channels

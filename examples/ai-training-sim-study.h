@@ -36,12 +36,24 @@ struct Conservation
     bool Ok() const;
 };
 
+/**
+ * \brief Build the run and start it (time 0) in a child process, to find what the --ns3::
+ *        overrides make the library refuse (checks across attributes at setup and start);
+ *        Fail() with its message. Only needed when overrides were given: the flags are all
+ *        checked by ParseOptions.
+ * \param o the checked configuration
+ */
+void TrialBuild(const Options& o);
+
 /// One run of the study program.
 class Study
 {
   public:
-    /// \param o the checked configuration
-    explicit Study(const Options& o);
+    /**
+     * \param o the checked configuration
+     * \param trial a trial build (TrialBuild): no pcaps, no output
+     */
+    explicit Study(const Options& o, bool trial = false);
     ~Study();
 
     /// Build the fabric, the NICs, the statistics and the collective or jobs; print the banner.
@@ -88,6 +100,7 @@ class Study
                        const ns3::Communicator::Result& r);
 
     const Options& m_o;                                //!< configuration
+    bool m_trial;                                      //!< a trial build (no pcaps)
     std::unique_ptr<ns3::RoceTopologyHelper> m_fabric; //!< the fabric
     std::vector<ns3::Ptr<ns3::RdmaNic>> m_nics;        //!< every host's NIC
     std::unique_ptr<ns3::NetworkStatsHelper> m_stats;  //!< measurements

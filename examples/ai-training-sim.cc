@@ -77,6 +77,10 @@ int
 main(int argc, char* argv[])
 {
     const aitsim::Options o = aitsim::ParseOptions(argc, argv); // exits 2 on any user error
+    if (!o.overrides.empty())
+    {
+        aitsim::TrialBuild(o); // exits 2 if the library refuses what the overrides ask
+    }
     PrepareOutputDir(o.outputDir);
     aitsim::Study study(o);
     study.Build();

@@ -166,6 +166,9 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
         {"--ns3::RdmaNic::ReorderThreshold=-1", "--ns3::RdmaNic::ReorderThreshold=-1 is not a valid value"},
         {"--ns3::RdmaNic::RtoInitial=abc", "--ns3::RdmaNic::RtoInitial=abc is not a valid value"},
         {"--ns3::RoceNetDevice::DwrrWeights=1,2", "--ns3::RoceNetDevice::DwrrWeights=1,2 is refused by ns3::RoceNetDevice: "},
+        // overrides the library refuses only when it builds or starts: found by a trial build
+        {"--ns3::RdmaNic::RtoMax=2us --collective=allreduce --ranks=4", "--ns3::RdmaNic::RtoMax=2us is refused by the model: RdmaNic: RtoMax +2us is below RtoInitial"},
+        {"--ns3::RoceNetDevice::DwrrWeights=1,1,1,1,1,1,1,4", "is refused by the model: RoceNetDevice: DwrrWeights gives priority 7 weight 4"},
         {"--ns3::RdmaNic::Mtu=1024", "--ns3::RdmaNic::Mtu=1024 is set by the program from --mtu"},
         {"--ns3::SwitchMmu::BufferSize=1000", "set by the program from --bufferSize"},
         {"--ns3::Communicator::Channels=2", "set by the program from --channels"},
