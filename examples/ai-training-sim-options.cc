@@ -230,6 +230,11 @@ TryTime(const std::string& s, Time* out)
     std::string number;
     std::string unit;
     static const std::set<std::string> units = {"s", "ms", "us", "ns", "ps", "fs"};
+    if (s == "0")
+    {
+        *out = Time(0); // zero needs no unit
+        return true;
+    }
     if (!SplitUnit(s, &number, &unit) || !units.count(unit) || number.size() > 20)
     {
         return false;

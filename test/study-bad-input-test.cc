@@ -102,7 +102,7 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
         {"--seed=0", "--seed=0 is not allowed (an integer 1..4294967295)"},
         {"--run=0", "--run=0 is not allowed"},
         {"--linkDelay=abc", "--linkDelay=abc is not allowed (a time 0..10ms"},
-        {"--linkDelay=5", "--linkDelay=5 is not allowed"},        // no unit: not guessed
+        {"--linkDelay=5", "--linkDelay=5 is not allowed"}, // no unit: not guessed (0 needs none)
         {"--linkDelay=-1us", "--linkDelay=-1us is not allowed"},
         {"--linkDelay=1s", "--linkDelay=1s is not allowed"},      // above the limit
         {"--queueInterval=1x", "--queueInterval=1x is not allowed"},

@@ -563,3 +563,18 @@ TEST(Study, GpuPresetSetsNvLinkAndNs3OverridesWin)
         15 * 4 * (1 << 20));
     EXPECT_EQ(js.get<std::string>("config.overrides.ns3::Communicator::ChunkBytes"), "131072");
 }
+
+TEST(Study, ZeroTimesNeedNoUnit)
+{
+    REQUIRE_SIM();
+    // "0 = off" for --queueInterval and a zero --linkDelay are accepted without a unit
+    const std::string dir = OutDir("zero");
+    std::string out;
+    ASSERT_EQ(Sim("--collective=allreduce --bytes=64K --ranks=4 --queueInterval=0 --linkDelay=0 "
+                  "--plots=false --outputDir=" +
+                      dir,
+                  &out),
+              0)
+        << out;
+    EXPECT_EQ(Csv(dir + "/queues.csv").size(), 1u); // the header only: sampling is off
+}
