@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <set>
 #include <sstream>
 #include <sys/stat.h>
@@ -643,6 +644,41 @@ ParseOptions(int argc, char* argv[])
                std::string(o.benchmark ? "--collective" : "a workload file") +
                " (no NVLink and no preset compute to set)");
 
+    // no silent overrides either: attributes of objects this run never creates are refused
+    for (const auto& ov : o.overrides)
+    {
+        const std::string type = ov.name.substr(0, ov.name.rfind("::"));
+        const std::map<std::string, std::string> ccTypes = {{"ns3::RoceDcqcn", "Dcqcn"},
+                                                            {"ns3::RoceHpcc", "Hpcc"},
+                                                            {"ns3::RoceTimely", "Timely"},
+                                                            {"ns3::RoceDctcp", "Dctcp"}};
+        auto cc = ccTypes.find(type);
+        if (cc != ccTypes.end() && cc->second != o.cc)
+        {
+            Fail(Arg(ov.name, ov.value) + " has no effect with --cc=" + o.ccFlag + " (" + type +
+                 " is not used)");
+        }
+        if (type == "ns3::TransformerModel" && (o.benchmark || file))
+        {
+            Fail(Arg(ov.name, ov.value) + " has no effect with " +
+                 (o.benchmark ? "--collective" : "a workload file") +
+                 " (only the presets dp|gpt|moe build a TransformerModel)");
+        }
+        if ((type == "ns3::TrainingWorker" || type == "ns3::TrainingJob") && o.benchmark)
+        {
+            Fail(Arg(ov.name, ov.value) + " has no effect with --collective (no training job)");
+        }
+        if (ov.name.rfind("ns3::Communicator::NvLink", 0) == 0 && o.gpusPerServer == 1)
+        {
+            Fail(Arg(ov.name, ov.value) +
+                 " has no effect with --gpusPerServer=1 (no NVLink: every rank is its own "
+                 "server)");
+        }
+        if (ov.name.rfind("ns3::RoceUd", 0) == 0)
+        {
+            Fail(Arg(ov.name, ov.value) + " has no effect (the study program sends no UD traffic)");
+        }
+    }
     ApplyConfiguration(o); // the buffer check and the presets read the defaults
     {
         // what runs: the preset, or the user's override of it

@@ -668,7 +668,10 @@ ParseArgv(int argc, char* argv[], std::vector<Override>* overrides)
         }
         if (!hasValue)
         {
-            Fail("--" + name + " is not a flag of ai-training-sim (see --help)");
+            Fail("--" + name +
+                 (name.find("::") != std::string::npos
+                      ? " needs a value (--" + name + "=value)"
+                      : std::string(" is not a flag of ai-training-sim (see --help)")));
         }
         overrides->push_back(CheckOverride(name, value));
     }

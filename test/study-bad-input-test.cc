@@ -169,6 +169,11 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
         // overrides the library refuses only when it builds or starts: found by a trial build
         {"--ns3::RdmaNic::RtoMax=2us --collective=allreduce --ranks=4", "--ns3::RdmaNic::RtoMax=2us is refused by the model: RdmaNic: RtoMax +2us is below RtoInitial"},
         {"--ns3::RoceNetDevice::DwrrWeights=1,1,1,1,1,1,1,4", "is refused by the model: RoceNetDevice: DwrrWeights gives priority 7 weight 4"},
+        {"--ns3::RdmaNic::RtoMax", "--ns3::RdmaNic::RtoMax needs a value"},
+        // overrides of objects the run never creates would be silent knobs
+        {"--cc=hpcc --ns3::RoceDcqcn::G=0.5", "--ns3::RoceDcqcn::G=0.5 has no effect with --cc=hpcc"},
+        {"--collective=allreduce --ns3::TransformerModel::GpuTflops=100", "has no effect with --collective"},
+        {"--ns3::Communicator::NvLinkLatency=1us", "has no effect with --gpusPerServer=1"},
         {"--ns3::RdmaNic::Mtu=1024", "--ns3::RdmaNic::Mtu=1024 is set by the program from --mtu"},
         {"--ns3::SwitchMmu::BufferSize=1000", "set by the program from --bufferSize"},
         {"--ns3::Communicator::Channels=2", "set by the program from --channels"},
