@@ -72,6 +72,7 @@ def build(bld):
         'test/ring-fifo-test.cc',
         'test/rdma-nic-test.cc',
         'test/roce-link-test.cc',
+        'test/study-bad-input-test.cc',
         'test/study-test.cc',
         'test/switch-test.cc',
         'test/topology-test.cc',

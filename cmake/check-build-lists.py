@@ -61,11 +61,22 @@ for pattern in ("model/*.cc", "model/*.h", "helper/*.cc", "helper/*.h", "test/*-
         rel = f.relative_to(root).as_posix()
         if rel not in listed:
             errors.append(f"{rel} is in no build list")
+# the study program's extra sources: CMakeLists.txt ait_sim_sources = the rest of its
+# obj.source list in examples/wscript
+sim_cm = [f.split("/", 1)[1] for f in cmake_list(cm, "ait_sim_sources")]
+m = re.search(r"create_ns3_program\('ai-training-sim'[^\n]*\n\s*obj\.source\s*=\s*(\[[^\]]*\])", ews)
+sim_ws = ast.literal_eval(m.group(1)) if m else []
+if sorted(["ai-training-sim.cc"] + sim_cm) != sorted(sim_ws):
+    errors.append(f"ai-training-sim sources differ: CMakeLists.txt ait_sim_sources {sim_cm}, "
+                  f"examples/wscript {sim_ws}")
+for f in sim_cm:
+    if not (root / "examples" / f).is_file():
+        errors.append(f"listed file examples/{f} does not exist")
 for ex in pairs["examples"][0]:
     if not (root / "examples" / f"{ex}.cc").is_file():
         errors.append(f"example examples/{ex}.cc does not exist")
 for f in sorted((root / "examples").glob("*.cc")):
-    if f.stem not in pairs["examples"][0]:
+    if f.stem not in pairs["examples"][0] and f.name not in sim_cm:
         errors.append(f"examples/{f.name} is in no build list")
 
 if errors:

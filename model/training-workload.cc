@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -70,51 +71,86 @@ TrainingWorkload::CheckRanks(uint32_t ranks) const
     return ranks / (tp * pp);
 }
 
-void
-TrainingWorkload::Validate(const std::string& where) const
+std::string
+TrainingWorkload::Check() const
 {
+    std::ostringstream os;
     if (tp == 0 || pp == 0 || ep == 0)
     {
-        NS_FATAL_ERROR(where << ": TP, PP and EP must be >= 1 (got TP=" << tp << " PP=" << pp
-                             << " EP=" << ep << ")");
+        os << "TP, PP and EP must be >= 1 (got TP=" << tp << " PP=" << pp << " EP=" << ep << ")";
+        return os.str();
+    }
+    for (const auto& [label, v] : {std::make_pair("TP", tp), {"PP", pp}, {"EP", ep}})
+    {
+        if (v > MAX_PARALLEL)
+        {
+            os << label << "=" << v << " is not allowed (at most " << MAX_PARALLEL << ")";
+            return os.str();
+        }
+    }
+    if (uint64_t(tp) * pp * ep > MAX_RANKS_UNIT)
+    {
+        os << "TP x PP x EP = " << tp << " x " << pp << " x " << ep << " = "
+           << uint64_t(tp) * pp * ep << " is not allowed (at most " << MAX_RANKS_UNIT << " ranks)";
+        return os.str();
     }
     if (steps == 0)
     {
-        NS_FATAL_ERROR(where << ": 0 steps is not allowed (>= 1)");
+        return "0 steps is not allowed (>= 1)";
+    }
+    if (steps > MAX_STEPS)
+    {
+        os << steps << " steps is not allowed (at most " << MAX_STEPS << ")";
+        return os.str();
     }
     if (stages.size() != pp)
     {
-        NS_FATAL_ERROR(where << ": " << stages.size() << " stage programs for PP=" << pp
-                             << " (one program per pipeline stage is needed)");
+        os << stages.size() << " stage programs for PP=" << pp
+           << " (one program per pipeline stage is needed)";
+        return os.str();
+    }
+    uint64_t total = 0;
+    for (const auto& ops : stages)
+    {
+        total += ops.size();
+    }
+    if (total > MAX_OPS)
+    {
+        os << total << " ops in the stage programs is not allowed (at most " << MAX_OPS << ")";
+        return os.str();
     }
     // per stage: the sends to each peer stage, the receives from it and the collectives of the
-    // groups that span stages, to check that they pair up
-    std::vector<std::map<int32_t, std::vector<uint64_t>>> sends(pp);
-    std::vector<std::map<int32_t, std::vector<uint64_t>>> recvs(pp);
+    // groups that span stages, to check that they pair up; (from, to) -> sizes
+    std::map<std::pair<uint32_t, uint32_t>, std::vector<uint64_t>> sends;
+    std::map<std::pair<uint32_t, uint32_t>, std::vector<uint64_t>> recvs;
     std::vector<std::vector<std::string>> spanning(pp);
     for (uint32_t s = 0; s < pp; ++s)
     {
         const auto& ops = stages[s];
         if (ops.empty())
         {
-            NS_FATAL_ERROR(where << ": the program of stage " << s << " is empty");
+            os << "the program of stage " << s << " is empty";
+            return os.str();
         }
         std::set<std::string> names;
         for (uint32_t i = 0; i < ops.size(); ++i)
         {
             const WorkloadOp& op = ops[i];
-            const std::string at = where + ": stage " + std::to_string(s) + " op \"" + op.name +
-                                   "\" (#" + std::to_string(i) + ")";
+            auto at = [&]() -> std::ostream& {
+                return os << "stage " << s << " op \"" << op.name << "\" (#" << i << "): ";
+            };
             if (!op.name.empty() && !names.insert(op.name).second)
             {
-                NS_FATAL_ERROR(at << ": the name is used twice");
+                at() << "the name is used twice";
+                return os.str();
             }
             for (uint32_t d : op.deps)
             {
                 if (d >= i)
                 {
-                    NS_FATAL_ERROR(at << ": depends on op #" << d
-                                      << ", which is not an earlier op of the same program");
+                    at() << "depends on op #" << d
+                         << ", which is not an earlier op of the same program";
+                    return os.str();
                 }
             }
             switch (op.type)
@@ -122,15 +158,33 @@ TrainingWorkload::Validate(const std::string& where) const
             case WorkloadOp::COMPUTE:
                 if (op.duration.IsStrictlyNegative())
                 {
-                    NS_FATAL_ERROR(at << ": negative compute time " << op.duration.As(Time::US)
-                                      << " is not allowed (>= 0)");
+                    at() << "negative compute time " << op.duration.As(Time::US)
+                         << " is not allowed (>= 0)";
+                    return os.str();
+                }
+                if (op.duration > NanoSeconds(MAX_OP_NS))
+                {
+                    at() << "compute time " << op.duration.As(Time::S)
+                         << " is not allowed (at most " << MAX_OP_NS / 1000000000 << " s)";
+                    return os.str();
                 }
                 break;
             case WorkloadOp::COLLECTIVE:
                 if (op.bytes == 0)
                 {
-                    NS_FATAL_ERROR(at << ": " << Communicator::KindName(op.kind)
-                                      << " of 0 bytes is not allowed (>= 1)");
+                    at() << Communicator::KindName(op.kind) << " of 0 bytes is not allowed (>= 1)";
+                    return os.str();
+                }
+                if (op.bytes > MAX_OP_BYTES)
+                {
+                    at() << Communicator::KindName(op.kind) << " of " << op.bytes
+                         << " bytes is not allowed (at most " << MAX_OP_BYTES << " = 2^40)";
+                    return os.str();
+                }
+                if (uint32_t(op.group) >= N_PARALLEL_GROUPS)
+                {
+                    at() << "unknown group " << int(op.group);
+                    return os.str();
                 }
                 if (op.group == ParallelGroup::PP || op.group == ParallelGroup::WORLD)
                 {
@@ -144,62 +198,245 @@ TrainingWorkload::Validate(const std::string& where) const
                 const int64_t peer = int64_t(s) + op.peer;
                 if (op.peer == 0 || peer < 0 || peer >= int64_t(pp))
                 {
-                    NS_FATAL_ERROR(at << ": peer stage offset " << op.peer << " from stage " << s
-                                      << " is not a stage (0.." << pp - 1 << ")");
+                    at() << "peer stage offset " << op.peer << " from stage " << s
+                         << " is not a stage (0.." << pp - 1 << ")";
+                    return os.str();
                 }
                 if (op.bytes == 0)
                 {
-                    NS_FATAL_ERROR(at << ": a message of 0 bytes is not allowed (>= 1)");
+                    at() << "a message of 0 bytes is not allowed (>= 1)";
+                    return os.str();
                 }
-                (op.type == WorkloadOp::SEND ? sends : recvs)[s][peer].push_back(op.bytes);
+                if (op.bytes > MAX_OP_BYTES)
+                {
+                    at() << "a message of " << op.bytes << " bytes is not allowed (at most "
+                         << MAX_OP_BYTES << " = 2^40)";
+                    return os.str();
+                }
+                if (op.type == WorkloadOp::SEND)
+                {
+                    sends[{s, uint32_t(peer)}].push_back(op.bytes);
+                }
+                else
+                {
+                    recvs[{uint32_t(peer), s}].push_back(op.bytes);
+                }
                 break;
             }
             default:
-                NS_FATAL_ERROR(at << ": unknown op type " << int(op.type));
+                at() << "unknown op type " << int(op.type);
+                return os.str();
             }
         }
     }
+    static const std::vector<uint64_t> none;
+    auto get = [](const auto& m, std::pair<uint32_t, uint32_t> k) -> const std::vector<uint64_t>& {
+        auto it = m.find(k);
+        return it == m.end() ? none : it->second;
+    };
     for (uint32_t s = 0; s < pp; ++s)
     {
-        for (uint32_t t = 0; t < pp; ++t)
+        // the peers s sends to or receives from, in order (only neighbours in practice)
+        std::set<uint32_t> peers;
+        for (auto it = sends.lower_bound({s, 0}); it != sends.end() && it->first.first == s; ++it)
         {
-            const auto& out = sends[s][t];
-            const auto& in = recvs[t][s];
+            peers.insert(it->first.second);
+        }
+        for (auto it = recvs.lower_bound({s, 0}); it != recvs.end() && it->first.first == s; ++it)
+        {
+            peers.insert(it->first.second);
+        }
+        for (uint32_t t : peers)
+        {
+            const auto& out = get(sends, {s, t});
+            const auto& in = get(recvs, {s, t});
             if (out != in)
             {
-                NS_FATAL_ERROR(where << ": stage " << s << " sends " << out.size()
-                                     << " messages to stage " << t << " but stage " << t
-                                     << " receives " << in.size() << " from stage " << s
-                                     << " (or their sizes differ): every send needs a matching "
-                                        "receive, in the same order");
+                os << "stage " << s << " sends " << out.size() << " messages to stage " << t
+                   << " but stage " << t << " receives " << in.size() << " from stage " << s
+                   << " (or their sizes differ): every send needs a matching receive, in the "
+                      "same order";
+                return os.str();
             }
         }
         if (spanning[s] != spanning[0])
         {
-            NS_FATAL_ERROR(where << ": stages 0 and " << s
-                                 << " call different pp/world collectives (they span stages, so "
-                                    "every stage must call the same ones in the same order)");
+            os << "stages 0 and " << s
+               << " call different pp/world collectives (they span stages, so every stage must "
+                  "call the same ones in the same order)";
+            return os.str();
         }
     }
+    return "";
+}
+
+void
+TrainingWorkload::Validate(const std::string& where) const
+{
+    const std::string error = Check();
+    if (!error.empty())
+    {
+        NS_FATAL_ERROR(where << ": " << error);
+    }
+}
+
+uint64_t
+TrainingWorkload::CountScheduleOps(const std::vector<WorkloadLayer>& layers,
+                                   const ScheduleOptions& o)
+{
+    // per micro-batch: forward = per layer compute (+ comm), backward = per layer input-gradient
+    // compute (+ comm) and weight-gradient compute; once: the weight-gradient collectives, the
+    // optimizer and the parameter all-gather; per micro-batch and inner stage boundary a
+    // receive and a send each way
+    uint64_t perMb = 0;
+    uint64_t once = 1 + (o.paramAllGatherBytes > 0 ? 1 : 0);
+    for (const auto& l : layers)
+    {
+        perMb += 3 + (l.fwdComm.bytes > 0) + (l.igComm.bytes > 0);
+        once += l.wgComm.bytes > 0;
+    }
+    const long double pp = o.pp;
+    const long double m = o.microBatches;
+    const long double n = pp * (m * perMb + once) + (pp > 0 ? (pp - 1) * m * 4 : 0);
+    return n >= (long double)std::numeric_limits<uint64_t>::max()
+               ? std::numeric_limits<uint64_t>::max()
+               : uint64_t(n);
+}
+
+std::string
+TrainingWorkload::CheckSchedule(const std::vector<WorkloadLayer>& layers, const ScheduleOptions& o)
+{
+    std::ostringstream os;
+    if (layers.empty())
+    {
+        return "no layers";
+    }
+    if (layers.size() > MAX_LAYERS)
+    {
+        os << layers.size() << " layers is not allowed (at most " << MAX_LAYERS << ")";
+        return os.str();
+    }
+    if (o.pp == 0 || o.microBatches == 0)
+    {
+        os << "PP=" << o.pp << " and micro-batches=" << o.microBatches << " must both be >= 1";
+        return os.str();
+    }
+    if (o.tp == 0 || o.ep == 0)
+    {
+        os << "TP=" << o.tp << " and EP=" << o.ep << " must both be >= 1";
+        return os.str();
+    }
+    for (const auto& [label, v] : {std::make_pair("TP", o.tp), {"PP", o.pp}, {"EP", o.ep}})
+    {
+        if (v > MAX_PARALLEL)
+        {
+            os << label << "=" << v << " is not allowed (at most " << MAX_PARALLEL << ")";
+            return os.str();
+        }
+    }
+    if (uint64_t(o.tp) * o.pp * o.ep > MAX_RANKS_UNIT)
+    {
+        os << "TP x PP x EP = " << o.tp << " x " << o.pp << " x " << o.ep << " = "
+           << uint64_t(o.tp) * o.pp * o.ep << " is not allowed (at most " << MAX_RANKS_UNIT
+           << " ranks)";
+        return os.str();
+    }
+    if (o.microBatches > MAX_MICRO_BATCHES)
+    {
+        os << o.microBatches << " micro-batches is not allowed (at most " << MAX_MICRO_BATCHES
+           << ")";
+        return os.str();
+    }
+    if (o.steps == 0 || o.steps > MAX_STEPS)
+    {
+        os << o.steps << " steps is not allowed (1.." << MAX_STEPS << ")";
+        return os.str();
+    }
+    if (o.pp > 1 && o.ppBytes == 0)
+    {
+        os << "PP=" << o.pp << " needs the activation bytes between stages (> 0)";
+        return os.str();
+    }
+    if (o.ppBytes > MAX_OP_BYTES || o.paramAllGatherBytes > MAX_OP_BYTES)
+    {
+        os << "pipeline message of " << o.ppBytes << " bytes / parameter all-gather of "
+           << o.paramAllGatherBytes << " bytes is not allowed (at most " << MAX_OP_BYTES
+           << " = 2^40 each)";
+        return os.str();
+    }
+    Time update(0);
+    for (uint32_t i = 0; i < layers.size(); ++i)
+    {
+        const WorkloadLayer& l = layers[i];
+        const std::pair<const char*, Time> times[4] = {{"forward compute", l.fwdCompute},
+                                                       {"input-gradient compute", l.igCompute},
+                                                       {"weight-gradient compute", l.wgCompute},
+                                                       {"update time", l.wgUpdate}};
+        for (const auto& [label, t] : times)
+        {
+            if (t.IsStrictlyNegative() || t > NanoSeconds(MAX_OP_NS))
+            {
+                os << "layer " << i << " (\"" << l.name << "\"): " << label << " " << t.As(Time::S)
+                   << " is not allowed (0.." << MAX_OP_NS / 1000000000 << " s)";
+                return os.str();
+            }
+        }
+        const std::pair<const char*, uint64_t> comms[3] = {{"forward", l.fwdComm.bytes},
+                                                           {"input-gradient", l.igComm.bytes},
+                                                           {"weight-gradient", l.wgComm.bytes}};
+        for (const auto& [label, b] : comms)
+        {
+            if (b > MAX_OP_BYTES)
+            {
+                os << "layer " << i << " (\"" << l.name << "\"): " << label << " comm of " << b
+                   << " bytes is not allowed (at most " << MAX_OP_BYTES << " = 2^40)";
+                return os.str();
+            }
+        }
+        update += l.wgUpdate;
+    }
+    if (update > NanoSeconds(MAX_OP_NS))
+    {
+        os << "the optimizer (sum of the layers' update times) of " << update.As(Time::S)
+           << " is not allowed (at most " << MAX_OP_NS / 1000000000 << " s)";
+        return os.str();
+    }
+    // a bucket closes once it holds >= bucketBytes: at most bucketBytes - 1 + one layer's
+    long double wgSum = 0;
+    uint64_t wgMax = 0;
+    for (const auto& l : layers)
+    {
+        wgSum += l.wgComm.bytes;
+        wgMax = std::max(wgMax, l.wgComm.bytes);
+    }
+    const long double bucketMax =
+        o.bucketBytes == 0 ? wgMax
+                           : std::min(wgSum, (long double)o.bucketBytes - 1 + (long double)wgMax);
+    if (bucketMax > (long double)MAX_OP_BYTES)
+    {
+        os << "gradient buckets of up to " << (unsigned long long)bucketMax
+           << " bytes are not allowed (at most " << MAX_OP_BYTES
+           << " = 2^40; lower the bucket size " << o.bucketBytes << ")";
+        return os.str();
+    }
+    const uint64_t ops = CountScheduleOps(layers, o);
+    if (ops > MAX_OPS)
+    {
+        os << "the schedule would have " << ops << " ops (" << o.pp << " stages x "
+           << o.microBatches << " micro-batches x " << layers.size()
+           << " layers) which is not allowed (at most " << MAX_OPS << ")";
+        return os.str();
+    }
+    return "";
 }
 
 TrainingWorkload
 TrainingWorkload::FromLayers(const std::vector<WorkloadLayer>& layers, const ScheduleOptions& o)
 {
-    if (layers.empty())
+    const std::string error = CheckSchedule(layers, o);
+    if (!error.empty())
     {
-        NS_FATAL_ERROR("TrainingWorkload::FromLayers: no layers");
-    }
-    if (o.pp == 0 || o.microBatches == 0)
-    {
-        NS_FATAL_ERROR("TrainingWorkload::FromLayers: PP="
-                       << o.pp << " and micro-batches=" << o.microBatches << " must both be >= 1");
-    }
-    if (o.pp > 1 && o.ppBytes == 0)
-    {
-        NS_FATAL_ERROR("TrainingWorkload::FromLayers: PP=" << o.pp
-                                                           << " needs the activation bytes "
-                                                              "between stages (> 0)");
+        NS_FATAL_ERROR("TrainingWorkload::FromLayers: " << error);
     }
     TrainingWorkload w;
     w.tp = o.tp;

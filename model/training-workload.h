@@ -124,9 +124,30 @@ class TrainingWorkload
     uint32_t steps{1};                           //!< steps to run (the helper may override)
     std::vector<std::vector<WorkloadOp>> stages; //!< program of each stage (pp entries)
 
+    /// \name Stated limits (traces/README.md), checked by Check(), FromLayers and the readers
+    /// \{
+    static constexpr uint64_t MAX_OP_BYTES = uint64_t(1) << 40;      //!< bytes of one op (1 TiB)
+    static constexpr int64_t MAX_OP_NS = int64_t(3600) * 1000000000; //!< one compute op (1 h)
+    static constexpr uint32_t MAX_PARALLEL = 65536;                  //!< TP, PP and EP each
+    static constexpr uint64_t MAX_RANKS_UNIT = uint64_t(1) << 20;    //!< TP x PP x EP
+    static constexpr uint32_t MAX_MICRO_BATCHES = 100000;            //!< micro-batches per step
+    static constexpr uint32_t MAX_STEPS = 1000000;                   //!< steps
+    static constexpr uint32_t MAX_LAYERS = 1000000;                  //!< layers of a layer list
+    static constexpr uint64_t MAX_OPS = 20000000; //!< ops of all stage programs together
+    /// \}
+
     /**
-     * \brief Check the workload; stop the run with a message naming what is wrong (where
-     *        gives the source, e.g. a file name).
+     * \brief Check the workload without stopping the run: parallelism, steps, every op
+     *        (dependencies, sizes, peers, the stated limits) and the pairing of sends,
+     *        receives and pp/world collectives between stages.
+     * \return "" if the workload is fine, else one line saying what is wrong
+     */
+    std::string Check() const;
+
+    /**
+     * \brief Check the workload (as Check()); stop the run with a message naming what is
+     *        wrong (where gives the source, e.g. a file name). For C++ callers; programs
+     *        should call Check() and report the error themselves.
      * \param where prefix of the messages
      */
     void Validate(const std::string& where = "workload") const;
@@ -172,6 +193,27 @@ class TrainingWorkload
      */
     static TrainingWorkload FromLayers(const std::vector<WorkloadLayer>& layers,
                                        const ScheduleOptions& options);
+
+    /**
+     * \brief Count the ops FromLayers would make (all stages), without making them.
+     * \param layers the layers
+     * \param options parallelism and schedule
+     * \return the number of ops (exact when options.bucketBytes is 0, else an upper bound),
+     *         saturated at UINT64_MAX
+     */
+    static uint64_t CountScheduleOps(const std::vector<WorkloadLayer>& layers,
+                                     const ScheduleOptions& options);
+
+    /**
+     * \brief Check the arguments of FromLayers without stopping the run and without
+     *        allocating: non-empty layers, TP/PP/EP, micro-batches, steps and sizes within the
+     *        stated limits, ppBytes > 0 when PP > 1, and the expansion within MAX_OPS.
+     * \param layers the layers
+     * \param options parallelism and schedule
+     * \return "" if FromLayers would succeed, else one line saying what is wrong
+     */
+    static std::string CheckSchedule(const std::vector<WorkloadLayer>& layers,
+                                     const ScheduleOptions& options);
 
     /**
      * \param ops a program

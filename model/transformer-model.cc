@@ -8,7 +8,9 @@
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <cmath>
+#include <sstream>
 
 namespace ns3
 {
@@ -268,10 +270,9 @@ TransformerModel::StageLayers(const Parallelism& par) const
     return layers;
 }
 
-TrainingWorkload
-TransformerModel::Build(const Parallelism& par) const
+TrainingWorkload::ScheduleOptions
+TransformerModel::Options(const Parallelism& par, const std::vector<WorkloadLayer>& layers) const
 {
-    const std::vector<WorkloadLayer> layers = StageLayers(par);
     TrainingWorkload::ScheduleOptions o;
     o.tp = par.tp;
     o.pp = par.pp;
@@ -292,7 +293,201 @@ TransformerModel::Build(const Parallelism& par) const
         }
         o.paramAllGatherBytes = uint64_t(std::llround(params * m_bytesPerElem));
     }
-    TrainingWorkload w = TrainingWorkload::FromLayers(layers, o);
+    return o;
+}
+
+std::string
+TransformerModel::Check(const Parallelism& par) const
+{
+    using TW = TrainingWorkload;
+    std::ostringstream os;
+    for (const auto& [label, v] :
+         {std::make_pair("tp", par.tp), {"pp", par.pp}, {"ep", par.ep}, {"dp", par.dp}})
+    {
+        if (v == 0)
+        {
+            os << label << "=0 is not allowed (tp, pp, ep and dp must be >= 1)";
+            return os.str();
+        }
+        if (v > TW::MAX_PARALLEL)
+        {
+            os << label << "=" << v << " is not allowed (at most " << TW::MAX_PARALLEL << ")";
+            return os.str();
+        }
+    }
+    if (uint64_t(par.tp) * par.pp * par.ep > TW::MAX_RANKS_UNIT)
+    {
+        os << "tp x pp x ep = " << par.tp << " x " << par.pp << " x " << par.ep << " = "
+           << uint64_t(par.tp) * par.pp * par.ep << " is not allowed (at most "
+           << TW::MAX_RANKS_UNIT << ")";
+        return os.str();
+    }
+    if (par.microBatches == 0 || par.microBatches > TW::MAX_MICRO_BATCHES)
+    {
+        os << "micro-batches=" << par.microBatches << " is not allowed (1.."
+           << TW::MAX_MICRO_BATCHES << ")";
+        return os.str();
+    }
+    if (par.steps == 0 || par.steps > TW::MAX_STEPS)
+    {
+        os << "steps=" << par.steps << " is not allowed (1.." << TW::MAX_STEPS << ")";
+        return os.str();
+    }
+    if (m_layers == 0 || m_layers % par.pp != 0)
+    {
+        os << "pp=" << par.pp << " does not divide Layers=" << m_layers
+           << " (pp must divide the number of layers, >= 1)";
+        return os.str();
+    }
+    if (m_experts == 0 && par.ep > 1)
+    {
+        os << "ep=" << par.ep
+           << " needs a mixture-of-experts model (Experts > 0); a dense model has ep=1";
+        return os.str();
+    }
+    if (m_experts > 0 && m_experts % par.ep != 0)
+    {
+        os << "ep=" << par.ep << " does not divide Experts=" << m_experts
+           << " (ep must divide the number of experts)";
+        return os.str();
+    }
+    if (m_experts > 0 && (m_topK == 0 || m_topK > m_experts))
+    {
+        os << "MoeTopK=" << m_topK << " is not allowed with Experts=" << m_experts
+           << " (1 <= MoeTopK <= Experts)";
+        return os.str();
+    }
+    if (m_hidden == 0 || m_seq == 0 || m_mbs == 0 || m_bytesPerElem == 0)
+    {
+        os << "HiddenSize=" << m_hidden << ", SequenceLength=" << m_seq
+           << ", MicroBatchSize=" << m_mbs << " and BytesPerElement=" << m_bytesPerElem
+           << " must all be >= 1";
+        return os.str();
+    }
+    // the expansion, from closed forms (before anything is allocated)
+    const uint64_t perLayer = m_experts > 0 ? 4 : 2; // layer lines per transformer layer
+    const uint64_t stageLayers = uint64_t(m_layers / par.pp) * perLayer;
+    if (stageLayers > TW::MAX_LAYERS)
+    {
+        os << "Layers=" << m_layers << " on pp=" << par.pp << " makes " << stageLayers
+           << " layer entries per stage, which is not allowed (at most " << TW::MAX_LAYERS << ")";
+        return os.str();
+    }
+    // per micro-batch and layer entry at most 5 ops (3 computes, 2 comms); once per stage
+    // the gradient collectives, the optimizer and the parameter all-gather; 4 pipeline ops
+    // per micro-batch and inner stage boundary
+    const long double ops =
+        (long double)par.pp * (par.microBatches * 5.0L * stageLayers + stageLayers + 2) +
+        4.0L * (par.pp - 1) * par.microBatches;
+    if (ops > TW::MAX_OPS)
+    {
+        os << "Layers=" << m_layers << " with pp=" << par.pp
+           << " and micro-batches=" << par.microBatches << " expands to up to "
+           << (unsigned long long)ops << " ops, which is not allowed (at most " << TW::MAX_OPS
+           << ")";
+        return os.str();
+    }
+    // sizes
+    const long double b = m_mbs;
+    const long double s = m_seq;
+    const long double h = m_hidden;
+    const long double f = m_ffn ? m_ffn : 4.0L * h;
+    const long double t = par.tp;
+    const long double e = m_bytesPerElem;
+    const long double act = e * b * s * h;
+    const long double maxBytes = TW::MAX_OP_BYTES;
+    if (act > maxBytes || (m_experts > 0 && act * m_topK > maxBytes))
+    {
+        os << "an activation of BytesPerElement x MicroBatchSize x SequenceLength x HiddenSize"
+           << (m_experts > 0 ? " x MoeTopK" : "") << " = " << m_bytesPerElem << " x " << m_mbs
+           << " x " << m_seq << " x " << m_hidden;
+        if (m_experts > 0)
+        {
+            os << " x " << m_topK;
+        }
+        os << " bytes is not allowed (at most " << TW::MAX_OP_BYTES << " = 2^40 bytes per message)";
+        return os.str();
+    }
+    long double attnParams = 4 * h * h / t;
+    long double mlpParams = 2 * h * f / t;
+    if (m_params > 0)
+    {
+        const long double perRank = (long double)m_params / m_layers / t;
+        attnParams = perRank / 3;
+        mlpParams = perRank - attnParams;
+    }
+    const long double expertParams = m_experts > 0 ? mlpParams * m_experts / par.ep : mlpParams;
+    const long double gradBytes =
+        std::max(attnParams, expertParams) * (m_distOpt ? 4 : m_bytesPerElem);
+    const long double dpParams =
+        (m_layers / par.pp) * (attnParams + (m_experts > 0 ? 0 : mlpParams));
+    if (gradBytes > maxBytes || (m_distOpt && dpParams * m_bytesPerElem > maxBytes))
+    {
+        os << "the gradients of one layer (" << (unsigned long long)gradBytes
+           << " bytes) or the parameter all-gather are more than " << TW::MAX_OP_BYTES
+           << " = 2^40 bytes per message (lower HiddenSize, FfnHiddenSize or Parameters, or "
+              "raise tp)";
+        return os.str();
+    }
+    if (m_bucket > 0)
+    {
+        const long double bucketMax = std::min((long double)m_bucket - 1 + gradBytes,
+                                               (m_layers / par.pp) * (attnParams + expertParams) *
+                                                   (m_distOpt ? 4 : m_bytesPerElem));
+        if (bucketMax > maxBytes)
+        {
+            os << "BucketBytes=" << m_bucket << " makes gradient buckets of up to "
+               << (unsigned long long)bucketMax << " bytes, which is not allowed (at most "
+               << TW::MAX_OP_BYTES << " = 2^40)";
+            return os.str();
+        }
+    }
+    // times
+    const long double maxS = (long double)TW::MAX_OP_NS / 1e9L;
+    long double attnS = (long double)m_layerFwd.GetSeconds() / 3;
+    long double mlpS = (long double)m_layerFwd.GetSeconds() - attnS;
+    if (!m_layerFwd.IsStrictlyPositive())
+    {
+        const long double rate = (long double)m_tflops * 1e12L * m_mfu;
+        attnS = (8 * b * s * h * h + 4 * b * s * s * h) / t / rate;
+        mlpS = 4 * b * s * h * f / t / rate;
+    }
+    const long double expertS = m_experts > 0 ? mlpS * m_topK : mlpS;
+    if (attnS > maxS || expertS > maxS)
+    {
+        os << "the compute of one layer (" << (double)std::max(attnS, expertS)
+           << " s) is not allowed (at most " << TW::MAX_OP_NS / 1000000000
+           << " s per op; check LayerForwardTime, GpuTflops, Mfu and the model size)";
+        return os.str();
+    }
+    const long double optS = (m_layers / par.pp) * (attnParams + expertParams) *
+                             (m_distOpt ? 1.0L / par.dp : 1.0L) * 16 / m_optBw;
+    if (optS > maxS)
+    {
+        os << "the optimizer step (" << (double)optS << " s) is not allowed (at most "
+           << TW::MAX_OP_NS / 1000000000 << " s; check OptimizerBandwidth)";
+        return os.str();
+    }
+    // within the limits: the exact check of the layer list (bounded by MAX_LAYERS)
+    const std::vector<WorkloadLayer> layers = StageLayers(par);
+    const std::string schedule = TW::CheckSchedule(layers, Options(par, layers));
+    if (!schedule.empty())
+    {
+        return schedule;
+    }
+    return "";
+}
+
+TrainingWorkload
+TransformerModel::Build(const Parallelism& par) const
+{
+    const std::string error = Check(par);
+    if (!error.empty())
+    {
+        NS_FATAL_ERROR("TransformerModel: " << error);
+    }
+    const std::vector<WorkloadLayer> layers = StageLayers(par);
+    TrainingWorkload w = TrainingWorkload::FromLayers(layers, Options(par, layers));
     w.name = "transformer";
     return w;
 }

@@ -70,7 +70,21 @@ class TransformerModel : public Object
     std::vector<WorkloadLayer> StageLayers(const Parallelism& par) const;
 
     /**
-     * \brief The workload (1F1B over the stage layers).
+     * \brief Check the attributes and a parallelism without stopping the run: tp, pp, ep, dp,
+     *        micro-batches and steps >= 1 and within the TrainingWorkload limits, pp dividing
+     *        Layers, ep dividing Experts (or ep = 1 for a dense model), MoeTopK <= Experts,
+     *        every message size, compute time and the optimizer time within the stated limits
+     *        and the expansion (ops of all stages) within TrainingWorkload::MAX_OPS. Too large
+     *        a model is rejected from closed forms, fast and before anything is allocated.
+     * \param par parallelism
+     * \return "" if Build(par) would succeed, else one line naming the offending value and
+     *         what is allowed
+     */
+    std::string Check(const Parallelism& par) const;
+
+    /**
+     * \brief The workload (1F1B over the stage layers); stops the run if Check(par) fails
+     *        (for C++ callers; programs should call Check first).
      * \param par parallelism
      * \return the workload
      */
@@ -86,6 +100,14 @@ class TransformerModel : public Object
     uint64_t ActivationBytes() const;
 
   private:
+    /**
+     * \param par parallelism
+     * \param layers the stage layers
+     * \return the options of TrainingWorkload::FromLayers for them
+     */
+    TrainingWorkload::ScheduleOptions Options(const Parallelism& par,
+                                              const std::vector<WorkloadLayer>& layers) const;
+
     uint32_t m_layers;       //!< transformer layers
     uint32_t m_hidden;       //!< h
     uint32_t m_ffn;          //!< f (0: 4h)

@@ -9,11 +9,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <exception>
 #include <fstream>
 #include <limits>
 #include <map>
 #include <set>
 #include <sstream>
+#include <sys/stat.h>
 
 namespace ns3
 {
@@ -28,32 +30,102 @@ const char* const TEXT_MAGIC = "ai-training-workload";
 /// The text format version this reader understands.
 const uint32_t TEXT_VERSION = 1;
 
+/// A malformed input: what TryRead reports (never leaves this file).
+class ReaderError : public std::exception
+{
+  public:
+    /// \param message the one-line message
+    explicit ReaderError(std::string message)
+        : m_message(std::move(message))
+    {
+    }
+
+    /// \return the message
+    const char* what() const noexcept override
+    {
+        return m_message.c_str();
+    }
+
+  private:
+    std::string m_message; //!< the message
+};
+
+/// \brief Report a malformed input (caught by the TryRead functions).
+/// \param message the one-line message
+[[noreturn]] void
+Fail(const std::string& message)
+{
+    throw ReaderError(message);
+}
+
 /**
- * \brief Read a file's lines; stop the run if it cannot be read.
+ * \brief Read a file's lines, at most MAX_FILE_BYTES and MAX_FILE_LINES.
  * \param path file name
  * \return the lines (without end-of-line characters)
  */
 std::vector<std::string>
 ReadLines(const std::string& path)
 {
-    std::ifstream in(path);
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0)
+    {
+        Fail(path + ": cannot read the workload file (" + std::strerror(errno) + ")");
+    }
+    if (S_ISDIR(st.st_mode))
+    {
+        Fail(path + ": cannot read the workload file (it is a directory)");
+    }
+    if (S_ISREG(st.st_mode) && uint64_t(st.st_size) > WorkloadReader::MAX_FILE_BYTES)
+    {
+        Fail(path + ": the file has " + std::to_string(st.st_size) +
+             " bytes, which is not allowed (a workload file has at most " +
+             std::to_string(WorkloadReader::MAX_FILE_BYTES) + " bytes = 256 MiB)");
+    }
+    std::ifstream in(path, std::ios::binary);
     if (!in)
     {
-        NS_FATAL_ERROR(path << ": cannot read the workload file (" << std::strerror(errno) << ")");
+        Fail(path + ": cannot read the workload file (" + std::strerror(errno) + ")");
     }
-    std::vector<std::string> lines;
-    std::string line;
-    while (std::getline(in, line))
+    // read at most MAX_FILE_BYTES + 1 (the file may be a pipe or a device)
+    std::string text;
+    char buffer[65536];
+    while (in)
     {
-        if (!line.empty() && line.back() == '\r')
+        in.read(buffer, sizeof(buffer));
+        text.append(buffer, in.gcount());
+        if (text.size() > WorkloadReader::MAX_FILE_BYTES)
         {
-            line.pop_back();
+            Fail(path + ": the file has more than " +
+                 std::to_string(WorkloadReader::MAX_FILE_BYTES) +
+                 " bytes, which is not allowed (a workload file has at most 256 MiB)");
         }
-        lines.push_back(line);
     }
     if (in.bad())
     {
-        NS_FATAL_ERROR(path << ": error while reading the workload file");
+        Fail(path + ": error while reading the workload file");
+    }
+    std::vector<std::string> lines;
+    size_t begin = 0;
+    while (begin < text.size())
+    {
+        size_t end = text.find('\n', begin);
+        if (end == std::string::npos)
+        {
+            end = text.size();
+        }
+        if (lines.size() == WorkloadReader::MAX_FILE_LINES)
+        {
+            Fail(path + ": the file has more than " +
+                 std::to_string(WorkloadReader::MAX_FILE_LINES) +
+                 " lines, which is not allowed (the most a workload file may have)");
+        }
+        size_t stop = end;
+        if (stop > begin && text[stop - 1] == '\r')
+        {
+            --stop;
+        }
+        lines.emplace_back(text, begin, stop - begin);
+        begin = end + 1;
     }
     return lines;
 }
@@ -124,25 +196,40 @@ ParseDecimal(const std::string& s, uint64_t* mantissa, uint64_t* scale)
  * \brief Parse a non-negative integer (only digits).
  * \param s the text
  * \param [out] v the value
+ * \param [out] tooLarge if given: set to whether s is all digits but more than 2^64 - 1
  * \return false if s is not a non-negative integer that fits in 64 bits
  */
 bool
-ParseUnsigned(const std::string& s, uint64_t* v)
+ParseUnsigned(const std::string& s, uint64_t* v, bool* tooLarge = nullptr)
 {
-    if (s.empty() || s.size() > 19)
+    if (tooLarge)
+    {
+        *tooLarge = false;
+    }
+    if (s.empty())
     {
         return false;
     }
     *v = 0;
+    bool overflow = false;
     for (char c : s)
     {
         if (c < '0' || c > '9')
         {
             return false;
         }
-        *v = *v * 10 + uint64_t(c - '0');
+        const uint64_t d = uint64_t(c - '0');
+        if (*v > (std::numeric_limits<uint64_t>::max() - d) / 10)
+        {
+            overflow = true;
+        }
+        *v = *v * 10 + d;
     }
-    return true;
+    if (overflow && tooLarge)
+    {
+        *tooLarge = true;
+    }
+    return !overflow;
 }
 
 /// Where the number part of "<number><unit>" ends.
@@ -192,9 +279,10 @@ ParseDuration(const std::string& s, Time* t)
                " in \"" + s + "\" (allowed: ns, us, ms, s)";
     }
     const long double ns = (long double)mantissa * u->second / scale;
-    if (ns > (long double)std::numeric_limits<int64_t>::max() / 2)
+    if (ns > (long double)TrainingWorkload::MAX_OP_NS)
     {
-        return "duration \"" + s + "\" is too long";
+        return "duration \"" + s + "\" is too long (at most " +
+               std::to_string(TrainingWorkload::MAX_OP_NS / 1000000000) + " s per op)";
     }
     *t = NanoSeconds(int64_t(ns + 0.5L));
     return "";
@@ -238,7 +326,8 @@ ParseSize(const std::string& s, uint64_t* bytes)
     }
     if (mantissa > std::numeric_limits<uint64_t>::max() / u->second)
     {
-        return "size \"" + s + "\" is too large";
+        return "size \"" + s + "\" is too large (at most " +
+               std::to_string(TrainingWorkload::MAX_OP_BYTES) + " B = 1 TiB per op)";
     }
     const uint64_t scaled = mantissa * u->second;
     if (scaled % scale != 0)
@@ -249,6 +338,12 @@ ParseSize(const std::string& s, uint64_t* bytes)
     if (*bytes == 0)
     {
         return "size \"" + s + "\" is 0 bytes, which is not allowed (> 0)";
+    }
+    if (*bytes > TrainingWorkload::MAX_OP_BYTES)
+    {
+        return "size \"" + s + "\" is " + std::to_string(*bytes) +
+               " bytes, which is not allowed (at most " +
+               std::to_string(TrainingWorkload::MAX_OP_BYTES) + " B = 1 TiB per op)";
     }
     return "";
 }
@@ -451,10 +546,37 @@ FindDeadlock(const TrainingWorkload& w, uint32_t* stage, uint32_t* index, std::s
 
 } // namespace
 
-#define READER_ERROR(line, msg) NS_FATAL_ERROR(path << ":" << (line) << ": " << msg)
+/// Report a malformed input at a line of the file (throws ReaderError).
+#define READER_ERROR(line, msg)                                                                    \
+    do                                                                                             \
+    {                                                                                              \
+        std::ostringstream readerErrorStream;                                                      \
+        readerErrorStream << path << ":" << (line) << ": " << msg;                                 \
+        Fail(readerErrorStream.str());                                                             \
+    } while (false)
 
-TrainingWorkload
-WorkloadReader::ReadText(const std::string& path)
+namespace
+{
+
+/**
+ * \brief Check a workload read from a file.
+ * \param path file name
+ * \param w the workload
+ */
+void
+CheckOrFail(const std::string& path, const TrainingWorkload& w)
+{
+    const std::string error = w.Check();
+    if (!error.empty())
+    {
+        Fail(path + ": " + error);
+    }
+}
+
+} // namespace
+
+static TrainingWorkload
+ParseText(const std::string& path)
 {
     NS_LOG_FUNCTION(path);
     const std::vector<std::string> lines = ReadLines(path);
@@ -597,9 +719,16 @@ WorkloadReader::ReadText(const std::string& path)
                 continue;
             }
             uint64_t v;
-            if (!ParseUnsigned(t[1], &v) || v == 0 || v > std::numeric_limits<uint32_t>::max())
+            if (!ParseUnsigned(t[1], &v) || v == 0)
             {
                 READER_ERROR(n, t[0] << " \"" << t[1] << "\" is not allowed (a whole number >= 1)");
+            }
+            const uint64_t most =
+                t[0] == "steps" ? TrainingWorkload::MAX_STEPS : TrainingWorkload::MAX_PARALLEL;
+            if (v > most)
+            {
+                READER_ERROR(n,
+                             t[0] << " \"" << t[1] << "\" is too large (at most " << most << ")");
             }
             (t[0] == "tp"   ? w.tp
              : t[0] == "pp" ? w.pp
@@ -821,6 +950,23 @@ WorkloadReader::ReadText(const std::string& path)
     {
         READER_ERROR(programs.back().line, "the program has no ops");
     }
+    if (uint64_t(w.tp) * w.pp * w.ep > TrainingWorkload::MAX_RANKS_UNIT)
+    {
+        READER_ERROR(settingLine.count("pp") ? settingLine["pp"] : eof,
+                     "tp x pp x ep = " << w.tp << " x " << w.pp << " x " << w.ep << " = "
+                                       << uint64_t(w.tp) * w.pp * w.ep
+                                       << " is not allowed (at most "
+                                       << TrainingWorkload::MAX_RANKS_UNIT << " ranks)");
+    }
+    if (all && uint64_t(programs[0].ops.size()) * w.pp > TrainingWorkload::MAX_OPS)
+    {
+        READER_ERROR(programs[0].line,
+                     "\"program all\" of "
+                         << programs[0].ops.size() << " ops on pp " << w.pp << " stages makes "
+                         << uint64_t(programs[0].ops.size()) * w.pp
+                         << " ops, which is not allowed (at most " << TrainingWorkload::MAX_OPS
+                         << ")");
+    }
     w.stages.resize(w.pp);
     if (all)
     {
@@ -949,7 +1095,7 @@ WorkloadReader::ReadText(const std::string& path)
                                            << " can never start: " << why);
         }
     }
-    w.Validate(path);
+    CheckOrFail(path, w);
     NS_LOG_INFO(path << ": workload \"" << w.name << "\" TP=" << w.tp << " PP=" << w.pp
                      << " EP=" << w.ep << " steps=" << w.steps
                      << "; stage 0: " << TrainingWorkload::Describe(w.stages[0]));
@@ -1021,8 +1167,8 @@ ParseAicbComm(const std::string& type, bool wg, WorkloadLayer::Comm* comm, bool*
 
 } // namespace
 
-TrainingWorkload
-WorkloadReader::ReadAicb(const std::string& path)
+static TrainingWorkload
+ParseAicb(const std::string& path)
 {
     NS_LOG_FUNCTION(path);
     const std::vector<std::string> lines = ReadLines(path);
@@ -1069,6 +1215,13 @@ WorkloadReader::ReadAicb(const std::string& path)
             value = head[next++];
         }
         uint64_t v;
+        bool tooLarge;
+        if (!ParseUnsigned(value, &v, &tooLarge) && tooLarge)
+        {
+            READER_ERROR(1,
+                         "value \"" << value << "\" of key \"" << key
+                                    << "\" is too large (more than 2^64 - 1)");
+        }
         if (!ParseUnsigned(value, &v))
         {
             READER_ERROR(1,
@@ -1124,10 +1277,33 @@ WorkloadReader::ReadAicb(const std::string& path)
                                           << ":\" (required: model_parallel_NPU_group, ep, pp, "
                                              "ga)");
         }
-        if (keys[k] == 0 || keys[k] > std::numeric_limits<uint32_t>::max())
+        if (keys[k] == 0)
         {
             READER_ERROR(1, k << " " << keys[k] << " is not allowed (>= 1)");
         }
+        const uint64_t most = std::string(k) == "ga" ? TrainingWorkload::MAX_MICRO_BATCHES
+                                                     : TrainingWorkload::MAX_PARALLEL;
+        if (keys[k] > most)
+        {
+            READER_ERROR(1,
+                         k << " " << keys[k] << " is too large (at most " << most
+                           << (std::string(k) == "ga" ? " micro-batches" : "") << ")");
+        }
+    }
+    if (keys.count("pp_comm") && keys["pp_comm"] > TrainingWorkload::MAX_OP_BYTES)
+    {
+        READER_ERROR(1,
+                     "pp_comm " << keys["pp_comm"] << " is too large (at most "
+                                << TrainingWorkload::MAX_OP_BYTES << " bytes = 2^40 per message)");
+    }
+    if (uint64_t(keys["model_parallel_NPU_group"]) * keys["pp"] * keys["ep"] >
+        TrainingWorkload::MAX_RANKS_UNIT)
+    {
+        READER_ERROR(1,
+                     "model_parallel_NPU_group x pp x ep = "
+                         << keys["model_parallel_NPU_group"] << " x " << keys["pp"] << " x "
+                         << keys["ep"] << " is not allowed (at most "
+                         << TrainingWorkload::MAX_RANKS_UNIT << " ranks)");
     }
     TrainingWorkload::ScheduleOptions o;
     o.tp = keys["model_parallel_NPU_group"];
@@ -1164,6 +1340,17 @@ WorkloadReader::ReadAicb(const std::string& path)
     const std::vector<std::string> count =
         lines.size() > 1 ? Tokens(lines[1], false) : std::vector<std::string>();
     uint64_t declared;
+    bool tooMany = false;
+    if (count.size() == 1 && (!ParseUnsigned(count[0], &declared, &tooMany) || tooMany ||
+                              declared > TrainingWorkload::MAX_LAYERS))
+    {
+        if (tooMany || ParseUnsigned(count[0], &declared))
+        {
+            READER_ERROR(2,
+                         "\"" << count[0] << "\" layer lines is too many (at most "
+                              << TrainingWorkload::MAX_LAYERS << ")");
+        }
+    }
     if (count.size() != 1 || !ParseUnsigned(count[0], &declared) || declared == 0)
     {
         READER_ERROR(2,
@@ -1207,14 +1394,24 @@ WorkloadReader::ReadAicb(const std::string& path)
                                                    "wg_comm_bytes",
                                                    "wg_update_time"};
         auto number = [&](uint32_t i) {
+            const bool time = i == 2 || i == 5 || i == 8 || i == 11;
             uint64_t v;
-            if (!ParseUnsigned(f[i], &v) || v > uint64_t(std::numeric_limits<int64_t>::max()))
+            bool tooLarge;
+            if (!ParseUnsigned(f[i], &v, &tooLarge) && !tooLarge)
             {
                 READER_ERROR(n,
-                             fieldNames[i]
-                                 << " \"" << f[i] << "\" is not allowed (a non-negative integer"
-                                 << (i == 2 || i == 5 || i == 8 || i == 11 ? " of ns" : " of bytes")
-                                 << ")");
+                             fieldNames[i] << " \"" << f[i]
+                                           << "\" is not allowed (a non-negative integer"
+                                           << (time ? " of ns" : " of bytes") << ")");
+            }
+            const uint64_t most =
+                time ? uint64_t(TrainingWorkload::MAX_OP_NS) : TrainingWorkload::MAX_OP_BYTES;
+            if (tooLarge || v > most)
+            {
+                READER_ERROR(n,
+                             fieldNames[i] << " \"" << f[i] << "\" is too large (at most " << most
+                                           << (time ? " ns = 1 h per op" : " bytes = 2^40 per op")
+                                           << ")");
             }
             return v;
         };
@@ -1254,9 +1451,14 @@ WorkloadReader::ReadAicb(const std::string& path)
                      "line 2 declares " << declared << " layer lines, but the file has "
                                         << layers.size());
     }
+    const std::string schedule = TrainingWorkload::CheckSchedule(layers, o);
+    if (!schedule.empty())
+    {
+        READER_ERROR(1, schedule);
+    }
     TrainingWorkload w = TrainingWorkload::FromLayers(layers, o);
     w.name = name;
-    w.Validate(path);
+    CheckOrFail(path, w);
     NS_LOG_INFO(path << ": AICB workload \"" << w.name << "\" TP=" << w.tp << " PP=" << w.pp
                      << " EP=" << w.ep << " micro-batches=" << o.microBatches << ", "
                      << layers.size()
@@ -1264,11 +1466,30 @@ WorkloadReader::ReadAicb(const std::string& path)
     return w;
 }
 
-TrainingWorkload
-WorkloadReader::Read(const std::string& path)
+namespace
 {
-    NS_LOG_FUNCTION(path);
+
+/**
+ * \brief Pick the format from the first non-comment line and parse.
+ * \param path file name
+ * \return the workload
+ */
+TrainingWorkload
+ParseAny(const std::string& path)
+{
     const std::vector<std::string> lines = ReadLines(path);
+    bool blank = true;
+    for (const auto& line : lines)
+    {
+        blank = blank && Tokens(line, false).empty();
+    }
+    if (blank)
+    {
+        Fail(path + ": the file is empty (a workload file starts with \"" + TEXT_MAGIC + " " +
+             std::to_string(TEXT_VERSION) +
+             "\" or, for AICB/SimAI, with a parallelism policy such as "
+             "HYBRID_TRANSFORMER_FWD_IN_BCKWD)");
+    }
     for (const auto& line : lines)
     {
         const std::vector<std::string> t = Tokens(line, true);
@@ -1283,9 +1504,101 @@ WorkloadReader::Read(const std::string& path)
             policy = policy && ((c >= 'A' && c <= 'Z') || c == '_');
             letter = letter || (c >= 'A' && c <= 'Z');
         }
-        return policy && letter ? ReadAicb(path) : ReadText(path);
+        return policy && letter ? ParseAicb(path) : ParseText(path);
     }
-    return ReadText(path); // reports the missing header
+    return ParseText(path); // reports the missing header
+}
+
+/**
+ * \brief Run a parser, catching its errors (and any allocation failure).
+ * \param parse the parser
+ * \param path file name
+ * \param [out] out the workload
+ * \param [out] error the message
+ * \return whether it succeeded
+ */
+template <typename Parse>
+bool
+Try(Parse parse, const std::string& path, TrainingWorkload& out, std::string& error)
+{
+    try
+    {
+        out = parse();
+        error.clear();
+        return true;
+    }
+    catch (const ReaderError& e)
+    {
+        error = e.what();
+    }
+    catch (const std::bad_alloc&)
+    {
+        error = path + ": out of memory while reading the workload file";
+    }
+    catch (const std::exception& e)
+    {
+        error = path + ": " + e.what();
+    }
+    return false;
+}
+
+} // namespace
+
+bool
+WorkloadReader::TryReadText(const std::string& path, TrainingWorkload& out, std::string& error)
+{
+    NS_LOG_FUNCTION(path);
+    return Try([&]() { return ParseText(path); }, path, out, error);
+}
+
+bool
+WorkloadReader::TryReadAicb(const std::string& path, TrainingWorkload& out, std::string& error)
+{
+    NS_LOG_FUNCTION(path);
+    return Try([&]() { return ParseAicb(path); }, path, out, error);
+}
+
+bool
+WorkloadReader::TryRead(const std::string& path, TrainingWorkload& out, std::string& error)
+{
+    NS_LOG_FUNCTION(path);
+    return Try([&]() { return ParseAny(path); }, path, out, error);
+}
+
+TrainingWorkload
+WorkloadReader::ReadText(const std::string& path)
+{
+    TrainingWorkload w;
+    std::string error;
+    if (!TryReadText(path, w, error))
+    {
+        NS_FATAL_ERROR(error);
+    }
+    return w;
+}
+
+TrainingWorkload
+WorkloadReader::ReadAicb(const std::string& path)
+{
+    TrainingWorkload w;
+    std::string error;
+    if (!TryReadAicb(path, w, error))
+    {
+        NS_FATAL_ERROR(error);
+    }
+    return w;
+}
+
+TrainingWorkload
+WorkloadReader::Read(const std::string& path)
+{
+    TrainingWorkload w;
+    std::string error;
+    if (!TryRead(path, w, error))
+    {
+        NS_FATAL_ERROR(error);
+    }
+    return w;
 }
 
 #undef READER_ERROR

@@ -11,8 +11,10 @@
 #include <boost/property_tree/ptree.hpp>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <sys/stat.h>
+#include <tuple>
 
 using namespace ns3;
 using namespace ns3::test;
@@ -212,7 +214,7 @@ TEST(Study, NcclTestsModeReachesTheLinkGoodputOnANonBlockingFabric)
     EXPECT_NE(out.find("[ai-training-sim] sim "), std::string::npos) << out;
     EXPECT_NE(out.find("events/s"), std::string::npos) << out;
     // the nccl-tests table: 2 sizes, a header with algbw/busbw
-    EXPECT_NE(out.find("algbw"), std::string::npos);
+    EXPECT_NE(out.find("algbw   busbw #wrong"), std::string::npos) << out;
     std::istringstream table(out);
     std::string line;
     std::vector<double> busbw;
@@ -227,9 +229,10 @@ TEST(Study, NcclTestsModeReachesTheLinkGoodputOnANonBlockingFabric)
         double time = 0;
         double algbw = 0;
         double bus = 0;
-        int wrong = -1;
+        std::string wrong;
         if (ls >> size >> count >> type >> redop >> root >> time >> algbw >> bus >> wrong)
         {
+            EXPECT_EQ(wrong, "N/A"); // no data is checked (nccl-tests -c 0 prints N/A)
             EXPECT_EQ(count, size / 4);
             EXPECT_EQ(redop, "sum");
             EXPECT_NEAR(bus / algbw, 2.0 * 15 / 16, 0.01);
@@ -277,7 +280,8 @@ TEST(Study, SameFlagsAndSeedGiveIdenticalOutputs)
         {
             if (line.find("\"wall_s\"") == std::string::npos &&
                 line.find("\"peak_rss_mb\"") == std::string::npos &&
-                line.find("\"outputDir\"") == std::string::npos)
+                line.find("\"outputDir\"") == std::string::npos &&
+                line.find("\"command\"") == std::string::npos) // it names the outputDir
             {
                 o += line + "\n";
             }
@@ -339,9 +343,9 @@ TEST(Study, BadFlagsStopBeforeTheSimulation)
         {"--topology=torus", "--topology=torus is not allowed (fat-tree|leaf-spine|rail)"},
         {"--collective=allreduce --workload=dp", "--collective and --workload contradict"},
         {"--collective=allgather --algorithm=tree", "--algorithm=tree is an all-reduce algorithm"},
-        {"--collective=allreduce --bytes=12Q", "--bytes=12Q is not a size"},
+        {"--collective=allreduce --bytes=12Q", "--bytes=12Q is not allowed (a size"},
         {"--collective=allreduce --bytes=64M:1M", "min <= max"},
-        {"--k=5", "--k=5 is not allowed (an even number >= 2)"},
+        {"--k=5", "--k=5 is not allowed (an even integer 2..32)"},
         {"--cc=dcqcn --ecn=false", "it needs --ecn=true"},
         {"--mtu=1500", "--mtu=1500 is not allowed (256|512|1024|2048|4096)"},
         {"--workload=gpt --tp=2 --ranks=15", "--ranks=15 is not --dp x --tp x --pp = 7 x 2 x 1"},
@@ -365,4 +369,212 @@ TEST(Study, BadFlagsStopBeforeTheSimulation)
         struct stat st;
         EXPECT_NE(stat((dir + "/summary.json").c_str(), &st), 0) << c.args;
     }
+}
+
+namespace
+{
+
+/// flows.csv: rows, their bytes, the latest end; every (src, qpn, msg_id) once.
+struct FlowTotals
+{
+    uint64_t rows{0};
+    uint64_t bytes{0};
+    uint64_t lastEndNs{0};
+    bool unique{true};
+};
+
+FlowTotals
+ReadFlows(const std::string& dir)
+{
+    const auto flows = Csv(dir + "/flows.csv");
+    FlowTotals t;
+    std::set<std::tuple<std::string, std::string, std::string>> ids;
+    for (size_t r = 1; r < flows.size(); ++r)
+    {
+        const auto& f = flows[r];
+        ++t.rows;
+        t.bytes += std::stoull(f[Col(flows[0], "bytes")]);
+        t.lastEndNs = std::max<uint64_t>(t.lastEndNs, std::stoull(f[Col(flows[0], "end_ns")]));
+        t.unique =
+            ids.insert(
+                   {f[Col(flows[0], "src")], f[Col(flows[0], "qpn")], f[Col(flows[0], "msg_id")]})
+                .second &&
+            t.unique;
+    }
+    return t;
+}
+
+/// Run, then check that flows.csv, fct.txt and summary.json hold every posted message.
+boost::property_tree::ptree
+RunAndCheckEveryMessage(const std::string& args,
+                        const std::string& name,
+                        uint64_t messages,
+                        uint64_t bytes,
+                        FlowTotals* totals = nullptr)
+{
+    const std::string dir = OutDir(name);
+    std::string out;
+    EXPECT_EQ(Sim(args + " --plots=false --outputDir=" + dir, &out), 0) << args << "\n" << out;
+    boost::property_tree::ptree js;
+    boost::property_tree::read_json(dir + "/summary.json", js);
+    const FlowTotals t = ReadFlows(dir);
+    EXPECT_TRUE(t.unique) << args;
+    if (messages)
+    {
+        EXPECT_EQ(t.rows, messages) << args; // closed form
+        EXPECT_EQ(t.bytes, bytes) << args;
+    }
+    // the program's own conservation check agrees, and is printed
+    EXPECT_TRUE(js.get<bool>("conservation.ok")) << args;
+    EXPECT_EQ(js.get<uint64_t>("conservation.messages_posted"), t.rows) << args;
+    EXPECT_EQ(js.get<uint64_t>("conservation.bytes_posted"), t.bytes) << args;
+    EXPECT_EQ(js.get<uint64_t>("conservation.messages_received"), t.rows) << args;
+    EXPECT_EQ(js.get<uint64_t>("conservation.busy_queue_pairs"), 0u) << args;
+    EXPECT_EQ(js.get<uint64_t>("flows.count"), t.rows) << args;
+    EXPECT_EQ(js.get<uint64_t>("flows.bytes"), t.bytes) << args;
+    EXPECT_NE(out.find("messages: " + std::to_string(t.rows) + " posted (" +
+                       std::to_string(t.bytes) + " B), " + std::to_string(t.rows) + " recorded"),
+              std::string::npos)
+        << out;
+    EXPECT_NE(out.find("every posted message is recorded"), std::string::npos) << out;
+    const std::string fct = Read(dir + "/fct.txt");
+    EXPECT_EQ(uint64_t(std::count(fct.begin(), fct.end(), '\n')), t.rows) << args;
+    if (totals)
+    {
+        *totals = t;
+    }
+    return js;
+}
+
+} // namespace
+
+TEST(Study, EveryPostedMessageIsRecorded)
+{
+    REQUIRE_SIM();
+    const uint64_t M = 1 << 20;
+    // all-to-all, n = 16: n(n-1) messages of S/n (one chunk each), (n-1) x S bytes
+    FlowTotals t;
+    auto js = RunAndCheckEveryMessage("--collective=alltoall --bytes=4M --ranks=16",
+                                      "a2a-4m",
+                                      240,
+                                      15 * 4 * M,
+                                      &t);
+    // the collective ends when the last chunk arrives; the run goes on until the senders have
+    // their last ACKs, and exactly those messages (recorded after the collective ended) used
+    // to be missing
+    const uint64_t workDone = js.get<uint64_t>("sim.work_done_ns");
+    uint64_t collEnd = 0;
+    for (const auto& [k, c] : js.get_child("collectives"))
+    {
+        EXPECT_EQ(c.get<std::string>("algorithm"), "Direct"); // what all-to-all runs
+        collEnd = std::max<uint64_t>(collEnd, c.get<uint64_t>("time_ns"));
+    }
+    EXPECT_EQ(collEnd, workDone); // the collective starts at 0: its time is unchanged
+    EXPECT_GT(t.lastEndNs, workDone);
+    EXPECT_GE(js.get<uint64_t>("sim.sim_time_ns"), t.lastEndNs);
+    const auto colls =
+        Csv("/tmp/ait-study-" + std::to_string(getpid()) + "-a2a-4m/collectives.csv");
+    ASSERT_EQ(colls.size(), 2u);
+    EXPECT_EQ(colls[1][Col(colls[0], "algorithm")], "Direct");
+
+    RunAndCheckEveryMessage("--collective=alltoall --bytes=64K --ranks=16",
+                            "a2a-64k",
+                            240,
+                            15 * 64 * 1024);
+    // halving-doubling all-reduce, n = 16: 2 log2(n) messages per rank, 2 (n-1) x S bytes
+    RunAndCheckEveryMessage("--collective=allreduce --algorithm=hd --bytes=1M --ranks=16",
+                            "hd-1m",
+                            16 * 2 * 4,
+                            2 * 15 * M);
+    // lossy: no PFC and a small buffer drop packets; the retransmitted messages are recorded
+    js = RunAndCheckEveryMessage(
+        "--collective=alltoall --bytes=4M --ranks=16 --pfc=false --bufferSize=200KB",
+        "lossy",
+        240,
+        15 * 4 * M);
+    uint64_t drops = 0;
+    for (const auto& [k, v] : js.get_child("network.drops"))
+    {
+        drops += v.get_value<uint64_t>();
+    }
+    EXPECT_GT(drops, 100u);
+
+    // training, two jobs: ring all-reduces over DP = n ranks: 2(n-1) blocks of ceil(S/n) from
+    // every rank (chunks of at most 1 MiB), summed over collectives.csv
+    const std::string args = "--workload=" AIT_SOURCE_DIR "/traces/dp.workload --ranks=8 "
+                             "--jobs=2 --steps=1";
+    js = RunAndCheckEveryMessage(args, "train", 0, 0, &t);
+    uint64_t messages = 0;
+    uint64_t bytes = 0;
+    for (const auto& [k, c] : js.get_child("collectives"))
+    {
+        ASSERT_EQ(c.get<std::string>("collective"), "AllReduce");
+        ASSERT_EQ(c.get<std::string>("algorithm"), "Ring");
+        const uint64_t n = c.get<uint64_t>("ranks");
+        const uint64_t block = (c.get<uint64_t>("bytes") + n - 1) / n;
+        messages += 2 * (n - 1) * n * ((block + M - 1) / M);
+        bytes += 2 * (n - 1) * n * block;
+    }
+    EXPECT_GT(messages, 0u);
+    EXPECT_EQ(t.rows, messages);
+    EXPECT_EQ(t.bytes, bytes);
+}
+
+TEST(Study, GpuPresetSetsNvLinkAndNs3OverridesWin)
+{
+    REQUIRE_SIM();
+    // one server of 4 GPUs: the all-reduce runs on NVLink only, a ring of 2(n-1) steps of S/n,
+    // each charged NvLinkLatency (3.4 us): t = 2(n-1)/n x S / B + 2(n-1) x 3.4 us
+    auto timeNs = [](const std::string& extra, const std::string& name) {
+        const std::string dir = OutDir(name);
+        std::string out;
+        EXPECT_EQ(Sim("--collective=allreduce --bytes=64M --ranks=4 --gpusPerServer=4 "
+                      "--plots=false --outputDir=" +
+                          dir + " " + extra,
+                      &out),
+                  0)
+            << out;
+        boost::property_tree::ptree js;
+        boost::property_tree::read_json(dir + "/summary.json", js);
+        return std::make_pair(js.get_child("collectives").front().second.get<double>("time_ns"),
+                              js);
+    };
+    const double S = 64.0 * (1 << 20);
+    const double lat = 6 * 3400;
+    const auto [a100, jsA] = timeNs("", "gpu-a100"); // the default: the AICB traces' class
+    EXPECT_NEAR(a100, 1.5 * S / 300e9 * 1e9 + lat, 0.001 * a100);
+    EXPECT_EQ(jsA.get<std::string>("config.gpu"), "a100");
+    EXPECT_EQ(jsA.get<double>("config.gpu_preset.nvlink_gbps_per_direction"), 2400);
+    const auto [h100, jsH] = timeNs("--gpu=h100", "gpu-h100");
+    EXPECT_NEAR(h100, 1.5 * S / 450e9 * 1e9 + lat, 0.001 * h100);
+    // an explicit ns-3 override wins over the preset and is recorded
+    const auto [over, jsO] =
+        timeNs("--gpu=h100 --ns3::Communicator::NvLinkBandwidth=2400Gbps", "gpu-over");
+    EXPECT_EQ(over, a100);
+    EXPECT_EQ(jsO.get<std::string>("config.overrides.ns3::Communicator::NvLinkBandwidth"),
+              "2400Gbps");
+    EXPECT_EQ(jsO.get<double>("config.gpu_preset.nvlink_gbps_per_direction"), 2400);
+
+    // a generic override applies: 256 KiB all-to-all blocks cut into 128 KiB chunks
+    auto js = RunAndCheckEveryMessage(
+        "--collective=alltoall --bytes=4M --ranks=16 --ns3::Communicator::ChunkBytes=131072",
+        "chunk",
+        480,
+        15 * 4 * (1 << 20));
+    EXPECT_EQ(js.get<std::string>("config.overrides.ns3::Communicator::ChunkBytes"), "131072");
+}
+
+TEST(Study, ZeroTimesNeedNoUnit)
+{
+    REQUIRE_SIM();
+    // "0 = off" for --queueInterval and a zero --linkDelay are accepted without a unit
+    const std::string dir = OutDir("zero");
+    std::string out;
+    ASSERT_EQ(Sim("--collective=allreduce --bytes=64K --ranks=4 --queueInterval=0 --linkDelay=0 "
+                  "--plots=false --outputDir=" +
+                      dir,
+                  &out),
+              0)
+        << out;
+    EXPECT_EQ(Csv(dir + "/queues.csv").size(), 1u); // the header only: sampling is off
 }

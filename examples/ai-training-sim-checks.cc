@@ -1,0 +1,745 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * ai-training-sim: the complete check of a run's configuration (ParseOptions) and the
+ * program's ns-3 defaults (ApplyConfiguration); see ai-training-sim-options.h.
+ */
+#include "ai-training-sim-options.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <set>
+#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace ns3;
+
+namespace aitsim
+{
+
+namespace
+{
+
+/// The directory can be created (or is a writable directory): checked, nothing created.
+void
+CheckOutputDir(const std::string& dir)
+{
+    if (dir.empty())
+    {
+        Fail("--outputDir= is not allowed (a directory path)");
+    }
+    std::string p = dir;
+    while (p.size() > 1 && p.back() == '/')
+    {
+        p.pop_back();
+    }
+    struct stat st;
+    if (stat(p.c_str(), &st) == 0)
+    {
+        if (!S_ISDIR(st.st_mode))
+        {
+            Fail(Arg("outputDir", dir) + " is not a directory");
+        }
+        if (access(p.c_str(), W_OK) != 0)
+        {
+            Fail(Arg("outputDir", dir) + " is not writable (" + std::strerror(errno) + ")");
+        }
+        return;
+    }
+    // the nearest existing ancestor must be a writable directory
+    while (true)
+    {
+        const size_t slash = p.rfind('/');
+        p = slash == std::string::npos ? "." : (slash == 0 ? "/" : p.substr(0, slash));
+        if (stat(p.c_str(), &st) == 0)
+        {
+            if (!S_ISDIR(st.st_mode) || access(p.c_str(), W_OK) != 0)
+            {
+                Fail(Arg("outputDir", dir) + ": cannot create it (" + p +
+                     " is not a writable directory)");
+            }
+            return;
+        }
+        if (p == "." || p == "/")
+        {
+            return;
+        }
+    }
+}
+
+/// An attribute default (after the overrides) as a number.
+double
+DefaultNumber(const std::string& type, const std::string& attr)
+{
+    TypeId::AttributeInformation info;
+    TypeId::LookupByName(type).LookupAttributeByName(attr, &info);
+    Ptr<const AttributeValue> v = info.initialValue;
+    if (auto u = DynamicCast<const UintegerValue>(v))
+    {
+        return double(u->Get());
+    }
+    if (auto t = DynamicCast<const TimeValue>(v))
+    {
+        return t->Get().GetSeconds();
+    }
+    NS_FATAL_ERROR("ai-training-sim: attribute " << type << "::" << attr << " is not a number");
+}
+
+/// The switch buffer the MMU needs, as SwitchMmu::Configure computes it, for the largest need
+/// of any switch of the fabric.
+uint64_t
+NeededBuffer(const Options& o, const std::vector<std::vector<DataRate>>& switchPorts)
+{
+    const double reserved = DefaultNumber("ns3::SwitchMmu", "ReservedBytes");
+    const double headroomAttr = DefaultNumber("ns3::SwitchMmu", "HeadroomBytes");
+    const double response = DefaultNumber("ns3::SwitchMmu", "PfcResponseTime");
+    const double maxFrame =
+        DefaultNumber("ns3::RoceNetDevice", "Mtu") + 18 + RoceNetDevice::FCS_BYTES;
+    uint64_t need = 0;
+    for (const auto& ports : switchPorts)
+    {
+        uint64_t n = uint64_t(reserved) * ports.size() * 8;
+        for (const DataRate& r : ports)
+        {
+            const double bps = r.GetBitRate();
+            const uint64_t headroom =
+                headroomAttr
+                    ? uint64_t(headroomAttr)
+                    : uint64_t(std::ceil(2 * o.delay.GetSeconds() * bps / 8 + response * bps / 8)) +
+                          2 * uint64_t(maxFrame);
+            n += o.pfc ? headroom : 0;
+        }
+        need = std::max(need, n);
+    }
+    return need;
+}
+
+/// Fabric dimensions, limits and the switch buffer, from the flags alone.
+void
+CheckFabric(Options& o, const Given& given)
+{
+    std::vector<std::vector<DataRate>> switchPorts; // one entry per kind of switch
+    uint64_t hosts = 0;
+    uint64_t switches = 0;
+    uint64_t nodes = 0;
+    if (o.topology == "fat-tree")
+    {
+        if (o.k % 2 != 0)
+        {
+            Fail(Arg("k", std::to_string(o.k)) + " is not allowed (an even integer 2..32)");
+        }
+        const double perEdge = o.k / 2 * o.oversubscription;
+        if (std::fabs(perEdge - std::round(perEdge)) > 1e-9)
+        {
+            Fail(Arg("oversubscription",
+                     given.count("oversubscription") ? given.at("oversubscription") : "1") +
+                 " is not allowed with --k=" + std::to_string(o.k) +
+                 " (k/2 x oversubscription hosts per edge switch must be a whole number)");
+        }
+        o.hostsPerEdge = uint32_t(std::llround(perEdge));
+        hosts = uint64_t(o.k) * (o.k / 2) * o.hostsPerEdge;
+        switches = 5ULL * o.k * o.k / 4;
+        nodes = hosts + switches;
+        switchPorts.push_back(std::vector<DataRate>(o.hostsPerEdge + o.k / 2, o.rate));
+        switchPorts.push_back(std::vector<DataRate>(o.k, o.rate));
+        o.fabricName = "k=" + std::to_string(o.k) + " fat-tree";
+    }
+    else
+    {
+        const bool rail = o.topology == "rail";
+        const uint64_t servers = uint64_t(o.leaves) * o.hostsPerLeaf;
+        hosts = rail ? servers * o.gpusPerServer : servers;
+        const uint64_t leafSwitches = rail ? uint64_t(o.leaves) * o.gpusPerServer : o.leaves;
+        switches = leafSwitches + o.spines;
+        nodes = (rail ? servers : hosts) + switches;
+        const double up =
+            o.rate.GetBitRate() * double(o.hostsPerLeaf) / (o.spines * o.oversubscription);
+        const DataRate upRate(static_cast<uint64_t>(std::llround(up)));
+        std::vector<DataRate> leaf(o.hostsPerLeaf, o.rate);
+        leaf.insert(leaf.end(), o.spines, upRate);
+        switchPorts.push_back(leaf);
+        switchPorts.push_back(std::vector<DataRate>(leafSwitches, upRate));
+        if (leafSwitches * o.spines > 65536)
+        {
+            Fail("--leaves/--spines/--gpusPerServer: " + std::to_string(leafSwitches) +
+                 " leaves x " + std::to_string(o.spines) +
+                 " spines is above the largest fabric (65536 uplinks)");
+        }
+        o.fabricName = rail ? "rail-optimized (" + std::to_string(servers) + " servers x " +
+                                  std::to_string(o.gpusPerServer) + " GPUs)"
+                            : std::to_string(o.leaves) + "-leaf " + std::to_string(o.spines) +
+                                  "-spine leaf-spine";
+    }
+    if (hosts > MAX_HOSTS || switches > MAX_SWITCHES)
+    {
+        Fail("the " + o.fabricName + " would have " + std::to_string(hosts) + " hosts and " +
+             std::to_string(switches) + " switches: above the largest fabric (" +
+             std::to_string(MAX_HOSTS) + " hosts, " + std::to_string(MAX_SWITCHES) +
+             " switches; check --k, --leaves, --spines, --hostsPerLeaf, --gpusPerServer, "
+             "--oversubscription)");
+    }
+    o.hosts = uint32_t(hosts);
+    o.switches = uint32_t(switches);
+    o.nodes = uint32_t(nodes);
+    const uint64_t need = NeededBuffer(o, switchPorts);
+    if (o.bufferBytes <= need)
+    {
+        Fail(Arg("bufferSize", given.count("bufferSize") ? given.at("bufferSize") : "32MB") +
+             " is too small for this fabric (" + std::to_string(o.bufferBytes) +
+             " B; the switches need more than " + std::to_string(need) +
+             " B for reserved space and PFC headroom)");
+    }
+}
+
+/// The pcap selection: a keyword, or node ids below the fabric's node count.
+void
+CheckPcap(Options& o)
+{
+    if (o.pcap == "none" || o.pcap == "hosts" || o.pcap == "switches" || o.pcap == "all")
+    {
+        return;
+    }
+    std::stringstream ss(o.pcap);
+    std::string id;
+    std::set<uint32_t> seen;
+    const std::string allowed =
+        "none|hosts|switches|all|node ids 0.." + std::to_string(o.nodes - 1);
+    while (std::getline(ss, id, ','))
+    {
+        const bool digits = !id.empty() && id.size() <= 9 &&
+                            id.find_first_not_of("0123456789") == std::string::npos;
+        if (!digits || std::stoul(id) >= o.nodes || seen.count(std::stoul(id)))
+        {
+            Fail(Arg("pcap", o.pcap) + ": \"" + id + "\" is not allowed (" + allowed +
+                 ", each once)");
+        }
+        seen.insert(std::stoul(id));
+        o.pcapNodes.push_back(std::stoul(id));
+    }
+    if (o.pcapNodes.empty() || o.pcap.back() == ',')
+    {
+        Fail(Arg("pcap", o.pcap) + " is not allowed (" + allowed + ")");
+    }
+}
+
+/// True if an override of this attribute was given (then the program does not set it).
+bool
+Overridden(const Options& o, const std::string& name)
+{
+    for (const auto& ov : o.overrides)
+    {
+        if (ov.name == name)
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool
+PowerOfTwo(uint64_t n)
+{
+    return n > 0 && (n & (n - 1)) == 0;
+}
+
+/// The collective benchmark: kind, algorithm, sizes, ranks.
+void
+CheckBenchmark(Options& o, const Given& g)
+{
+    const std::string coll = Value(g, "collective");
+    o.kind = Communicator::Kind(std::stoi(Choose("collective",
+                                                 coll,
+                                                 {{"allreduce", "0"},
+                                                  {"allgather", "1"},
+                                                  {"reducescatter", "2"},
+                                                  {"alltoall", "3"},
+                                                  {"broadcast", "4"}})));
+    const bool algGiven = g.count("algorithm") > 0;
+    const std::string alg = Value(g, "algorithm");
+    std::string a = "Ring";
+    if (algGiven)
+    {
+        a = Choose(
+            "algorithm",
+            alg,
+            {{"ring", "Ring"}, {"tree", "Tree"}, {"hd", "HalvingDoubling"}, {"direct", "Direct"}});
+    }
+    if (o.kind == Communicator::ALL_TO_ALL)
+    {
+        if (algGiven && a != "Direct")
+        {
+            Fail(Arg("algorithm", alg) +
+                 " is not allowed with --collective=alltoall (it runs the direct algorithm "
+                 "only: --algorithm=direct, or leave --algorithm out)");
+        }
+        a = "Ring"; // the communicator's Algorithm does not apply to all-to-all
+    }
+    else if (a == "Direct")
+    {
+        Fail("--algorithm=direct is the all-to-all algorithm (use ring, tree or hd for "
+             "--collective=" +
+             coll + ")");
+    }
+    else if (o.kind == Communicator::BROADCAST && a != "Ring")
+    {
+        Fail(Arg("algorithm", alg) + " is not allowed with --collective=broadcast (ring only)");
+    }
+    else if (a == "Tree" && o.kind != Communicator::ALL_REDUCE)
+    {
+        Fail("--algorithm=tree is an all-reduce algorithm (NCCL runs the others as ring)");
+    }
+    o.algorithm = a;
+
+    const std::string bytes = Value(g, "bytes");
+    const size_t colon = bytes.find(':');
+    uint64_t lo = 0;
+    uint64_t hi = 0;
+    if (!TrySize(bytes.substr(0, colon), &lo) ||
+        (colon != std::string::npos && !TrySize(bytes.substr(colon + 1), &hi)))
+    {
+        Fail(Arg("bytes", bytes) +
+             " is not allowed (a size 1 B..64GiB or a min:max sweep, e.g. 64M, 1M:256M; units "
+             "B, K, M, G, KB, MB, GB, KiB, MiB, GiB)");
+    }
+    if (colon == std::string::npos)
+    {
+        hi = lo;
+    }
+    if (lo == 0 || hi < lo || hi > MAX_BYTES)
+    {
+        Fail(Arg("bytes", bytes) +
+             " is not allowed (a size 1 B..64GiB or a min:max sweep with min <= max)");
+    }
+    for (uint64_t s = lo; s <= hi; s *= 2)
+    {
+        o.sizes.push_back(s);
+    }
+    o.ranks = o.ranks ? o.ranks : o.hosts;
+    if (o.ranks < 2 || o.ranks > o.hosts)
+    {
+        Fail(Arg("ranks", std::to_string(o.ranks)) + " is not allowed for a collective (2.." +
+             std::to_string(o.hosts) + " on this " + o.fabricName + ")");
+    }
+    if (a == "HalvingDoubling" && !PowerOfTwo(o.ranks))
+    {
+        Fail("--algorithm=hd needs a power-of-two --ranks (got " + std::to_string(o.ranks) + ")");
+    }
+    if (o.gpusPerServer > 1 && o.ranks % o.gpusPerServer != 0)
+    {
+        Fail(Arg("ranks", std::to_string(o.ranks)) +
+             " is not a multiple of --gpusPerServer=" + std::to_string(o.gpusPerServer));
+    }
+}
+
+/// A preset workload (dp|gpt|moe), built from the flags.
+void
+BuildPreset(Options& o, const Given& g, const std::string& wl)
+{
+    const uint32_t tp = ParseUint("tp", Value(g, "tp"), 1, 64);
+    const uint32_t pp = ParseUint("pp", Value(g, "pp"), 1, 64);
+    const uint32_t ep = ParseUint("ep", Value(g, "ep"), 1, 64);
+    const uint32_t mb = ParseUint("microBatches", Value(g, "microBatches"), 1, 256);
+    const uint32_t layers = ParseUint("layers", Value(g, "layers"), 0, 256);
+    const uint32_t hidden = ParseUint("hidden", Value(g, "hidden"), 0, 65536);
+    const uint32_t seq = ParseUint("seqLength", Value(g, "seqLength"), 0, 131072);
+    const uint32_t dpFlag = ParseUint("dp", Value(g, "dp"), 0, MAX_HOSTS);
+    if (wl == "dp" && (g.count("tp") || g.count("pp") || g.count("ep")))
+    {
+        Fail("--workload=dp is data parallel only (do not give --tp, --pp, --ep; use "
+             "--workload=gpt or moe)");
+    }
+    if (wl == "gpt" && g.count("ep"))
+    {
+        Fail(Arg("ep", Value(g, "ep")) + " needs --workload=moe");
+    }
+    if (o.ranks == 0)
+    {
+        o.ranks = dpFlag ? dpFlag * tp * pp : std::min<uint32_t>(16, o.hosts);
+    }
+    const uint32_t dp = dpFlag ? dpFlag : o.ranks / (tp * pp);
+    if (uint64_t(dp) * tp * pp != o.ranks)
+    {
+        Fail("--ranks=" + std::to_string(o.ranks) + " is not --dp x --tp x --pp = " +
+             std::to_string(dp) + " x " + std::to_string(tp) + " x " + std::to_string(pp));
+    }
+    Ptr<TransformerModel> model = CreateObject<TransformerModel>();
+    auto set = [&](const std::string& attr, const AttributeValue& v) {
+        if (!Overridden(o, "ns3::TransformerModel::" + attr))
+        {
+            model->SetAttribute(attr, v);
+        }
+    };
+    // dp: a GPT-2-small-class model: 8 layers of hidden 768 (57 M parameters), a 113 MB bf16
+    // gradient all-reduce per step in 25 MB buckets overlapping the backward (~28 ms of
+    // compute on an A100). gpt, moe: a small GPT of 8 layers of hidden 1024, 1024 tokens.
+    set("Layers", UintegerValue(layers ? layers : 8));
+    set("HiddenSize", UintegerValue(hidden ? hidden : (wl == "dp" ? 768 : 1024)));
+    set("SequenceLength", UintegerValue(seq ? seq : 1024));
+    set("GpuTflops", DoubleValue(o.gpuTflops));
+    if (wl == "dp")
+    {
+        set("MicroBatchSize", UintegerValue(8));
+    }
+    if (wl == "moe")
+    {
+        set("Experts", UintegerValue(8));
+        set("MoeTopK", UintegerValue(2));
+    }
+    TransformerModel::Parallelism par;
+    par.tp = tp;
+    par.pp = pp;
+    par.ep = ep;
+    par.dp = dp;
+    par.microBatches = mb;
+    par.steps = o.steps;
+    const std::string why = model->Check(par);
+    if (!why.empty())
+    {
+        Fail(Arg("workload", wl) + " with --ranks=" + std::to_string(o.ranks) + ": " + why);
+    }
+    o.workload = model->Build(par);
+    o.workload.name = wl;
+    o.dp = dp;
+}
+
+/// A workload file.
+void
+ReadWorkloadFile(Options& o, const Given& g, const std::string& wl)
+{
+    for (const char* f : {"dp", "tp", "pp", "ep", "microBatches", "layers", "hidden", "seqLength"})
+    {
+        if (g.count(f))
+        {
+            Fail("--" + std::string(f) + " has no effect with --workload=" + wl +
+                 " (a file: its parallelism and sizes come from the file)");
+        }
+    }
+    struct stat st;
+    if (stat(wl.c_str(), &st) != 0)
+    {
+        Fail(Arg("workload", wl) + " is neither a preset (dp|gpt|moe) nor a readable file (" +
+             std::strerror(errno) + ")");
+    }
+    if (S_ISDIR(st.st_mode))
+    {
+        Fail(Arg("workload", wl) + " is a directory (a preset dp|gpt|moe or a workload file)");
+    }
+    if (!S_ISREG(st.st_mode) || access(wl.c_str(), R_OK) != 0)
+    {
+        Fail(Arg("workload", wl) + " is neither a preset (dp|gpt|moe) nor a readable file");
+    }
+    std::string error;
+    if (!WorkloadReader::TryRead(wl, o.workload, error))
+    {
+        Fail(error);
+    }
+    if (o.ranks == 0)
+    {
+        o.ranks = std::min<uint32_t>(16, o.hosts);
+        o.ranks -= o.ranks % (o.workload.tp * o.workload.pp * o.workload.ep);
+    }
+}
+
+/// Training jobs: the workload (preset or file), ranks, jobs.
+void
+CheckTraining(Options& o, const Given& g)
+{
+    const std::string wl = g.count("workload") ? Value(g, "workload") : "dp";
+    o.workloadName = wl;
+    const bool preset = wl == "dp" || wl == "gpt" || wl == "moe";
+    o.algorithm = "Ring";
+    if (g.count("algorithm"))
+    {
+        const std::string a = Value(g, "algorithm");
+        if (a == "direct")
+        {
+            Fail("--algorithm=direct is the all-to-all algorithm (the all-to-alls of a workload "
+                 "always run direct; --algorithm sets ring|tree|hd for the others)");
+        }
+        o.algorithm =
+            Choose("algorithm", a, {{"ring", "Ring"}, {"tree", "Tree"}, {"hd", "HalvingDoubling"}});
+    }
+    if (wl.empty())
+    {
+        Fail("--workload= is not allowed (dp|gpt|moe or a workload file)");
+    }
+    if (preset)
+    {
+        BuildPreset(o, g, wl);
+    }
+    else
+    {
+        ReadWorkloadFile(o, g, wl);
+    }
+    TrainingWorkload& w = o.workload;
+    w.steps = o.steps;
+    const std::string why = w.Check();
+    if (!why.empty())
+    {
+        Fail(Arg("workload", wl) + ": " + why);
+    }
+    const uint64_t group = uint64_t(w.tp) * w.pp * w.ep;
+    if (o.ranks == 0 || o.ranks % group != 0)
+    {
+        Fail(Arg("ranks", std::to_string(o.ranks)) +
+             " is not a positive multiple of TP x PP x EP = " + std::to_string(group) +
+             " (of --workload=" + wl + ")");
+    }
+    if (uint64_t(o.ranks) * o.jobs > o.hosts)
+    {
+        Fail(std::to_string(o.jobs) + " job(s) of " + std::to_string(o.ranks) +
+             " ranks need more than the " + std::to_string(o.hosts) + " hosts of this " +
+             o.fabricName + " (--jobs, --ranks)");
+    }
+    o.dp = o.ranks / (w.tp * w.pp);
+    if (o.algorithm == "HalvingDoubling" &&
+        !(PowerOfTwo(o.dp) && PowerOfTwo(w.tp) && PowerOfTwo(w.ep)))
+    {
+        Fail("--algorithm=hd needs power-of-two groups (DP " + std::to_string(o.dp) + ", TP " +
+             std::to_string(w.tp) + ", EP " + std::to_string(w.ep) + ")");
+    }
+    if (o.topology != "rail" && o.gpusPerServer > 1 && o.ranks % o.gpusPerServer != 0)
+    {
+        Fail(Arg("ranks", std::to_string(o.ranks)) +
+             " is not a multiple of --gpusPerServer=" + std::to_string(o.gpusPerServer));
+    }
+}
+
+} // namespace
+
+Options
+ParseOptions(int argc, char* argv[])
+{
+    Options o;
+    const Given g = ParseArgv(argc, argv, &o.overrides);
+    auto V = [&g](const std::string& name) { return Value(g, name); };
+    auto given = [&g](const std::string& name) { return g.count(name) > 0; };
+    o.config = ConfigEntries(g);
+    std::string command = "ai-training-sim";
+    for (int i = 1; i < argc; ++i)
+    {
+        command += std::string(" ") + argv[i];
+    }
+    o.config.emplace_back("command", Json(command));
+
+    o.topology = Choose("topology",
+                        V("topology"),
+                        {{"fat-tree", "fat-tree"}, {"leaf-spine", "leaf-spine"}, {"rail", "rail"}});
+    o.k = ParseUint("k", V("k"), 2, 32, "an even integer 2..32");
+    o.leaves = ParseUint("leaves", V("leaves"), 1, 512);
+    o.spines = ParseUint("spines", V("spines"), 1, 512);
+    o.hostsPerLeaf = ParseUint("hostsPerLeaf", V("hostsPerLeaf"), 1, 512);
+    o.gpusPerServer = ParseUint("gpusPerServer", V("gpusPerServer"), 1, 16);
+    o.gpu = Choose("gpu", V("gpu"), {{"a100", "a100"}, {"h100", "h100"}});
+    o.nvLinkRate = DataRate(o.gpu == "a100" ? "2400Gbps" : "3600Gbps");
+    o.gpuTflops = o.gpu == "a100" ? 312 : 989;
+    o.linkRateText = V("linkRate");
+    if (!TryRate(o.linkRateText, &o.rate) || o.rate.GetBitRate() < 1000000000ULL ||
+        o.rate.GetBitRate() > 3200000000000ULL)
+    {
+        Fail(Arg("linkRate", o.linkRateText) +
+             " is not allowed (a data rate 1Gbps..3200Gbps, e.g. 100Gbps)");
+    }
+    o.delay = ParseTime("linkDelay",
+                        V("linkDelay"),
+                        Time(0),
+                        MilliSeconds(10),
+                        "a time 0..10ms with a unit s|ms|us|ns, e.g. 1us");
+    o.oversubscription = ParseDouble("oversubscription", V("oversubscription"), 1, 64);
+    o.mtu = ParseUint("mtu", V("mtu"), 0, 4096, "256|512|1024|2048|4096");
+    if (o.mtu != 256 && o.mtu != 512 && o.mtu != 1024 && o.mtu != 2048 && o.mtu != 4096)
+    {
+        Fail(Arg("mtu", V("mtu")) + " is not allowed (256|512|1024|2048|4096)");
+    }
+    if (!TrySize(V("bufferSize"), &o.bufferBytes) || o.bufferBytes == 0 ||
+        o.bufferBytes > (16ULL << 30))
+    {
+        Fail(Arg("bufferSize", V("bufferSize")) +
+             " is not allowed (a size 1 B..16GiB, e.g. 32MB, 12MiB)");
+    }
+    o.ccFlag = V("cc");
+    o.cc = Choose("cc",
+                  o.ccFlag,
+                  {{"dcqcn", "Dcqcn"},
+                   {"hpcc", "Hpcc"},
+                   {"timely", "Timely"},
+                   {"dctcp", "Dctcp"},
+                   {"none", "None"}});
+    o.pfc = ParseBool("pfc", V("pfc"));
+    o.ecn = ParseBool("ecn", V("ecn"));
+    o.lbFlag = V("lb");
+    o.lb = Choose(
+        "lb",
+        o.lbFlag,
+        {{"ecmp", "Ecmp"}, {"spray", "Spray"}, {"adaptive", "Adaptive"}, {"flowlet", "Flowlet"}});
+    o.recovery =
+        Choose("lossRecovery", V("lossRecovery"), {{"gbn", "GoBackN"}, {"sr", "SelectiveRepeat"}});
+    if ((o.cc == "Dcqcn" || o.cc == "Dctcp") && !o.ecn)
+    {
+        Fail("--cc=" + o.ccFlag +
+             " reacts to ECN marks: it needs --ecn=true (or choose --cc=none, hpcc or timely)");
+    }
+    o.ranks = ParseUint("ranks", V("ranks"), 0, MAX_HOSTS);
+    o.channels = ParseUint("channels", V("channels"), 1, 64);
+    o.qps = ParseUint("qpsPerConnection", V("qpsPerConnection"), 1, 64);
+    o.steps = ParseUint("steps", V("steps"), 1, 1000);
+    o.jobs = ParseUint("jobs", V("jobs"), 1, 256);
+    o.placement =
+        Choose("placement",
+               V("placement"),
+               {{"contiguous", "Contiguous"}, {"roundrobin", "RoundRobin"}, {"random", "Random"}});
+    o.outputDir = V("outputDir");
+    o.pcap = V("pcap");
+    o.seed = ParseUint("seed", V("seed"), 1, 4294967295ULL);
+    o.run = ParseUint("run", V("run"), 1, 4294967295ULL);
+    o.progress =
+        Choose("progress", V("progress"), {{"auto", "auto"}, {"on", "on"}, {"off", "off"}});
+    o.queueInterval = ParseTime("queueInterval",
+                                V("queueInterval"),
+                                Time(0),
+                                Seconds(1),
+                                "0 (off) or a time 100ns..1s with a unit, e.g. 10us");
+    if (o.queueInterval.IsStrictlyPositive() && o.queueInterval < NanoSeconds(100))
+    {
+        Fail(Arg("queueInterval", V("queueInterval")) +
+             " is not allowed (0 (off) or a time 100ns..1s with a unit, e.g. 10us)");
+    }
+    o.plots = ParseBool("plots", V("plots"));
+    o.benchmark = given("collective");
+
+    // no silent knobs: a flag given that would not change anything here is refused
+    const bool fatTree = o.topology == "fat-tree";
+    auto refuse = [](bool bad, const std::string& flag, const std::string& why) {
+        if (bad)
+        {
+            Fail("--" + flag + " has no effect " + why);
+        }
+    };
+    refuse(!fatTree && given("k"), "k", "on a " + o.topology + " fabric (fat-tree only)");
+    for (const char* f : {"leaves", "spines", "hostsPerLeaf"})
+    {
+        refuse(fatTree && given(f), f, "on a fat-tree (leaf-spine and rail only; use --k)");
+    }
+    if (o.benchmark && given("workload"))
+    {
+        Fail("--collective and --workload contradict each other (benchmark one collective, or "
+             "run a training workload)");
+    }
+    refuse(!o.benchmark && given("bytes"),
+           "bytes",
+           "without --collective (a workload sets its own sizes)");
+    for (const char* f :
+         {"steps", "jobs", "dp", "tp", "pp", "ep", "microBatches", "layers", "hidden", "seqLength"})
+    {
+        refuse(o.benchmark && given(f), f, "with --collective (it describes a training workload)");
+    }
+    const bool file = !o.benchmark && given("workload") && V("workload") != "dp" &&
+                      V("workload") != "gpt" && V("workload") != "moe";
+    refuse(given("gpu") && o.gpusPerServer == 1 && (o.benchmark || file),
+           "gpu",
+           "with --gpusPerServer=1 and " +
+               std::string(o.benchmark ? "--collective" : "a workload file") +
+               " (no NVLink and no preset compute to set)");
+
+    // no silent overrides either: attributes of objects this run never creates are refused
+    for (const auto& ov : o.overrides)
+    {
+        const std::string type = ov.name.substr(0, ov.name.rfind("::"));
+        const std::map<std::string, std::string> ccTypes = {{"ns3::RoceDcqcn", "Dcqcn"},
+                                                            {"ns3::RoceHpcc", "Hpcc"},
+                                                            {"ns3::RoceTimely", "Timely"},
+                                                            {"ns3::RoceDctcp", "Dctcp"}};
+        auto cc = ccTypes.find(type);
+        if (cc != ccTypes.end() && cc->second != o.cc)
+        {
+            Fail(Arg(ov.name, ov.value) + " has no effect with --cc=" + o.ccFlag + " (" + type +
+                 " is not used)");
+        }
+        if (type == "ns3::TransformerModel" && (o.benchmark || file))
+        {
+            Fail(Arg(ov.name, ov.value) + " has no effect with " +
+                 (o.benchmark ? "--collective" : "a workload file") +
+                 " (only the presets dp|gpt|moe build a TransformerModel)");
+        }
+        if ((type == "ns3::TrainingWorker" || type == "ns3::TrainingJob") && o.benchmark)
+        {
+            Fail(Arg(ov.name, ov.value) + " has no effect with --collective (no training job)");
+        }
+        if (ov.name.rfind("ns3::Communicator::NvLink", 0) == 0 && o.gpusPerServer == 1)
+        {
+            Fail(Arg(ov.name, ov.value) +
+                 " has no effect with --gpusPerServer=1 (no NVLink: every rank is its own "
+                 "server)");
+        }
+        if (ov.name.rfind("ns3::RoceUd", 0) == 0)
+        {
+            Fail(Arg(ov.name, ov.value) + " has no effect (the study program sends no UD traffic)");
+        }
+    }
+    ApplyConfiguration(o); // the buffer check and the presets read the defaults
+    {
+        // what runs: the preset, or the user's override of it
+        TypeId::AttributeInformation info;
+        TypeId::LookupByName("ns3::Communicator").LookupAttributeByName("NvLinkBandwidth", &info);
+        o.nvLinkRate = DynamicCast<const DataRateValue>(info.initialValue)->Get();
+        TypeId::LookupByName("ns3::TransformerModel").LookupAttributeByName("GpuTflops", &info);
+        if (Overridden(o, "ns3::TransformerModel::GpuTflops"))
+        {
+            o.gpuTflops = DynamicCast<const DoubleValue>(info.initialValue)->Get();
+        }
+    }
+    CheckFabric(o, g);
+    CheckPcap(o);
+    if (o.benchmark)
+    {
+        CheckBenchmark(o, g);
+    }
+    else
+    {
+        CheckTraining(o, g);
+    }
+    CheckOutputDir(o.outputDir);
+    return o;
+}
+
+void
+ApplyConfiguration(const Options& o)
+{
+    RngSeedManager::SetSeed(o.seed);
+    RngSeedManager::SetRun(o.run);
+    if (o.cc == "Dcqcn")
+    {
+        RoceDcqcn::SetPresetDefaults("Mellanox");
+    }
+    Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue(o.cc));
+    Config::SetDefault("ns3::RdmaNic::LossRecovery", StringValue(o.recovery));
+    Config::SetDefault("ns3::RdmaNic::Mtu", UintegerValue(o.mtu));
+    Config::SetDefault("ns3::RdmaNic::EcnCapable", BooleanValue(o.ecn));
+    Config::SetDefault("ns3::SwitchMmu::LosslessPriorities", StringValue(o.pfc ? "3" : ""));
+    Config::SetDefault("ns3::SwitchMmu::EcnEnabled", BooleanValue(o.ecn));
+    Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(o.bufferBytes));
+    Config::SetDefault("ns3::RoceSwitch::LoadBalancing", StringValue(o.lb));
+    Config::SetDefault("ns3::RoceSwitch::IntEnabled", BooleanValue(o.cc == "Hpcc"));
+    if (o.lb == "Spray" || o.lb == "Adaptive")
+    {
+        Config::SetDefault("ns3::RdmaNic::ReorderThreshold", UintegerValue(16));
+    }
+    Config::SetDefault("ns3::Communicator::NvLinkBandwidth", DataRateValue(o.nvLinkRate));
+    // the user's overrides last: they win over every default above
+    for (const auto& ov : o.overrides)
+    {
+        if (ov.global)
+        {
+            Config::SetGlobal(ov.name, StringValue(ov.value));
+        }
+        else
+        {
+            Config::SetDefault(ov.name, StringValue(ov.value));
+        }
+    }
+}
+
+} // namespace aitsim

@@ -1,0 +1,747 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * ai-training-sim: flags and their complete check (see ai-training-sim-options.h).
+ *
+ * Every flag is parsed here as a string, strictly (integers: digits only, no sign, no junk, an
+ * explicit range; sizes, rates and times: a number and a unit, checked before ns-3 sees them),
+ * and every combination and input file is checked before anything is built. ns-3's own
+ * CommandLine only prints --help and the --Print* listings: its parse errors would exit 1 with
+ * the whole help, and its wrap-around of negative unsigned values would be a guess.
+ */
+#include "ai-training-sim-options.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <fcntl.h>
+#include <functional>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace ns3;
+
+namespace aitsim
+{
+
+namespace
+{
+
+/// One flag of the program.
+struct FlagDef
+{
+    const char* name; //!< flag name
+    const char* def;  //!< default, as text
+    const char* help; //!< help text (with what is allowed)
+};
+
+// clang-format off
+const std::vector<FlagDef> FLAGS = {
+    {"topology", "fat-tree", "fat-tree|leaf-spine|rail"},
+    {"k", "4", "fat-tree arity (even, 2..32)"},
+    {"leaves", "4", "leaf-spine: leaves; rail: server groups (1..512)"},
+    {"spines", "2", "leaf-spine and rail: spine switches (1..512)"},
+    {"hostsPerLeaf", "4", "leaf-spine: hosts per leaf; rail: servers per group (1..512)"},
+    {"gpusPerServer", "1", "GPUs (NICs) per server (1..16): rail: rails; other fabrics: consecutive "
+                           "hosts that share a server's NVLink (1 = none)"},
+    {"gpu", "a100", "GPU class: a100 (NVLink3, 300 GB/s per direction, 312 TFLOP/s bf16; the class "
+                    "of the bundled AICB traces) | h100 (NVLink4, 450 GB/s, 989 TFLOP/s): sets "
+                    "the NVLink bandwidth of the communicators and the compute rate of the presets"},
+    {"linkRate", "100Gbps", "rate of every link (1Gbps..3200Gbps, e.g. 100Gbps)"},
+    {"linkDelay", "1us", "propagation delay of every link (0..10ms, e.g. 1us)"},
+    {"oversubscription", "1", "host : uplink capacity at the first switch tier (1..64; 1 = non-blocking)"},
+    {"mtu", "4096", "RoCE MTU (payload bytes per packet: 256|512|1024|2048|4096)"},
+    {"bufferSize", "32MB", "shared buffer per switch (e.g. 32MB, 12MiB; at most 16GiB)"},
+    {"cc", "dcqcn", "congestion control: dcqcn|hpcc|timely|dctcp|none"},
+    {"pfc", "true", "priority 3 lossless with PFC (true) or lossy (false)"},
+    {"ecn", "true", "switches mark ECN (RED between Kmin and Kmax)"},
+    {"lb", "ecmp", "load balancing: ecmp|spray|adaptive|flowlet"},
+    {"lossRecovery", "gbn", "gbn (go-back-N) | sr (selective repeat)"},
+    {"collective", "", "benchmark one collective: allreduce|allgather|reducescatter|alltoall|broadcast"},
+    {"algorithm", "", "ring|tree|hd|direct (default: ring; direct for alltoall, which only runs "
+                      "direct; tree is all-reduce only)"},
+    {"bytes", "64M", "collective size, or a doubling sweep min:max (e.g. 1M:256M; 1 B..64GiB)"},
+    {"ranks", "0", "ranks (0 = all hosts for --collective, 16 for training; at most the hosts)"},
+    {"channels", "1", "NCCL channels per communicator (1..64)"},
+    {"qpsPerConnection", "1", "queue pairs per connection (1..64)"},
+    {"workload", "", "training workload: dp|gpt|moe (presets) or a workload file (text format or "
+                     "AICB/SimAI); default dp when no --collective"},
+    {"dp", "0", "data parallel (presets; 0 = ranks / (tp x pp))"},
+    {"tp", "1", "tensor parallel (gpt and moe presets; 1..64)"},
+    {"pp", "1", "pipeline stages (gpt and moe presets; 1..64)"},
+    {"ep", "1", "expert parallel (moe preset; 1..64)"},
+    {"microBatches", "1", "micro-batches per step (presets; 1..256)"},
+    {"layers", "0", "transformer layers (presets; 0 = the preset's; at most 256)"},
+    {"hidden", "0", "hidden size (presets; 0 = the preset's; at most 65536)"},
+    {"seqLength", "0", "sequence length (presets; 0 = the preset's; at most 131072)"},
+    {"steps", "3", "training steps (1..1000)"},
+    {"jobs", "1", "identical jobs sharing the fabric (1..256)"},
+    {"placement", "contiguous", "contiguous|roundrobin|random"},
+    {"outputDir", "results", "output directory (created if missing, after every check passed)"},
+    {"pcap", "none", "none|hosts|switches|all|<node id,node id,...>"},
+    {"seed", "1", "random seed (1..4294967295)"},
+    {"run", "1", "run number, for independent replications (1..4294967295)"},
+    {"progress", "auto", "progress line on stderr: auto (when a terminal)|on|off"},
+    {"queueInterval", "10us", "queue-depth sampling interval (0 = off, else 100ns..1s)"},
+    {"plots", "true", "write PNG plots with gnuplot (true|false)"},
+};
+// clang-format on
+
+/// ns-3 attributes the program sets from one of its flags: an override would be clobbered.
+const std::map<std::string, std::string> OWNED = {
+    {"ns3::RdmaNic::CongestionControl", "cc"},
+    {"ns3::RdmaNic::LossRecovery", "lossRecovery"},
+    {"ns3::RdmaNic::Mtu", "mtu"},
+    {"ns3::RdmaNic::EcnCapable", "ecn"},
+    {"ns3::SwitchMmu::EcnEnabled", "ecn"},
+    {"ns3::SwitchMmu::LosslessPriorities", "pfc"},
+    {"ns3::SwitchMmu::BufferSize", "bufferSize"},
+    {"ns3::RoceSwitch::LoadBalancing", "lb"},
+    {"ns3::Communicator::Algorithm", "algorithm"},
+    {"ns3::Communicator::Channels", "channels"},
+    {"ns3::Communicator::QpsPerConnection", "qpsPerConnection"},
+    {"ns3::Communicator::GpusPerServer", "gpusPerServer"},
+    {"ns3::RoceNetDevice::DataRate", "linkRate"},
+    {"ns3::RoceChannel::Delay", "linkDelay"},
+    {"ns3::TransformerModel::Layers", "layers"},
+    {"ns3::TransformerModel::HiddenSize", "hidden"},
+    {"ns3::TransformerModel::SequenceLength", "seqLength"},
+    {"RngSeed", "seed"},
+    {"RngRun", "run"},
+};
+
+} // namespace
+
+std::string
+Arg(const std::string& flag, const std::string& value)
+{
+    return "--" + flag + "=" + value;
+}
+
+/// Strict unsigned integer: digits only, no sign, no junk, no overflow, within [lo, hi].
+uint64_t
+ParseUint(const std::string& flag,
+          const std::string& v,
+          uint64_t lo,
+          uint64_t hi,
+          const std::string& allowed)
+{
+    const std::string what =
+        allowed.empty() ? "an integer " + std::to_string(lo) + ".." + std::to_string(hi) : allowed;
+    bool ok = !v.empty() && v.size() <= 19;
+    uint64_t n = 0;
+    for (char c : v)
+    {
+        ok = ok && c >= '0' && c <= '9';
+        n = ok ? n * 10 + uint64_t(c - '0') : 0;
+    }
+    if (!ok || n < lo || n > hi)
+    {
+        Fail(Arg(flag, v) + " is not allowed (" + what + ")");
+    }
+    return n;
+}
+
+bool
+ParseBool(const std::string& flag, const std::string& v)
+{
+    if (v == "true" || v == "1")
+    {
+        return true;
+    }
+    if (v == "false" || v == "0")
+    {
+        return false;
+    }
+    Fail(Arg(flag, v) + " is not allowed (true|false)");
+}
+
+/// Strict decimal number: digits, an optional fraction and exponent; nothing else.
+static bool
+IsDecimal(const std::string& s)
+{
+    size_t i = 0;
+    auto digits = [&]() {
+        const size_t b = i;
+        while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])))
+        {
+            ++i;
+        }
+        return i > b;
+    };
+    if (!digits())
+    {
+        return false;
+    }
+    if (i < s.size() && s[i] == '.' && !(++i, digits()))
+    {
+        return false;
+    }
+    if (i < s.size() && (s[i] == 'e' || s[i] == 'E'))
+    {
+        ++i;
+        if (i < s.size() && (s[i] == '+' || s[i] == '-'))
+        {
+            ++i;
+        }
+        if (!digits())
+        {
+            return false;
+        }
+    }
+    return i == s.size();
+}
+
+double
+ParseDouble(const std::string& flag, const std::string& v, double lo, double hi)
+{
+    const double d = IsDecimal(v) ? std::strtod(v.c_str(), nullptr) : -1;
+    if (!IsDecimal(v) || !std::isfinite(d) || d < lo || d > hi)
+    {
+        Fail(Arg(flag, v) + " is not allowed (a number " + Num(lo, 0) + ".." + Num(hi, 0) + ")");
+    }
+    return d;
+}
+
+/// Split "12.5us" into number and unit; false unless the number is a plain decimal.
+static bool
+SplitUnit(const std::string& s, std::string* number, std::string* unit)
+{
+    size_t i = 0;
+    while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.'))
+    {
+        ++i;
+    }
+    *number = s.substr(0, i);
+    *unit = s.substr(i);
+    return IsDecimal(*number);
+}
+
+/// A time as ns-3 writes it (number + s|ms|us|ns|ps|fs), which ns-3 would abort on otherwise.
+bool
+TryTime(const std::string& s, Time* out)
+{
+    std::string number;
+    std::string unit;
+    static const std::set<std::string> units = {"s", "ms", "us", "ns", "ps", "fs"};
+    if (s == "0")
+    {
+        *out = Time(0); // zero needs no unit
+        return true;
+    }
+    if (!SplitUnit(s, &number, &unit) || !units.count(unit) || number.size() > 20)
+    {
+        return false;
+    }
+    TimeValue v;
+    if (!v.DeserializeFromString(s, MakeTimeChecker()))
+    {
+        return false;
+    }
+    *out = v.Get();
+    return true;
+}
+
+Time
+ParseTime(const std::string& flag, const std::string& v, Time lo, Time hi, const std::string& what)
+{
+    Time t;
+    if (!TryTime(v, &t) || t < lo || t > hi)
+    {
+        Fail(Arg(flag, v) + " is not allowed (" + what + ")");
+    }
+    return t;
+}
+
+/// A data rate (number + bps, kbps, Mbps, Gbps, ... as ns-3's DataRate).
+bool
+TryRate(const std::string& s, DataRate* out)
+{
+    std::string number;
+    std::string unit;
+    if (!SplitUnit(s, &number, &unit) || unit.empty() || number.size() > 20)
+    {
+        return false;
+    }
+    DataRateValue v;
+    if (!v.DeserializeFromString(s, MakeDataRateChecker()))
+    {
+        return false;
+    }
+    *out = v.Get();
+    return true;
+}
+
+/// A size: digits with an optional unit (B; K, M, G = 1024^n as nccl-tests; KiB, MiB, GiB;
+/// KB, MB, GB = 1000^n); false on junk or overflow.
+bool
+TrySize(const std::string& s, uint64_t* out)
+{
+    size_t i = 0;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])))
+    {
+        ++i;
+    }
+    if (i == 0 || i > 19)
+    {
+        return false;
+    }
+    uint64_t n = 0;
+    for (size_t j = 0; j < i; ++j)
+    {
+        if (n > (UINT64_MAX - 9) / 10)
+        {
+            return false;
+        }
+        n = n * 10 + uint64_t(s[j] - '0');
+    }
+    static const std::map<std::string, uint64_t> units = {
+        {"", 1},
+        {"B", 1},
+        {"K", 1ULL << 10},
+        {"M", 1ULL << 20},
+        {"G", 1ULL << 30},
+        {"KiB", 1ULL << 10},
+        {"MiB", 1ULL << 20},
+        {"GiB", 1ULL << 30},
+        {"KB", 1000ULL},
+        {"MB", 1000000ULL},
+        {"GB", 1000000000ULL},
+    };
+    auto it = units.find(s.substr(i));
+    if (it == units.end() || n > UINT64_MAX / it->second)
+    {
+        return false;
+    }
+    *out = n * it->second;
+    return true;
+}
+
+/// Lower-case name -> the module's name, or Fail naming the flag and the allowed values.
+std::string
+Choose(const std::string& flag,
+       const std::string& value,
+       const std::vector<std::pair<std::string, std::string>>& allowed)
+{
+    std::string list;
+    for (const auto& [k, v] : allowed)
+    {
+        if (k == value)
+        {
+            return v;
+        }
+        list += (list.empty() ? "" : "|") + k;
+    }
+    Fail(Arg(flag, value) + " is not allowed (" + list + ")");
+}
+
+/// The value's text for a strict syntax check of an override (ns-3's own parsers accept junk
+/// such as "4.5" for an integer, wrap "-1", or abort on a bad time).
+static bool
+OverrideSyntaxOk(const std::string& type, const std::string& v)
+{
+    if (type == "ns3::UintegerValue")
+    {
+        return !v.empty() && v.size() <= 20 &&
+               v.find_first_not_of("0123456789") == std::string::npos;
+    }
+    if (type == "ns3::IntegerValue")
+    {
+        const std::string d = !v.empty() && v[0] == '-' ? v.substr(1) : v;
+        return !d.empty() && d.size() <= 19 &&
+               d.find_first_not_of("0123456789") == std::string::npos;
+    }
+    if (type == "ns3::DoubleValue")
+    {
+        const std::string d = !v.empty() && v[0] == '-' ? v.substr(1) : v;
+        return IsDecimal(d);
+    }
+    if (type == "ns3::BooleanValue")
+    {
+        return v == "true" || v == "false" || v == "1" || v == "0";
+    }
+    if (type == "ns3::TimeValue")
+    {
+        Time t;
+        return TryTime(!v.empty() && (v[0] == '-' || v[0] == '+') ? v.substr(1) : v, &t);
+    }
+    if (type == "ns3::DataRateValue")
+    {
+        DataRate r;
+        return TryRate(v, &r);
+    }
+    return true;
+}
+
+/// Create an object of the type (with the override, if withValue) in a child process: the
+/// setters of some attributes stop the run on values their checker accepts. Returns "" if that
+/// worked, else the type's own message.
+static std::string
+TrialConstruct(TypeId tid, const std::string& attr, const std::string& value, bool withValue)
+{
+    return InChild([&]() {
+        ObjectFactory factory;
+        factory.SetTypeId(tid);
+        if (withValue)
+        {
+            factory.Set(attr, StringValue(value));
+        }
+        Ptr<Object> object = factory.Create();
+    });
+}
+
+/// Check one --name=value whose name is no flag of the program: an ns-3 override or Fail.
+static Override
+CheckOverride(const std::string& name, const std::string& value)
+{
+    const std::string arg = Arg(name, value);
+    auto owned = OWNED.find(name);
+    if (owned != OWNED.end())
+    {
+        Fail(arg + " is set by the program from --" + owned->second + ": use --" + owned->second +
+             " instead");
+    }
+    const size_t pos = name.rfind("::");
+    if (pos == std::string::npos)
+    {
+        for (auto it = GlobalValue::Begin(); it != GlobalValue::End(); ++it)
+        {
+            if ((*it)->GetName() == name)
+            {
+                Ptr<const AttributeChecker> checker = (*it)->GetChecker();
+                if (!OverrideSyntaxOk(checker->GetValueTypeName(), value) ||
+                    !checker->CreateValidValue(StringValue(value)))
+                {
+                    Fail(arg + " is not a valid value of ns-3's global " + name + " (" +
+                         checker->GetUnderlyingTypeInformation() + ")");
+                }
+                return {name, value, true};
+            }
+        }
+        Fail("--" + name + " is not a flag of ai-training-sim (see --help)");
+    }
+    TypeId tid;
+    if (!TypeId::LookupByNameFailSafe(name.substr(0, pos), &tid))
+    {
+        Fail(arg + ": " + name.substr(0, pos) +
+             " is not an ns-3 TypeId (overrides are --ns3::Type::Attribute=value; see "
+             "--PrintTypeIds)");
+    }
+    TypeId::AttributeInformation info;
+    if (!tid.LookupAttributeByName(name.substr(pos + 2), &info))
+    {
+        Fail(arg + ": " + tid.GetName() + " has no attribute " + name.substr(pos + 2) +
+             " (see --PrintAttributes=" + tid.GetName() + ")");
+    }
+    if (!(info.flags & TypeId::ATTR_CONSTRUCT))
+    {
+        Fail(arg + ": " + name +
+             " cannot be set as a default (it is not a construction "
+             "attribute)");
+    }
+    const std::string type = info.checker->GetValueTypeName();
+    if (!OverrideSyntaxOk(type, value) || !info.checker->CreateValidValue(StringValue(value)))
+    {
+        Fail(arg + " is not a valid value of " + name + " (" +
+             info.checker->GetUnderlyingTypeInformation() + ")");
+    }
+    if (tid.HasConstructor() && tid.IsChildOf(Object::GetTypeId()) &&
+        TrialConstruct(tid, info.name, value, false).empty())
+    {
+        const std::string why = TrialConstruct(tid, info.name, value, true);
+        if (!why.empty())
+        {
+            Fail(arg + " is refused by " + tid.GetName() + ": " + why);
+        }
+    }
+    return {name, value, false};
+}
+
+/// --help and ns-3's listings: printed by ns-3's CommandLine (which exits 0).
+static void
+HandleHardOptions(int argc, char* argv[])
+{
+    static const std::set<std::string> hard = {"help",
+                                               "PrintHelp",
+                                               "version",
+                                               "PrintVersion",
+                                               "PrintGroups",
+                                               "PrintTypeIds",
+                                               "PrintGlobals",
+                                               "PrintGroup",
+                                               "PrintAttributes"};
+    for (int i = 1; i < argc; ++i)
+    {
+        std::string a = argv[i];
+        a = a.substr(a.rfind("--", 0) == 0 ? 2 : (a.rfind('-', 0) == 0 ? 1 : 0));
+        const std::string name = a.substr(0, a.find('='));
+        if (!hard.count(name))
+        {
+            continue;
+        }
+        if (name == "PrintAttributes")
+        {
+            TypeId tid;
+            const std::string v = a.find('=') == std::string::npos ? "" : a.substr(a.find('=') + 1);
+            if (!TypeId::LookupByNameFailSafe(v, &tid))
+            {
+                Fail(Arg(name, v) + ": not an ns-3 TypeId (see --PrintTypeIds)");
+            }
+        }
+        CommandLine cmd("ai-training-sim");
+        cmd.Usage("The ai-training study program: an nccl-tests-like collective benchmark "
+                  "(--collective) or training jobs (--workload) on a packet-level RoCEv2 fabric. "
+                  "Outputs go to --outputDir (see README.md). Any ns-3 attribute default can be "
+                  "given as --ns3::Type::Attribute=value (checked, recorded in summary.json; "
+                  "attributes that a flag sets are refused, naming the flag).");
+        std::vector<std::string> values(FLAGS.size());
+        for (size_t j = 0; j < FLAGS.size(); ++j)
+        {
+            values[j] = FLAGS[j].def;
+            cmd.AddValue(FLAGS[j].name, FLAGS[j].help, values[j]);
+        }
+        std::vector<std::string> args = {"ai-training-sim", argv[i]};
+        cmd.Parse(args); // exits 0
+        std::exit(0);
+    }
+}
+
+std::string
+InChild(const std::function<void()>& work)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+    {
+        return "";
+    }
+    std::cout.flush();
+    std::cerr.flush();
+    const pid_t pid = fork();
+    if (pid < 0)
+    {
+        close(fds[0]);
+        close(fds[1]);
+        return "";
+    }
+    if (pid == 0)
+    {
+        dup2(fds[1], STDERR_FILENO);
+        const int devnull = open("/dev/null", O_WRONLY);
+        dup2(devnull, STDOUT_FILENO);
+        close(fds[0]);
+        work();
+        _exit(0);
+    }
+    close(fds[1]);
+    std::string text;
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(fds[0], buf, sizeof(buf))) > 0)
+    {
+        text.append(buf, n);
+    }
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    {
+        return "";
+    }
+    size_t a = text.find("msg=\"");
+    if (a == std::string::npos)
+    {
+        return "it stops the simulation (exit status " +
+               std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status)) +
+               ")";
+    }
+    a += 5;
+    const std::string msg = text.substr(a, text.find("\", ", a) - a);
+    return msg.substr(0, msg.find('\n'));
+}
+
+void
+Fail(const std::string& msg)
+{
+    std::cerr << "ai-training-sim: error: " << msg << std::endl;
+    std::exit(2);
+}
+
+std::string
+Json(const std::string& s)
+{
+    std::string o = "\"";
+    for (char c : s)
+    {
+        if (c == '"' || c == '\\')
+        {
+            o += '\\';
+            o += c;
+        }
+        else if (static_cast<unsigned char>(c) < 0x20)
+        {
+            char buf[8];
+            std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+            o += buf;
+        }
+        else
+        {
+            o += c;
+        }
+    }
+    return o + "\"";
+}
+
+std::string
+Num(double v, int digits)
+{
+    std::ostringstream os;
+    os << std::fixed << std::setprecision(digits) << v;
+    return os.str();
+}
+
+std::string
+AlgorithmLabel(Communicator::Kind kind, const std::string& algorithm, uint32_t gpusPerServer)
+{
+    if (kind == Communicator::ALL_TO_ALL || kind == Communicator::ALL_TO_ALL_V)
+    {
+        return "Direct";
+    }
+    if (kind == Communicator::BROADCAST)
+    {
+        return "Ring";
+    }
+    const std::string a =
+        algorithm == "Tree" && kind != Communicator::ALL_REDUCE ? "Ring" : algorithm;
+    return gpusPerServer > 1 ? "Hierarchical(" + a + ")" : a;
+}
+
+/// Parse argv into flags (Given) and overrides; used by ParseOptions.
+Given
+ParseArgv(int argc, char* argv[], std::vector<Override>* overrides)
+{
+    HandleHardOptions(argc, argv);
+    Given given;
+    std::set<std::string> names;
+    for (const auto& f : FLAGS)
+    {
+        names.insert(f.name);
+    }
+    for (int i = 1; i < argc; ++i)
+    {
+        const std::string a = argv[i];
+        const size_t dashes = a.rfind("--", 0) == 0 ? 2 : (a.rfind('-', 0) == 0 ? 1 : 0);
+        if (dashes == 0 || a.size() == dashes)
+        {
+            Fail("\"" + a + "\" is not a flag (flags are --name=value; see --help)");
+        }
+        const std::string body = a.substr(dashes);
+        const size_t eq = body.find('=');
+        const std::string name = body.substr(0, eq);
+        const bool hasValue = eq != std::string::npos;
+        const std::string value = hasValue ? body.substr(eq + 1) : "";
+        if (names.count(name))
+        {
+            if (given.count(name))
+            {
+                Fail("--" + name + " is given twice (" + Arg(name, given[name]) + " and " +
+                     Arg(name, value) + ")");
+            }
+            if (!hasValue && name != "pfc" && name != "ecn" && name != "plots")
+            {
+                Fail("--" + name + " needs a value (--" + name + "=...; see --help)");
+            }
+            given[name] = hasValue ? value : "true";
+            continue;
+        }
+        for (const auto& ov : *overrides)
+        {
+            if (ov.name == name)
+            {
+                Fail("--" + name + " is given twice");
+            }
+        }
+        if (!hasValue)
+        {
+            Fail("--" + name +
+                 (name.find("::") != std::string::npos
+                      ? " needs a value (--" + name + "=value)"
+                      : std::string(" is not a flag of ai-training-sim (see --help)")));
+        }
+        overrides->push_back(CheckOverride(name, value));
+    }
+    return given;
+}
+
+/// The value of a flag: as given, else its default.
+std::string
+Value(const Given& given, const std::string& name)
+{
+    auto it = given.find(name);
+    if (it != given.end())
+    {
+        return it->second;
+    }
+    for (const auto& f : FLAGS)
+    {
+        if (name == f.name)
+        {
+            return f.def;
+        }
+    }
+    NS_FATAL_ERROR("ai-training-sim: no flag " << name);
+}
+
+/// Every flag's value for summary.json (numbers and booleans unquoted).
+std::vector<std::pair<std::string, std::string>>
+ConfigEntries(const Given& given)
+{
+    static const std::set<std::string> numbers = {"k",
+                                                  "leaves",
+                                                  "spines",
+                                                  "hostsPerLeaf",
+                                                  "gpusPerServer",
+                                                  "mtu",
+                                                  "ranks",
+                                                  "channels",
+                                                  "qpsPerConnection",
+                                                  "dp",
+                                                  "tp",
+                                                  "pp",
+                                                  "ep",
+                                                  "microBatches",
+                                                  "layers",
+                                                  "hidden",
+                                                  "seqLength",
+                                                  "steps",
+                                                  "jobs",
+                                                  "seed",
+                                                  "run"};
+    static const std::set<std::string> bools = {"pfc", "ecn", "plots"};
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& f : FLAGS)
+    {
+        std::string v = Value(given, f.name);
+        if (bools.count(f.name))
+        {
+            v = (v == "true" || v == "1") ? "true" : "false";
+        }
+        else if (f.name == std::string("oversubscription"))
+        {
+            v = Num(std::strtod(v.c_str(), nullptr), 3);
+        }
+        else if (!numbers.count(f.name))
+        {
+            v = Json(v);
+        }
+        out.emplace_back(f.name, v);
+    }
+    return out;
+}
+
+} // namespace aitsim

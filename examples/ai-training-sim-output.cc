@@ -1,0 +1,350 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * ai-training-sim: what a run prints and writes (see ai-training-sim-study.h; README.md
+ * documents the files).
+ */
+#include "ai-training-sim-study.h"
+
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sys/resource.h>
+
+using namespace ns3;
+
+namespace aitsim
+{
+
+namespace
+{
+
+/// Peak resident memory of this process in MB.
+double
+PeakRssMb()
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss / 1024.0;
+}
+
+/// nccl-tests' type/redop/root columns for a collective.
+struct NcclNames
+{
+    const char* type;  //!< data type
+    const char* redop; //!< reduction
+    int root;          //!< root (-1: none)
+};
+
+NcclNames
+NcclColumns(Communicator::Kind kind)
+{
+    switch (kind)
+    {
+    case Communicator::ALL_REDUCE:
+    case Communicator::REDUCE_SCATTER:
+        return {"float", "sum", -1};
+    case Communicator::BROADCAST:
+        return {"float", "none", 0};
+    default:
+        return {"float", "none", -1};
+    }
+}
+
+} // namespace
+
+void
+Study::AddCollective(uint32_t job,
+                     uint32_t step,
+                     const std::string& group,
+                     uint32_t instance,
+                     const std::string& op,
+                     const Communicator::Result& r)
+{
+    const std::string alg = AlgorithmLabel(r.kind, m_o.algorithm, m_o.gpusPerServer);
+    const int64_t t = (r.end - r.start).GetNanoSeconds();
+    m_collCsv << job << "," << step << "," << group << "," << instance << "," << op << ","
+              << Communicator::KindName(r.kind) << "," << alg << "," << r.bytes << "," << r.ranks
+              << "," << r.start.GetNanoSeconds() << "," << r.end.GetNanoSeconds() << "," << t << ","
+              << Num(r.algBw * 8 / 1e9) << "," << Num(r.busBw * 8 / 1e9) << "\n";
+    m_collJson << (m_collJson.tellp() > 0 ? ",\n" : "") << "    {\"job\": " << job
+               << ", \"step\": " << step << ", \"group\": " << Json(group)
+               << ", \"op\": " << Json(op)
+               << ", \"collective\": " << Json(Communicator::KindName(r.kind))
+               << ", \"algorithm\": " << Json(alg) << ", \"bytes\": " << r.bytes
+               << ", \"ranks\": " << r.ranks << ", \"time_ns\": " << t
+               << ", \"algbw_gbps\": " << Num(r.algBw * 8 / 1e9)
+               << ", \"busbw_gbps\": " << Num(r.busBw * 8 / 1e9) << "}";
+}
+
+void
+Study::ReportBenchmark()
+{
+    const auto& results = m_comm->GetResults();
+    // nccl-tests' columns; #wrong is N/A as with nccl-tests -c 0 (no data is checked)
+    std::cout << "#\n#" << std::setw(12) << "size" << std::setw(13) << "count" << std::setw(7)
+              << "type" << std::setw(7) << "redop" << std::setw(6) << "root" << std::setw(9)
+              << "time" << std::setw(8) << "algbw" << std::setw(8) << "busbw" << std::setw(7)
+              << "#wrong"
+              << "\n";
+    std::cout << "#" << std::setw(12) << "(B)" << std::setw(13) << "(elements)" << std::setw(20)
+              << "" << std::setw(9) << "(us)" << std::setw(8) << "(GB/s)" << std::setw(8)
+              << "(GB/s)"
+              << "\n";
+    for (uint32_t i = 0; i < results.size(); ++i)
+    {
+        const auto& r = results[i];
+        const NcclNames n = NcclColumns(r.kind);
+        std::cout << std::setw(13) << r.bytes << std::setw(13) << r.bytes / 4 << std::setw(7)
+                  << n.type << std::setw(7) << n.redop << std::setw(6) << n.root << std::setw(9)
+                  << Num((r.end - r.start).GetSeconds() * 1e6, 1) << std::setw(8)
+                  << Num(r.algBw / 1e9, 2) << std::setw(8) << Num(r.busBw / 1e9, 2) << std::setw(7)
+                  << "N/A"
+                  << "\n";
+        AddCollective(0, i, "world", 0, "benchmark", r);
+    }
+    if (results.empty())
+    {
+        return;
+    }
+    const double goodput = m_o.rate.GetBitRate() / 8.0 * m_o.mtu / (m_o.mtu + 62.0);
+    const auto& last = results.back();
+    const double ratio = last.busBw / goodput;
+    std::cout << "# busbw of the largest size: " << Num(last.busBw / 1e9, 2)
+              << " GB/s = " << Num(100 * ratio, 1) << " % of the link goodput "
+              << Num(goodput / 1e9, 2) << " GB/s\n";
+    if (ratio < 0.97)
+    {
+        const auto s = m_stats->GetSummary();
+        uint64_t drops = 0;
+        for (const auto& [reason, n] : s.drops)
+        {
+            drops += n;
+        }
+        std::cout << "# below the link goodput because: oversubscription "
+                  << Num(m_o.oversubscription, 2) << ":1, " << s.pfcPauseFrames
+                  << " PFC pause frames (" << Num(s.pausedTime.GetSeconds() * 1e6, 1)
+                  << " us paused in all), " << s.ecnMarks << " ECN marks, " << s.cnpsSent
+                  << " CNPs, deepest switch queue " << s.maxQueueBytes << " B, " << drops
+                  << " drops"
+                  << (s.pfcPauseFrames + s.ecnMarks + drops == 0 && s.maxQueueBytes < 100000
+                          ? " (no congestion: latency-bound at this size)"
+                          : " (congestion in the fabric)")
+                  << "\n";
+    }
+}
+
+bool
+Study::ReportTraining()
+{
+    bool allDone = true;
+    for (const auto& job : m_jobs)
+    {
+        if (!job->IsFinished())
+        {
+            std::cerr << "ai-training-sim: error: job " << job->GetId() << " finished "
+                      << job->GetStepResults().size() << " of " << m_o.steps
+                      << " steps: " << WhyStopped() << std::endl;
+            allDone = false;
+        }
+        for (const auto& s : job->GetStepResults())
+        {
+            m_stepsCsv << s.job << "," << s.step << "," << s.start.GetNanoSeconds() << ","
+                       << s.end.GetNanoSeconds() << "," << (s.end - s.start).GetNanoSeconds() << ","
+                       << s.compute.GetNanoSeconds();
+            for (uint32_t g = 0; g < N_PARALLEL_GROUPS; ++g)
+            {
+                m_stepsCsv << "," << s.exposed[g].GetNanoSeconds();
+            }
+            m_stepsCsv << "\n";
+            m_stepsJson << (m_stepsJson.tellp() > 0 ? ",\n" : "") << "    {\"job\": " << s.job
+                        << ", \"step\": " << s.step
+                        << ", \"start_ns\": " << s.start.GetNanoSeconds()
+                        << ", \"end_ns\": " << s.end.GetNanoSeconds()
+                        << ", \"duration_ns\": " << (s.end - s.start).GetNanoSeconds()
+                        << ", \"compute_ns\": " << s.compute.GetNanoSeconds() << "}";
+        }
+        for (const auto& c : job->GetCollectiveRecords())
+        {
+            AddCollective(c.job, c.step, ParallelGroupName(c.group), c.instance, c.op, c.result);
+        }
+    }
+    std::cout << "steps (us; exp_* = mean time ranks waited for that group):\n";
+    for (const auto& job : m_jobs)
+    {
+        job->PrintSteps(std::cout, job->GetId() == 0);
+    }
+    std::cout << "collectives:\n";
+    for (const auto& job : m_jobs)
+    {
+        job->PrintCollectives(std::cout);
+    }
+    return allDone;
+}
+
+void
+Study::WriteSummary(const Conservation& c, double wall) const
+{
+    const NetworkStatsHelper::Summary s = m_stats->GetSummary();
+    std::ofstream js(m_o.outputDir + "/summary.json");
+    js << "{\n  \"config\": {\n";
+    std::vector<std::pair<std::string, std::string>> config = m_o.config;
+    std::string overrides = "{";
+    for (size_t i = 0; i < m_o.overrides.size(); ++i)
+    {
+        overrides +=
+            (i ? ", " : "") + Json(m_o.overrides[i].name) + ": " + Json(m_o.overrides[i].value);
+    }
+    config.emplace_back("overrides", overrides + "}");
+    config.emplace_back("mode", Json(m_o.benchmark ? "collective" : "training"));
+    config.emplace_back("fabric", Json(m_o.fabricName));
+    config.emplace_back("hosts", std::to_string(m_o.hosts));
+    config.emplace_back("ranks_used", std::to_string(m_o.ranks));
+    config.emplace_back("algorithm_run",
+                        Json(m_o.benchmark
+                                 ? AlgorithmLabel(m_o.kind, m_o.algorithm, m_o.gpusPerServer)
+                                 : m_o.algorithm));
+    config.emplace_back("gpu_preset",
+                        "{\"name\": " + Json(m_o.gpu) + ", \"nvlink_gbps_per_direction\": " +
+                            Num(m_o.nvLinkRate.GetBitRate() / 1e9, 0) +
+                            ", \"preset_gpu_tflops\": " + Num(m_o.gpuTflops, 0) + "}");
+    for (size_t i = 0; i < config.size(); ++i)
+    {
+        js << "    " << Json(config[i].first) << ": " << config[i].second
+           << (i + 1 < config.size() ? ",\n" : "\n");
+    }
+    js << "  },\n  \"steps\": [\n"
+       << m_stepsJson.str() << (m_stepsJson.str().empty() ? "" : "\n")
+       << "  ],\n  \"collectives\": [\n"
+       << m_collJson.str() << (m_collJson.str().empty() ? "" : "\n") << "  ],\n  \"flows\": ";
+    m_stats->WriteJsonFlows(js);
+    js << ",\n  \"network\": ";
+    m_stats->WriteJsonNetwork(js);
+    js << ",\n  \"conservation\": {\"messages_posted\": " << c.messagesPosted
+       << ", \"bytes_posted\": " << c.bytesPosted
+       << ", \"messages_completed\": " << c.messagesCompleted
+       << ", \"messages_received\": " << c.messagesReceived
+       << ", \"bytes_received\": " << c.bytesReceived
+       << ", \"messages_recorded\": " << c.messagesRecorded
+       << ", \"bytes_recorded\": " << c.bytesRecorded << ", \"flow_rows\": " << c.rows
+       << ", \"busy_queue_pairs\": " << c.busyQps << ", \"ok\": " << (c.Ok() ? "true" : "false")
+       << "}";
+    js << ",\n  \"sim\": {\n    \"sim_time_ns\": " << Simulator::Now().GetNanoSeconds()
+       << ",\n    \"work_done_ns\": " << (m_done ? m_workDone.GetNanoSeconds() : -1)
+       << ",\n    \"events\": " << Simulator::GetEventCount()
+       << ",\n    \"packet_hops\": " << s.packetHops << ",\n    \"wall_s\": " << Num(wall, 2)
+       << ",\n    \"peak_rss_mb\": " << Num(PeakRssMb(), 1) << "\n  }\n}\n";
+}
+
+void
+Study::PlotSteps() const
+{
+    const std::string dir = m_o.outputDir;
+    std::ofstream dat(dir + "/steps.dat");
+    std::string plot;
+    for (const auto& job : m_jobs)
+    {
+        dat << "# job " << job->GetId() << "\n";
+        for (const auto& st : job->GetStepResults())
+        {
+            dat << st.step << " " << Num((st.end - st.start).GetSeconds() * 1e3, 6) << "\n";
+        }
+        dat << "\n\n";
+        plot += (plot.empty() ? "" : ", ") + std::string("'") + dir + "/steps.dat' index " +
+                std::to_string(job->GetId()) + " with linespoints title 'job " +
+                std::to_string(job->GetId()) + "'";
+    }
+    dat.close();
+    const std::string gp = dir + "/steps.gp";
+    std::ofstream(gp) << "set terminal pngcairo size 800,500\nset output '" << dir
+                      << "/steps.png'\nset xlabel 'step'\nset ylabel 'step time "
+                         "(ms)'\nset yrange [0:*]\nset grid\nplot "
+                      << plot << "\n";
+    if (std::system(("gnuplot " + gp + " 2>/dev/null").c_str()) != 0)
+    {
+        std::cerr << "ai-training-sim: gnuplot failed on " << gp << std::endl;
+    }
+}
+
+int
+Study::Report()
+{
+    bool ok = true;
+    if (m_o.benchmark)
+    {
+        ReportBenchmark();
+        if (m_comm->GetResults().size() != m_o.sizes.size())
+        {
+            std::cerr << "ai-training-sim: error: only " << m_comm->GetResults().size() << " of "
+                      << m_o.sizes.size() << " collectives completed: " << WhyStopped()
+                      << std::endl;
+            ok = false;
+        }
+    }
+    else
+    {
+        ok = ReportTraining();
+    }
+    const NetworkStatsHelper::Summary s = m_stats->GetSummary();
+    uint64_t drops = 0;
+    for (const auto& [reason, n] : s.drops)
+    {
+        drops += n;
+    }
+    std::cout << "network: " << s.flows << " messages, FCT p50 " << Num(s.fctNs.p50 / 1e3, 1)
+              << " us p99 " << Num(s.fctNs.p99 / 1e3, 1) << " us, slowdown p50 "
+              << Num(s.slowdown.p50, 2) << " p99 " << Num(s.slowdown.p99, 2) << "; "
+              << s.pfcPauseFrames << " PFC pauses (" << Num(s.pausedTime.GetSeconds() * 1e6, 1)
+              << " us paused), " << s.ecnMarks << " ECN marks, " << s.cnpsSent << " CNPs, " << drops
+              << " drops, deepest queue " << s.maxQueueBytes << " B\n";
+    const Conservation c = Count();
+    std::cout << "messages: " << c.messagesPosted << " posted (" << c.bytesPosted << " B), "
+              << c.messagesRecorded << " recorded (" << c.bytesRecorded << " B; " << c.rows
+              << " rows in flows.csv), " << c.messagesReceived << " received (" << c.bytesReceived
+              << " B), " << c.busyQps << " queue pairs still busy: "
+              << (c.Ok() ? "every posted message is recorded" : "MISSING MESSAGES") << "\n";
+    if (c.rows < c.messagesRecorded)
+    {
+        std::cout << "messages: flows.csv and fct.txt hold the first " << c.rows
+                  << " (the record limit); the percentiles cover all " << c.messagesRecorded
+                  << "\n";
+    }
+    if (ok && !c.Ok())
+    {
+        std::cerr << "ai-training-sim: error: posted and recorded messages differ ("
+                  << c.messagesPosted << " / " << c.bytesPosted << " B posted, "
+                  << c.messagesRecorded << " / " << c.bytesRecorded << " B recorded)" << std::endl;
+    }
+    ok = ok && c.Ok();
+
+    const std::string dir = m_o.outputDir;
+    std::ofstream(dir + "/steps.csv") << m_stepsCsv.str();
+    std::ofstream(dir + "/collectives.csv") << m_collCsv.str();
+    m_stats->WriteCsv(dir);
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - m_wallStart).count();
+    WriteSummary(c, wall);
+    if (m_o.plots)
+    {
+        m_stats->Plot(dir);
+        if (!m_jobs.empty())
+        {
+            PlotSteps();
+        }
+    }
+    std::cout << "sim: " << Num(m_simSeconds * 1e3, 3) << " ms simulated"
+              << (m_done ? " (work done at " + Num(m_workDone.GetSeconds() * 1e3, 3) +
+                               " ms, then the last ACKs)"
+                         : std::string(" (the work did not finish)"))
+              << ", " << Simulator::GetEventCount() << " events, " << s.packetHops
+              << " packet-hops, wall " << Num(wall, 1) << " s, peak memory " << Num(PeakRssMb(), 0)
+              << " MB\n";
+    std::cout << "outputs: " << dir
+              << "/ (summary.json, steps.csv, collectives.csv, flows.csv, queues.csv, pfc.csv, "
+                 "links.csv, fct.txt, pfc.txt"
+              << (m_o.plots ? ", *.png" : "") << (m_o.pcap != "none" ? ", pcap-*.pcap" : "")
+              << ")\n";
+    return ok ? 0 : 1;
+}
+
+} // namespace aitsim

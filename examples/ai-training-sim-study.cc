@@ -1,0 +1,383 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * ai-training-sim: building and running one study (see ai-training-sim-study.h).
+ *
+ * When does a run end? A collective is complete when its last chunk has arrived at the last
+ * rank, and a training step when every rank finished it: that is what the collective and step
+ * times measure. The senders' last ACKs are still on their way then, and a message is recorded
+ * (flows.csv, fct.txt, the FCT percentiles) when its sender has it acknowledged. So the
+ * simulation goes on after the last collective or step until every queue pair of every NIC is
+ * idle, and then stops (the fabric's own timers would run on); the collective and step times
+ * are not changed by this, the simulated time reported is the drained one.
+ */
+#include "ai-training-sim-study.h"
+
+#include <iomanip>
+#include <iostream>
+#include <unistd.h>
+
+using namespace ns3;
+
+namespace aitsim
+{
+
+namespace
+{
+
+/// The simulated-time limit of a run.
+const Time LIMIT = Seconds(100);
+
+/// Progress reporting on stderr.
+class Progress
+{
+  public:
+    Progress(bool on, std::function<double()> fraction)
+        : m_on(on),
+          m_fraction(fraction),
+          m_start(std::chrono::steady_clock::now()),
+          m_last(m_start)
+    {
+        // the ticks run whether or not they print, so the event count does not depend on it
+        Simulator::Schedule(MicroSeconds(100), &Progress::Tick, this);
+    }
+
+    void Tick()
+    {
+        const auto now = std::chrono::steady_clock::now();
+        if (m_on && std::chrono::duration<double>(now - m_last).count() >= 1.0)
+        {
+            m_last = now;
+            const double wall = std::chrono::duration<double>(now - m_start).count();
+            const double events = Simulator::GetEventCount();
+            std::cerr << "\r[ai-training-sim] sim " << std::fixed << std::setprecision(3)
+                      << Simulator::Now().GetSeconds() * 1e3 << " ms | " << std::setprecision(0)
+                      << 100 * m_fraction() << " % | wall " << std::setprecision(1) << wall
+                      << " s | " << std::setprecision(2) << std::scientific << events / wall
+                      << " events/s   " << std::defaultfloat << std::flush;
+            m_printed = true;
+        }
+        if (m_fraction() < 1.0)
+        {
+            Simulator::Schedule(MicroSeconds(100), &Progress::Tick, this);
+        }
+    }
+
+    void Done()
+    {
+        if (m_printed)
+        {
+            std::cerr << std::endl;
+        }
+    }
+
+  private:
+    bool m_on;
+    std::function<double()> m_fraction;
+    std::chrono::steady_clock::time_point m_start;
+    std::chrono::steady_clock::time_point m_last;
+    bool m_printed{false};
+};
+
+} // namespace
+
+bool
+Conservation::Ok() const
+{
+    return busyQps == 0 && messagesPosted == messagesCompleted &&
+           messagesRecorded == messagesCompleted && messagesReceived == messagesCompleted &&
+           bytesRecorded == bytesPosted && bytesReceived == bytesPosted;
+}
+
+void
+TrialBuild(const Options& o)
+{
+    const std::string why = InChild([&o]() {
+        Study study(o, true);
+        study.Build();
+        Simulator::Stop(Seconds(0)); // the objects' start (DoInitialize) runs at time 0
+        Simulator::Run();
+    });
+    if (!why.empty())
+    {
+        std::string list;
+        for (const auto& ov : o.overrides)
+        {
+            list += (list.empty() ? "" : " ") + Arg(ov.name, ov.value);
+        }
+        Fail(list + " is refused by the model: " + why);
+    }
+}
+
+Study::Study(const Options& o, bool trial)
+    : m_o(o),
+      m_trial(trial),
+      m_wallStart(std::chrono::steady_clock::now())
+{
+}
+
+Study::~Study()
+{
+    Simulator::Destroy();
+}
+
+void
+Study::Build()
+{
+    const Options& o = m_o;
+    if (o.topology == "fat-tree")
+    {
+        auto ft = std::make_unique<FatTreeHelper>(o.k);
+        ft->SetHostsPerEdge(o.hostsPerEdge);
+        for (uint32_t tier = 0; tier < 3; ++tier)
+        {
+            ft->SetLinkRate(tier, o.rate);
+            ft->SetLinkDelay(tier, o.delay);
+        }
+        m_fabric = std::move(ft);
+    }
+    else
+    {
+        TwoTierTopologyHelper* tt = nullptr;
+        if (o.topology == "leaf-spine")
+        {
+            auto ls = std::make_unique<LeafSpineHelper>(o.hostsPerLeaf, o.leaves, o.spines);
+            tt = ls.get();
+            m_fabric = std::move(ls);
+        }
+        else
+        {
+            auto rail = std::make_unique<RailOptimizedHelper>(o.leaves * o.hostsPerLeaf,
+                                                              o.gpusPerServer,
+                                                              o.hostsPerLeaf,
+                                                              o.spines);
+            tt = rail.get();
+            m_fabric = std::move(rail);
+        }
+        tt->SetHostLinkRate(o.rate);
+        tt->SetHostLinkDelay(o.delay);
+        tt->SetUplinkDelay(o.delay);
+        // uplink rate for the asked oversubscription: hostsPerLeaf x rate / (spines x uplink)
+        const double uplink =
+            o.rate.GetBitRate() * double(o.hostsPerLeaf) / (o.spines * o.oversubscription);
+        tt->SetUplinkRate(DataRate(static_cast<uint64_t>(std::llround(uplink))));
+    }
+    m_fabric->Install();
+    m_fabric->AssignStreams(1000);
+    RdmaHelper rdma;
+    m_nics = rdma.Install(*m_fabric);
+    NS_ABORT_MSG_IF(m_fabric->GetNHosts() != o.hosts || NodeList::GetNNodes() != o.nodes,
+                    "ai-training-sim: the fabric has "
+                        << m_fabric->GetNHosts() << " hosts and " << NodeList::GetNNodes()
+                        << " nodes, the checks expected " << o.hosts << " and " << o.nodes);
+
+    if (o.pcap != "none" && !m_trial)
+    {
+        NodeContainer nodes;
+        if (o.pcap == "hosts" || o.pcap == "all")
+        {
+            nodes.Add(m_fabric->GetHosts());
+        }
+        if (o.pcap == "switches" || o.pcap == "all")
+        {
+            nodes.Add(m_fabric->GetSwitches());
+        }
+        for (uint32_t n : o.pcapNodes)
+        {
+            nodes.Add(NodeList::GetNode(n));
+        }
+        m_fabric->GetLinkHelper().EnablePcap(o.outputDir + "/pcap", nodes, false);
+    }
+
+    m_stats = std::make_unique<NetworkStatsHelper>();
+    m_stats->SetQueueSampleInterval(o.queueInterval);
+    m_stats->Install(*m_fabric, m_nics);
+    for (const auto& nic : m_nics)
+    {
+        nic->TraceConnectWithoutContext("MessageComplete", MakeCallback(&Study::OnMessage, this));
+    }
+
+    m_collCsv << "job,step,group,instance,op,collective,algorithm,bytes,ranks,start_ns,end_ns,"
+                 "time_ns,algbw_gbps,busbw_gbps\n";
+    m_stepsCsv << "job,step,start_ns,end_ns,duration_ns,compute_ns";
+    for (uint32_t g = 0; g < N_PARALLEL_GROUPS; ++g)
+    {
+        m_stepsCsv << ",exposed_" << ParallelGroupName(ParallelGroup(g)) << "_ns";
+    }
+    m_stepsCsv << "\n";
+
+    const std::string net = " at " + o.linkRateText + ", " + o.ccFlag + (o.pfc ? " + PFC" : "") +
+                            (o.ecn ? " + ECN" : "") + ", " + o.lbFlag + ", GPU " + o.gpu +
+                            " (NVLink " + Num(o.nvLinkRate.GetBitRate() / 8e9, 0) + " GB/s)";
+    if (o.benchmark)
+    {
+        m_comm = CreateObject<Communicator>();
+        m_comm->SetAttribute("Algorithm", StringValue(o.algorithm));
+        m_comm->SetAttribute("Channels", UintegerValue(o.channels));
+        m_comm->SetAttribute("QpsPerConnection", UintegerValue(o.qps));
+        TrainingJobHelper placer;
+        placer.SetPlacement(o.placement);
+        placer.AssignStreams(2000);
+        const std::vector<uint32_t> rankHosts = placer.Place(*m_fabric, o.ranks);
+        std::vector<Ptr<RdmaNic>> members;
+        for (uint32_t h : rankHosts)
+        {
+            members.push_back(m_nics[h]);
+        }
+        if (o.gpusPerServer > 1)
+        {
+            std::vector<uint32_t> servers;
+            for (uint32_t h : rankHosts)
+            {
+                servers.push_back(o.topology == "rail" ? m_fabric->GetHostNode(h)->GetId()
+                                                       : h / o.gpusPerServer);
+            }
+            m_comm->SetServers(servers);
+        }
+        m_comm->Setup(members);
+        for (uint32_t i = 0; i < o.sizes.size(); ++i)
+        {
+            m_comm->Start(o.kind,
+                          o.sizes[i],
+                          i + 1 < o.sizes.size()
+                              ? Communicator::DoneCallback()
+                              : Communicator::DoneCallback(
+                                    [this](const Communicator::Result&) { WorkDone(); }));
+        }
+        m_fraction = [this]() { return double(m_comm->GetResults().size()) / m_o.sizes.size(); };
+        if (m_trial)
+        {
+            return;
+        }
+        std::cout << "ai-training-sim: " << Communicator::KindName(o.kind) << " on " << o.ranks
+                  << " ranks of a " << o.fabricName << net << ", algorithm "
+                  << AlgorithmLabel(o.kind, o.algorithm, o.gpusPerServer) << ", " << o.channels
+                  << " channel(s)" << std::endl;
+        return;
+    }
+    TrainingJobHelper helper;
+    helper.SetPlacement(o.placement);
+    helper.SetCommunicatorAttribute("Algorithm", StringValue(o.algorithm));
+    helper.SetCommunicatorAttribute("Channels", UintegerValue(o.channels));
+    helper.SetCommunicatorAttribute("QpsPerConnection", UintegerValue(o.qps));
+    helper.SetGpusPerServer(o.topology == "rail" ? 0 : o.gpusPerServer);
+    helper.AssignStreams(2000);
+    for (uint32_t j = 0; j < o.jobs; ++j)
+    {
+        m_jobs.push_back(helper.Install(*m_fabric, m_nics, o.workload, o.ranks));
+    }
+    const uint32_t totalSteps = o.steps * o.jobs;
+    m_stepsLeft = totalSteps;
+    for (const auto& j : m_jobs)
+    {
+        j->TraceConnectWithoutContext(
+            "StepDone",
+            Callback<void, const TrainingJob::StepResult&>([this](const TrainingJob::StepResult&) {
+                if (--m_stepsLeft == 0)
+                {
+                    WorkDone();
+                }
+            }));
+    }
+    m_fraction = [this, totalSteps]() { return double(totalSteps - m_stepsLeft) / totalSteps; };
+    const TrainingWorkload& w = o.workload;
+    std::cout << "ai-training-sim: " << o.jobs << " job(s) of " << o.ranks << " ranks (DP "
+              << w.CheckRanks(o.ranks) << " x TP " << w.tp << " x PP " << w.pp << ", EP " << w.ep
+              << "), workload " << o.workloadName << ", " << o.steps << " steps, on a "
+              << o.fabricName << net << ", algorithm " << o.algorithm << std::endl;
+}
+
+void
+Study::WorkDone()
+{
+    m_done = true;
+    m_workDone = Simulator::Now();
+    for (const auto& nic : m_nics)
+    {
+        for (uint32_t i = 0; i < nic->GetNQps(); ++i)
+        {
+            Ptr<RdmaQueuePair> qp = nic->GetQpByIndex(i);
+            if (!qp->IsIdle())
+            {
+                m_busy.push_back(qp);
+            }
+        }
+    }
+    CheckDrained();
+}
+
+void
+Study::CheckDrained()
+{
+    // nothing is posted after the work is done, so a queue pair once idle stays idle
+    while (m_busyNext < m_busy.size() && m_busy[m_busyNext]->IsIdle())
+    {
+        ++m_busyNext;
+    }
+    if (m_busyNext == m_busy.size())
+    {
+        m_drained = true;
+        Simulator::Stop();
+    }
+}
+
+void
+Study::OnMessage(Ptr<RdmaQueuePair> qp, uint64_t id, uint64_t bytes, Time posted, Time completed)
+{
+    if (m_done && !m_drained)
+    {
+        CheckDrained();
+    }
+}
+
+void
+Study::Run()
+{
+    const bool show = m_o.progress == "on" || (m_o.progress == "auto" && isatty(STDERR_FILENO));
+    Progress progress(show, m_fraction);
+    Simulator::Stop(LIMIT);
+    Simulator::Run();
+    progress.Done();
+    m_simSeconds = Simulator::Now().GetSeconds();
+}
+
+Conservation
+Study::Count() const
+{
+    Conservation c;
+    for (const auto& nic : m_nics)
+    {
+        for (uint32_t i = 0; i < nic->GetNQps(); ++i)
+        {
+            Ptr<RdmaQueuePair> qp = nic->GetQpByIndex(i);
+            const RdmaQueuePair::Stats& s = qp->GetStats();
+            c.bytesPosted += s.bytesPosted;
+            c.messagesCompleted += s.messagesCompleted;
+            c.messagesReceived += s.messagesReceived;
+            c.bytesReceived += s.bytesReceived;
+            c.busyQps += !qp->IsIdle();
+        }
+    }
+    c.messagesPosted = c.messagesCompleted + c.busyQps;
+    const NetworkStatsHelper::Summary s = m_stats->GetSummary();
+    c.messagesRecorded = s.flows;
+    c.bytesRecorded = s.flowBytes;
+    c.rows = s.flowsRecorded;
+    return c;
+}
+
+std::string
+Study::WhyStopped() const
+{
+    const std::string at = Num(m_simSeconds * 1e3, 3) + " ms";
+    if (Simulator::Now() >= LIMIT)
+    {
+        return "the simulation reached its limit of " + Num(LIMIT.GetSeconds(), 0) +
+               " s of simulated time";
+    }
+    return "the simulation ran out of events at " + at +
+           " (nothing left to send or receive: a deadlock, e.g. a message that can never be "
+           "delivered)";
+}
+
+} // namespace aitsim

@@ -1,0 +1,126 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * ai-training-sim: one study run: the fabric, the collective or the jobs, the simulation until
+ * every posted message is acknowledged, and the outputs (ai-training-sim-output.cc).
+ */
+#ifndef AI_TRAINING_SIM_STUDY_H
+#define AI_TRAINING_SIM_STUDY_H
+
+#include "ai-training-sim-options.h"
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace aitsim
+{
+
+/// Messages and bytes as the NICs counted them and as the outputs recorded them.
+struct Conservation
+{
+    uint64_t messagesPosted{0};    //!< completed + at least one per queue pair still busy
+    uint64_t bytesPosted{0};       //!< RdmaQueuePair::Stats::bytesPosted, summed
+    uint64_t messagesCompleted{0}; //!< fully acknowledged (Stats::messagesCompleted)
+    uint64_t messagesReceived{0};  //!< fully received by the peers (Stats::messagesReceived)
+    uint64_t bytesReceived{0};     //!< payload received in order by the peers
+    uint64_t messagesRecorded{0};  //!< messages in the FCT statistics (NetworkStatsHelper)
+    uint64_t bytesRecorded{0};     //!< their bytes
+    uint64_t rows{0};              //!< rows of flows.csv and fct.txt
+    uint64_t busyQps{0};           //!< queue pairs with unacknowledged messages
+    /// \return every posted message and byte arrived and is recorded
+    bool Ok() const;
+};
+
+/**
+ * \brief Build the run and start it (time 0) in a child process, to find what the --ns3::
+ *        overrides make the library refuse (checks across attributes at setup and start);
+ *        Fail() with its message. Only needed when overrides were given: the flags are all
+ *        checked by ParseOptions.
+ * \param o the checked configuration
+ */
+void TrialBuild(const Options& o);
+
+/// One run of the study program.
+class Study
+{
+  public:
+    /**
+     * \param o the checked configuration
+     * \param trial a trial build (TrialBuild): no pcaps, no output
+     */
+    explicit Study(const Options& o, bool trial = false);
+    ~Study();
+
+    /// Build the fabric, the NICs, the statistics and the collective or jobs; print the banner.
+    void Build();
+    /// Run until the work is done and every posted message is acknowledged (or the limit).
+    void Run();
+    /**
+     * \brief Print the results, write the files of --outputDir.
+     * \return the exit code (0, or 1 if the work did not finish or messages are missing)
+     */
+    int Report();
+
+  private:
+    /// The last collective or step completed: from now on, wait for the last ACKs.
+    void WorkDone();
+    /// Stop once every queue pair is idle.
+    void CheckDrained();
+    /// RdmaNic MessageComplete sink (only acts after WorkDone).
+    void OnMessage(ns3::Ptr<ns3::RdmaQueuePair> qp,
+                   uint64_t id,
+                   uint64_t bytes,
+                   ns3::Time posted,
+                   ns3::Time completed);
+    /// \return the counts of the NICs and of the statistics, as of now
+    Conservation Count() const;
+    /// \return a sentence why the run stopped before the work was done
+    std::string WhyStopped() const;
+
+    // ai-training-sim-output.cc
+    /// Print the nccl-tests table and fill the collective records.
+    void ReportBenchmark();
+    /// Print the step and collective tables and fill the records; false if a job is unfinished.
+    bool ReportTraining();
+    /// Write summary.json.
+    void WriteSummary(const Conservation& c, double wallSeconds) const;
+    /// Write steps.dat/gp/png.
+    void PlotSteps() const;
+    /// Add one collective to collectives.csv and summary.json.
+    void AddCollective(uint32_t job,
+                       uint32_t step,
+                       const std::string& group,
+                       uint32_t instance,
+                       const std::string& op,
+                       const ns3::Communicator::Result& r);
+
+    const Options& m_o;                                //!< configuration
+    bool m_trial;                                      //!< a trial build (no pcaps)
+    std::unique_ptr<ns3::RoceTopologyHelper> m_fabric; //!< the fabric
+    std::vector<ns3::Ptr<ns3::RdmaNic>> m_nics;        //!< every host's NIC
+    std::unique_ptr<ns3::NetworkStatsHelper> m_stats;  //!< measurements
+    ns3::Ptr<ns3::Communicator> m_comm;                //!< benchmark communicator
+    std::vector<ns3::Ptr<ns3::TrainingJob>> m_jobs;    //!< training jobs
+    std::function<double()> m_fraction;                //!< progress of the work
+    uint32_t m_stepsLeft{0};                           //!< steps of all jobs not yet done
+    bool m_done{false};                                //!< the work is done
+    bool m_drained{false};                             //!< and every message acknowledged
+    ns3::Time m_workDone;                              //!< when the work was done
+    std::vector<ns3::Ptr<ns3::RdmaQueuePair>> m_busy;  //!< QPs busy when the work was done
+    size_t m_busyNext{0};                              //!< first of them maybe still busy
+    std::chrono::steady_clock::time_point m_wallStart; //!< program start
+    double m_simSeconds{0};                            //!< simulated time at the end
+    std::ostringstream m_stepsCsv;                     //!< steps.csv
+    std::ostringstream m_collCsv;                      //!< collectives.csv
+    std::ostringstream m_stepsJson;                    //!< summary.json steps
+    std::ostringstream m_collJson;                     //!< summary.json collectives
+};
+
+} // namespace aitsim
+
+#endif // AI_TRAINING_SIM_STUDY_H

@@ -1,0 +1,247 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The study program ai-training-sim against bad input, run as a user runs it: every case must
+ * exit 2 with exactly one line on stderr naming the flag (or file:line) and what is allowed,
+ * print nothing on stdout and leave no output directory behind. Every case stops before the
+ * fabric is built, so the table runs in about a second. Standalone builds only.
+ */
+#include "ait-test-fixture.h"
+
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+namespace
+{
+
+#ifdef AIT_SIM_BINARY
+const std::string SIM = AIT_SIM_BINARY;
+#else
+const std::string SIM;
+#endif
+
+std::string
+Slurp(const std::string& path)
+{
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+/// What one run did.
+struct Outcome
+{
+    int rc;          //!< exit code (-signal if killed)
+    std::string out; //!< stdout
+    std::string err; //!< stderr
+};
+
+Outcome
+RunSim(const std::string& args)
+{
+    const std::string base = "/tmp/ait-badin-" + std::to_string(getpid());
+    const int st = std::system(
+        ("timeout 20 " + SIM + " " + args + " > " + base + ".out 2> " + base + ".err").c_str());
+    Outcome o;
+    o.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st);
+    o.out = Slurp(base + ".out");
+    o.err = Slurp(base + ".err");
+    std::remove((base + ".out").c_str());
+    std::remove((base + ".err").c_str());
+    return o;
+}
+
+/// Write a file for the workload cases.
+std::string
+File(const std::string& dir, const std::string& name, const std::string& text)
+{
+    const std::string p = dir + "/" + name;
+    std::ofstream(p) << text;
+    return p;
+}
+
+} // namespace
+
+TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
+{
+    if (SIM.empty())
+    {
+        GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
+    }
+    const std::string tmp = "/tmp/ait-badin-files-" + std::to_string(getpid());
+    ns3::test::Shell("rm -rf " + tmp + " && mkdir -p " + tmp);
+    const std::string aicb = Slurp(AIT_SOURCE_DIR "/traces/aicb-sample.txt");
+    auto replace = [](std::string s, const std::string& a, const std::string& b) {
+        const size_t i = s.find(a);
+        return i == std::string::npos ? std::string("NOT FOUND") : s.replace(i, a.size(), b);
+    };
+    const std::string garbage = File(tmp, "garbage.txt", "garbage\n");
+    const std::string empty = File(tmp, "empty.txt", "");
+    const std::string ga = File(tmp, "ga.txt", replace(aicb, "ga: 1 ", "ga: 100000000 "));
+    const std::string huge =
+        File(tmp, "huge.txt", replace(aicb, "ALLREDUCE\t2097152", "ALLREDUCE\t1000000000000000"));
+    const std::string badTime =
+        File(tmp,
+             "time.txt",
+             "ai-training-workload 1\nname x\ntp 1\npp 1\nep 1\nsteps 1\n\nprogram all\nfwd "
+             "compute abc\n");
+    ASSERT_EQ(aicb.find("NOT FOUND"), std::string::npos);
+
+    struct Case
+    {
+        std::string args; //!< the flags
+        std::string says; //!< a part of the one line (the flag and what is allowed)
+    };
+
+    // clang-format off
+    const std::vector<Case> cases = {
+        // values ns-3 aborted on (SIGABRT)
+        {"--seed=0", "--seed=0 is not allowed (an integer 1..4294967295)"},
+        {"--run=0", "--run=0 is not allowed"},
+        {"--linkDelay=abc", "--linkDelay=abc is not allowed (a time 0..10ms"},
+        {"--linkDelay=5", "--linkDelay=5 is not allowed"}, // no unit: not guessed (0 needs none)
+        {"--linkDelay=-1us", "--linkDelay=-1us is not allowed"},
+        {"--linkDelay=1s", "--linkDelay=1s is not allowed"},      // above the limit
+        {"--queueInterval=1x", "--queueInterval=1x is not allowed"},
+        {"--queueInterval=1ns", "--queueInterval=1ns is not allowed"},
+        {"--bufferSize=1KB", "--bufferSize=1KB is too small for this fabric"},
+        {"--bufferSize=32XB", "--bufferSize=32XB is not allowed (a size"},
+        {"--bufferSize=17GiB", "--bufferSize=17GiB is not allowed"},
+        {"--linkRate=abc", "--linkRate=abc is not allowed (a data rate"},
+        {"--linkRate=100", "--linkRate=100 is not allowed"},
+        {"--linkRate=0Gbps", "--linkRate=0Gbps is not allowed"},
+        {"--linkRate=10Tbps", "--linkRate=10Tbps is not allowed"},
+        {"--workload=moe --ep=3", "ep=3 does not divide Experts=8"},
+        {"--workload=gpt --pp=3 --ranks=12", "pp=3 does not divide Layers=8"},
+        // workload files: file:line, the token, what is allowed
+        {"--workload=" + garbage, garbage + ":1: missing header"},
+        {"--workload=" + empty, empty + ": the file is empty"},
+        {"--workload=" + ga, ga + ":1: ga 100000000 is too large"},
+        {"--workload=" + huge, huge + ":5: wg_comm_bytes \"1000000000000000\" is too large"},
+        {"--workload=" + badTime, badTime + ":9: compute: \"abc\" is not a duration"},
+        {"--workload=" + tmp, "--workload=" + tmp + " is a directory"},
+        {"--workload=/nonexistent/x.txt", "--workload=/nonexistent/x.txt is neither a preset"},
+        // wrap-around, junk and missing upper bounds
+        {"--k=-4", "--k=-4 is not allowed (an even integer 2..32)"},
+        {"--k=4.5", "--k=4.5 is not allowed (an even integer 2..32)"},
+        {"--k=1000", "--k=1000 is not allowed (an even integer 2..32)"},
+        {"--k=6x", "--k=6x is not allowed"},
+        {"--k=+4", "--k=+4 is not allowed"},
+        {"--k=", "--k= is not allowed"},
+        {"--k=5", "--k=5 is not allowed (an even integer 2..32)"},
+        {"--k=99999999999999999999999", "--k=99999999999999999999999 is not allowed"},
+        {"--steps=-1", "--steps=-1 is not allowed (an integer 1..1000)"},
+        {"--steps=4294967295", "--steps=4294967295 is not allowed"},
+        {"--layers=-1", "--layers=-1 is not allowed (an integer 0..256)"},
+        {"--microBatches=100000000", "--microBatches=100000000 is not allowed"},
+        {"--ranks=-1", "--ranks=-1 is not allowed (an integer 0..8192)"},
+        {"--jobs=0", "--jobs=0 is not allowed"},
+        {"--channels=65", "--channels=65 is not allowed (an integer 1..64)"},
+        {"--oversubscription=abc", "--oversubscription=abc is not allowed (a number 1..64)"},
+        {"--oversubscription=nan", "--oversubscription=nan is not allowed"},
+        {"--oversubscription=0.5", "--oversubscription=0.5 is not allowed"},
+        {"--oversubscription=1.3", "--oversubscription=1.3 is not allowed with --k=4"},
+        {"--collective=allreduce --bytes=17179869185G", "--bytes=17179869185G is not allowed (a size 1 B..64GiB"},
+        {"--collective=allreduce --bytes=65GiB", "--bytes=65GiB is not allowed"},
+        {"--collective=allreduce --bytes=0", "--bytes=0 is not allowed"},
+        {"--collective=allreduce --bytes=1M:", "--bytes=1M: is not allowed"},
+        {"--collective=allreduce --bytes=-1M", "--bytes=-1M is not allowed"},
+        {"--mtu=1500", "--mtu=1500 is not allowed (256|512|1024|2048|4096)"},
+        {"--pfc=yes", "--pfc=yes is not allowed (true|false)"},
+        // largest fabric: a stated limit, not found by allocating
+        {"--k=32 --oversubscription=4", "above the largest fabric (8192 hosts"},
+        {"--topology=leaf-spine --leaves=512 --hostsPerLeaf=512", "above the largest fabric"},
+        {"--topology=rail --leaves=256 --spines=512 --gpusPerServer=16", "above the largest fabric"},
+        // the command line itself: one line, not ns-3's whole help with exit 1
+        {"--foo=1", "--foo is not a flag of ai-training-sim"},
+        {"foo", "\"foo\" is not a flag"},
+        {"--k", "--k needs a value"},
+        {"--k=4 --k=8", "--k is given twice"},
+        {"--ns3::Foo::Bar=1", "ns3::Foo is not an ns-3 TypeId"},
+        {"--ns3::RdmaNic::Nope=1", "ns3::RdmaNic has no attribute Nope"},
+        {"--ns3::RdmaNic::ReorderThreshold=4.5", "--ns3::RdmaNic::ReorderThreshold=4.5 is not a valid value"},
+        {"--ns3::RdmaNic::ReorderThreshold=-1", "--ns3::RdmaNic::ReorderThreshold=-1 is not a valid value"},
+        {"--ns3::RdmaNic::RtoInitial=abc", "--ns3::RdmaNic::RtoInitial=abc is not a valid value"},
+        {"--ns3::RoceNetDevice::DwrrWeights=1,2", "--ns3::RoceNetDevice::DwrrWeights=1,2 is refused by ns3::RoceNetDevice: "},
+        // overrides the library refuses only when it builds or starts: found by a trial build
+        {"--ns3::RdmaNic::RtoMax=2us --collective=allreduce --ranks=4", "--ns3::RdmaNic::RtoMax=2us is refused by the model: RdmaNic: RtoMax +2us is below RtoInitial"},
+        {"--ns3::RoceNetDevice::DwrrWeights=1,1,1,1,1,1,1,4", "is refused by the model: RoceNetDevice: DwrrWeights gives priority 7 weight 4"},
+        {"--ns3::RdmaNic::RtoMax", "--ns3::RdmaNic::RtoMax needs a value"},
+        // overrides of objects the run never creates would be silent knobs
+        {"--cc=hpcc --ns3::RoceDcqcn::G=0.5", "--ns3::RoceDcqcn::G=0.5 has no effect with --cc=hpcc"},
+        {"--collective=allreduce --ns3::TransformerModel::GpuTflops=100", "has no effect with --collective"},
+        {"--ns3::Communicator::NvLinkLatency=1us", "has no effect with --gpusPerServer=1"},
+        {"--ns3::RdmaNic::Mtu=1024", "--ns3::RdmaNic::Mtu=1024 is set by the program from --mtu"},
+        {"--ns3::SwitchMmu::BufferSize=1000", "set by the program from --bufferSize"},
+        {"--ns3::Communicator::Channels=2", "set by the program from --channels"},
+        {"--RngSeed=3", "--RngSeed=3 is set by the program from --seed"},
+        {"--SchedulerType=abc", "--SchedulerType=abc is not a valid value"},
+        {"--PrintAttributes=ns3::Nope", "--PrintAttributes=ns3::Nope: not an ns-3 TypeId"},
+        // choices and combinations
+        {"--cc=reno", "--cc=reno is not allowed (dcqcn|hpcc|timely|dctcp|none)"},
+        {"--topology=torus", "--topology=torus is not allowed (fat-tree|leaf-spine|rail)"},
+        {"--gpu=b200", "--gpu=b200 is not allowed (a100|h100)"},
+        {"--gpu=h100 --collective=allreduce", "--gpu has no effect with --gpusPerServer=1"},
+        {"--collective=alltoall --algorithm=ring", "--algorithm=ring is not allowed with --collective=alltoall"},
+        {"--collective=broadcast --algorithm=hd", "--algorithm=hd is not allowed with --collective=broadcast"},
+        {"--collective=allgather --algorithm=tree", "--algorithm=tree is an all-reduce algorithm"},
+        {"--collective=allreduce --algorithm=direct", "--algorithm=direct is the all-to-all algorithm"},
+        {"--collective=allreduce --algorithm=hd --ranks=12", "--algorithm=hd needs a power-of-two --ranks"},
+        {"--workload=dp --algorithm=direct", "--algorithm=direct is the all-to-all algorithm"},
+        {"--collective=allreduce --ranks=1", "--ranks=1 is not allowed for a collective (2..16"},
+        {"--collective=allreduce --workload=dp", "--collective and --workload contradict"},
+        {"--workload=dp --tp=2", "--workload=dp is data parallel only"},
+        {"--workload=gpt --ep=2", "--ep=2 needs --workload=moe"},
+        {"--workload=gpt --tp=2 --ranks=15", "--ranks=15 is not --dp x --tp x --pp = 7 x 2 x 1"},
+        {"--workload=" AIT_SOURCE_DIR "/traces/dp.workload --tp=2", "--tp has no effect with --workload="},
+        {"--ranks=16 --jobs=2", "2 job(s) of 16 ranks need more than the 16 hosts"},
+        {"--pcap=3,x", "--pcap=3,x: \"x\" is not allowed"},
+        {"--pcap=99", "--pcap=99: \"99\" is not allowed (none|hosts|switches|all|node ids 0..35"},
+        {"--pcap=1,1", "--pcap=1,1: \"1\" is not allowed"},
+        {"--topology=leaf-spine --k=8", "--k has no effect on a leaf-spine fabric"},
+        {"--spines=4", "--spines has no effect on a fat-tree"},
+        {"--bytes=1M", "--bytes has no effect without --collective"},
+        {"--collective=allreduce --steps=5", "--steps has no effect with --collective"},
+        {"--cc=dcqcn --ecn=false", "it needs --ecn=true"},
+    };
+    // clang-format on
+    const std::string dir = "/tmp/ait-badin-out-" + std::to_string(getpid());
+    for (const auto& c : cases)
+    {
+        ns3::test::Shell("rm -rf " + dir);
+        const Outcome o = RunSim(c.args + " --outputDir=" + dir);
+        EXPECT_EQ(o.rc, 2) << c.args << "\n" << o.err;
+        EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << c.args << "\n" << o.err;
+        EXPECT_EQ(o.err.rfind("ai-training-sim: error: ", 0), 0u) << c.args << "\n" << o.err;
+        EXPECT_NE(o.err.find(c.says), std::string::npos) << c.args << "\n" << o.err;
+        EXPECT_EQ(o.out, "") << c.args;
+        struct stat st;
+        EXPECT_NE(stat(dir.c_str(), &st), 0) << c.args << ": the output directory was created";
+    }
+    // a bad output directory: one line, and nothing created
+    File(tmp, "plainfile", "x");
+    const Outcome o = RunSim("--outputDir=" + tmp + "/plainfile/sub");
+    EXPECT_EQ(o.rc, 2) << o.err;
+    EXPECT_NE(o.err.find("--outputDir=" + tmp + "/plainfile/sub: cannot create it"),
+              std::string::npos)
+        << o.err;
+    ns3::test::Shell("rm -rf " + tmp + " " + dir);
+}
+
+TEST(StudyBadInput, HelpAndNs3ListingsExit0)
+{
+    if (SIM.empty())
+    {
+        GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
+    }
+    Outcome o = RunSim("--help");
+    EXPECT_EQ(o.rc, 0);
+    EXPECT_NE(o.out.find("--gpu:"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("--ns3::Type::Attribute=value"), std::string::npos) << o.out;
+    o = RunSim("--PrintAttributes=ns3::Communicator");
+    EXPECT_EQ(o.rc, 0);
+    EXPECT_NE(o.out.find("NvLinkBandwidth"), std::string::npos) << o.out;
+}
