@@ -46,6 +46,8 @@ RdmaQueuePair::RdmaQueuePair()
       m_rtoBackoff(0),
       m_inReady(false),
       m_lastAckedSeq(0),
+      m_rackHigh(0),
+      m_reoDups(0),
       m_expected(0),
       m_unackedPackets(0),
       m_unackedMarked(0),
@@ -61,6 +63,7 @@ void
 RdmaQueuePair::DoDispose()
 {
     m_rtoEvent.Cancel();
+    m_reoEvent.Cancel();
     if (m_cc)
     {
         m_cc->Stop();
@@ -151,6 +154,12 @@ uint64_t
 RdmaQueuePair::GetBytesInFlight() const
 {
     return m_inflightBytes;
+}
+
+Time
+RdmaQueuePair::GetReorderWindow() const
+{
+    return m_nic ? m_nic->ReorderWindowOf(this) : Time(0);
 }
 
 } // namespace ns3
