@@ -16,6 +16,7 @@
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
+#include "ns3/object-vector.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -193,6 +194,13 @@ RdmaNic::GetTypeId()
                 TimeValue(MicroSeconds(1)),
                 MakeTimeAccessor(&RdmaNic::m_reorderWindow),
                 MakeTimeChecker(Time(0)))
+            .AddAttribute("QueuePairList",
+                          "The NIC's queue pairs in creation order (Config paths: "
+                          "$ns3::RdmaNic/QueuePairList/<index>/...).",
+                          TypeId::ATTR_GET,
+                          ObjectVectorValue(),
+                          MakeObjectVectorAccessor(&RdmaNic::m_qps),
+                          MakeObjectVectorChecker<RdmaQueuePair>())
             .AddTraceSource("Tx",
                             "A packet (IPv4 datagram) was handed to the port.",
                             MakeTraceSourceAccessor(&RdmaNic::m_txTrace),
@@ -341,6 +349,21 @@ RdmaNic::Setup(Ptr<RoceNetDevice> device, Ipv4Address address)
     Registry()[address.Get()] = this;
     m_device = device;
     m_node = device->GetNode();
+    // Reachable by Config paths: /NodeList/N/$ns3::RdmaNic on a host with one port, else
+    // /NodeList/N/DeviceList/D/$ns3::RdmaNic (an aggregate holds one object of a type)
+    uint32_t ports = 0;
+    for (uint32_t i = 0; m_node && i < m_node->GetNDevices(); ++i)
+    {
+        ports += DynamicCast<RoceNetDevice>(m_node->GetDevice(i)) != nullptr;
+    }
+    if (m_node && ports == 1 && !m_node->GetObject<RdmaNic>())
+    {
+        m_node->AggregateObject(this);
+    }
+    else
+    {
+        device->AggregateObject(this);
+    }
     m_address = address;
     device->SetRoceReceiveCallback(MakeCallback(&RdmaNic::Receive, this));
     device->SetTxDequeueCallback(MakeCallback(&RdmaNic::Dequeued, this));

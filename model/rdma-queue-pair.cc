@@ -6,7 +6,9 @@
 #include "rdma-nic.h"
 
 #include "ns3/log.h"
+#include "ns3/pointer.h"
 #include "ns3/trace-source-accessor.h"
+#include "ns3/uinteger.h"
 
 namespace ns3
 {
@@ -22,6 +24,19 @@ RdmaQueuePair::GetTypeId()
         TypeId("ns3::RdmaQueuePair")
             .SetParent<Object>()
             .SetGroupName("AiTraining")
+            .AddAttribute("CongestionControl",
+                          "The QP's congestion control instance (made by the NIC; Config "
+                          "paths: .../QueuePairList/<index>/CongestionControl/Rate).",
+                          TypeId::ATTR_GET,
+                          PointerValue(),
+                          MakePointerAccessor(&RdmaQueuePair::m_cc),
+                          MakePointerChecker<RoceCongestionOps>())
+            .AddAttribute("Qpn",
+                          "The queue pair number.",
+                          TypeId::ATTR_GET,
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RdmaQueuePair::m_qpn),
+                          MakeUintegerChecker<uint32_t>())
             .AddTraceSource("MessageComplete",
                             "A posted message was fully acknowledged (id, bytes, completion time "
                             "= now - posted).",
