@@ -44,10 +44,47 @@ struct Outcome
     Time idealLast;            //!< largest ideal FCT
     uint64_t maxQueue{0};      //!< deepest switch queue
     uint64_t retransmitted{0}; //!< packets sent again
+    uint64_t sent{0};          //!< data packets sent (incl. retransmissions)
 };
 
+/**
+ * \brief A random derangement of 0..n-1 (no host writes to itself), Fisher-Yates with the
+ *        simulator's random numbers (deterministic for a seed).
+ * \param n hosts
+ * \param seed run number of the draw
+ * \return destination of each host
+ */
+std::vector<uint32_t>
+RandomPermutation(uint32_t n, uint32_t seed)
+{
+    Ptr<UniformRandomVariable> u = CreateObject<UniformRandomVariable>();
+    u->SetStream(1000 + seed);
+    std::vector<uint32_t> d(n);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        d[i] = i;
+    }
+    for (uint32_t i = n - 1; i > 0; --i)
+    {
+        std::swap(d[i], d[u->GetInteger(0, i)]);
+    }
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        if (d[i] == i)
+        {
+            std::swap(d[i], d[(i + 1) % n]); // a fixed point swaps with its neighbour
+        }
+    }
+    return d;
+}
+
 Outcome
-RunPermutation(const std::string& mode, uint32_t k, uint64_t bytes, uint32_t shift, std::string cc)
+RunPermutation(const std::string& mode,
+               uint32_t k,
+               uint64_t bytes,
+               const std::vector<uint32_t>& dest,
+               std::string cc,
+               uint32_t reorderThreshold)
 {
     Config::SetDefault("ns3::RoceSwitch::LoadBalancing", StringValue(mode));
     FatTreeHelper fabric(k);
@@ -56,7 +93,7 @@ RunPermutation(const std::string& mode, uint32_t k, uint64_t bytes, uint32_t shi
     RdmaHelper rdma;
     rdma.SetNicAttribute("CongestionControl", StringValue(cc));
     rdma.SetNicAttribute("LossRecovery", StringValue("SelectiveRepeat"));
-    rdma.SetNicAttribute("ReorderThreshold", UintegerValue(32));
+    rdma.SetNicAttribute("ReorderThreshold", UintegerValue(reorderThreshold));
     std::vector<Ptr<RdmaNic>> nics = rdma.Install(fabric);
     NetworkStatsHelper stats;
     stats.SetQueueSampleInterval(Time(0));
@@ -69,7 +106,7 @@ RunPermutation(const std::string& mode, uint32_t k, uint64_t bytes, uint32_t shi
     std::vector<Ptr<RdmaQueuePair>> qps;
     for (uint32_t h = 0; h < n; ++h)
     {
-        const uint32_t dst = (h + shift) % n;
+        const uint32_t dst = dest[h];
         // source port = the host index: the 5-tuples differ, as those of separate QPs would
         Ptr<RdmaQueuePair> qp = rdma.Connect(nics[h], nics[dst], 3, 10000 + h).first;
         qp->SetSendCompletionCallback(MakeBoundCallback(
@@ -95,6 +132,7 @@ RunPermutation(const std::string& mode, uint32_t k, uint64_t bytes, uint32_t shi
     for (const auto& qp : qps)
     {
         out.retransmitted += qp->GetStats().packetsRetransmitted;
+        out.sent += qp->GetStats().packetsSent;
     }
     Simulator::Destroy();
     return out;
@@ -108,6 +146,8 @@ main(int argc, char* argv[])
     uint32_t k = 4;
     uint64_t bytes = 2000000;
     uint32_t shift = 0;
+    uint32_t random = 0;
+    uint32_t reorder = 32;
     std::string modes = "Ecmp,Spray";
     std::string cc = "Dcqcn";
 
@@ -115,6 +155,12 @@ main(int argc, char* argv[])
     cmd.AddValue("k", "fat-tree arity (even)", k);
     cmd.AddValue("Bytes", "message size per host", bytes);
     cmd.AddValue("Shift", "host i writes to host i+Shift (0: half the hosts away)", shift);
+    cmd.AddValue("Random",
+                 "N > 0: a random permutation (derangement) drawn with seed N instead of a shift",
+                 random);
+    cmd.AddValue("ReorderThreshold",
+                 "RdmaNic::ReorderThreshold of the NICs (selective repeat)",
+                 reorder);
     cmd.AddValue("Modes",
                  "load-balancing modes to compare, comma-separated (Ecmp, EEcmp, Spray, Adaptive, "
                  "Flowlet); the check needs Ecmp and Spray",
@@ -125,6 +171,12 @@ main(int argc, char* argv[])
     if (k < 2 || k % 2 || bytes == 0)
     {
         std::cerr << "ecmp-vs-spray: need an even --k >= 2 and --Bytes >= 1" << std::endl;
+        return 2;
+    }
+    if (random && shift)
+    {
+        std::cerr << "ecmp-vs-spray: --Shift=" << shift << " and --Random=" << random
+                  << " both choose the permutation (give one)" << std::endl;
         return 2;
     }
     if (shift == 0)
@@ -138,18 +190,34 @@ main(int argc, char* argv[])
         return 2;
     }
     Config::SetDefault("ns3::RoceSwitch::IntEnabled", BooleanValue(cc == "Hpcc"));
+    std::vector<uint32_t> dest(hosts);
+    for (uint32_t h = 0; h < hosts; ++h)
+    {
+        dest[h] = (h + shift) % hosts;
+    }
+    if (random)
+    {
+        dest = RandomPermutation(hosts, random);
+    }
 
     std::vector<Outcome> runs;
     std::stringstream list(modes);
     std::string mode;
     while (std::getline(list, mode, ','))
     {
-        runs.push_back(RunPermutation(mode, k, bytes, shift, cc));
+        runs.push_back(RunPermutation(mode, k, bytes, dest, cc, reorder));
     }
 
-    std::cout << "ecmp-vs-spray: k=" << k << " fat-tree (" << hosts
-              << " hosts, non-blocking), permutation host i -> host i+" << shift << ", " << bytes
-              << " B per host, " << cc << ", selective repeat\n";
+    std::cout << "ecmp-vs-spray: k=" << k << " fat-tree (" << hosts << " hosts, non-blocking), ";
+    if (random)
+    {
+        std::cout << "random permutation (seed " << random << ")";
+    }
+    else
+    {
+        std::cout << "permutation host i -> host i+" << shift;
+    }
+    std::cout << ", " << bytes << " B per host, " << cc << ", selective repeat\n";
     std::cout << "  mode       done  last (us)  vs ideal  p50 slowdown  max slowdown  max queue (B)"
                  "  retransmitted\n";
     const Outcome* ecmp = nullptr;
@@ -161,7 +229,8 @@ main(int argc, char* argv[])
                   << o.last.GetSeconds() * 1e6 << std::setw(9) << std::setprecision(2)
                   << o.last.GetSeconds() / o.idealLast.GetSeconds() << "x" << std::setw(14) << o.p50
                   << std::setw(14) << o.max << std::setw(15) << o.maxQueue << std::setw(15)
-                  << o.retransmitted << "\n";
+                  << o.retransmitted << " (" << std::setprecision(1)
+                  << 100.0 * o.retransmitted / std::max<uint64_t>(1, o.sent) << " %)\n";
         if (o.completed != hosts)
         {
             std::cout << "ecmp-vs-spray: FAILED: " << o.mode << " completed " << o.completed

@@ -29,7 +29,7 @@ RdmaAckTag::RdmaAckTag() = default;
 uint32_t
 RdmaAckTag::GetSerializedSize() const
 {
-    return 4 + 4 + 1 + 8;
+    return 4 + 4 + 1 + 8 + 1;
 }
 
 void
@@ -39,6 +39,7 @@ RdmaAckTag::Serialize(TagBuffer i) const
     i.WriteU32(marked);
     i.WriteU8(hasSack);
     i.WriteU64(sackSeq);
+    i.WriteU8(duplicate);
 }
 
 void
@@ -48,6 +49,7 @@ RdmaAckTag::Deserialize(TagBuffer i)
     marked = i.ReadU32();
     hasSack = i.ReadU8();
     sackSeq = i.ReadU64();
+    duplicate = i.ReadU8();
 }
 
 void
@@ -57,6 +59,10 @@ RdmaAckTag::Print(std::ostream& os) const
     if (hasSack)
     {
         os << " sack=" << sackSeq;
+    }
+    if (duplicate)
+    {
+        os << " duplicate";
     }
 }
 

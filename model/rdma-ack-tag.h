@@ -15,7 +15,9 @@ namespace ns3
  * \ingroup ai-training
  * \brief What an RdmaNic's ACK or NAK carries besides its BTH/AETH: how many data packets it
  *        acknowledges and how many of them were CE-marked (for DCTCP-style algorithms), and for
- *        selective repeat the out-of-order PSN that was received (IRN's NACK information).
+ *        selective repeat the out-of-order PSN that was received (IRN's NACK information) and
+ *        whether the packet that triggered it had been received before (a duplicate: the
+ *        requester resent a packet that was not lost, like TCP's D-SACK).
  *
  * Metadata (an ns-3 packet tag): RoCEv2 has no wire field for it; it does not change the bytes
  * on the wire or in pcaps.
@@ -36,10 +38,11 @@ class RdmaAckTag : public Tag
 
     RdmaAckTag();
 
-    uint32_t packets{0}; //!< data packets acknowledged by this ACK
-    uint32_t marked{0};  //!< of which CE-marked
-    bool hasSack{false}; //!< a selective-repeat NAK names a received PSN
-    uint64_t sackSeq{0}; //!< that PSN (64-bit sequence number)
+    uint32_t packets{0};   //!< data packets acknowledged by this ACK
+    uint32_t marked{0};    //!< of which CE-marked
+    bool hasSack{false};   //!< a selective-repeat NAK names a received PSN
+    uint64_t sackSeq{0};   //!< that PSN (64-bit sequence number)
+    bool duplicate{false}; //!< selective repeat: the triggering data packet was a duplicate
 };
 
 } // namespace ns3

@@ -16,6 +16,7 @@
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
+#include "ns3/object-vector.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -169,13 +170,37 @@ RdmaNic::GetTypeId()
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute(
                 "ReorderThreshold",
-                "Selective repeat: NAK a gap only once this many packets beyond it have "
-                "arrived (0 = at the first out-of-order packet, as IRN). Spraying and "
-                "adaptive routing reorder packets; a threshold avoids resending packets "
-                "that are only late (a real loss is then found by the NAK or the timeout).",
+                "Selective repeat. 0 (default): time-based loss detection (RACK-like), which "
+                "tolerates the reordering of spraying and adaptive routing: the responder NAKs "
+                "every out-of-order packet and the requester resends a missing packet once a "
+                "packet sent after it has arrived and it has been outstanding for longer than "
+                "the QP's largest RTT plus its reorder window (see ReorderWindow). N > 0: an "
+                "explicit packet count that replaces the time-based detection: the responder "
+                "NAKs a gap only once N packets beyond it have arrived and the requester then "
+                "resends the gap at once (1 = at the first out-of-order packet, as IRN); a "
+                "packet later than N packets is resent although it was not lost.",
                 UintegerValue(0),
                 MakeUintegerAccessor(&RdmaNic::m_reorderThreshold),
                 MakeUintegerChecker<uint32_t>())
+            .AddAttribute(
+                "ReorderWindow",
+                "Selective repeat with ReorderThreshold 0: the constant part of each QP's "
+                "reorder window W = (1 + D) x max(R, 2 E) + ReorderWindow, at most RtoInitial, "
+                "where R is the largest RTT of a packet that arrived on its first send (BaseRtt "
+                "before the first), E the largest reordering seen (how much earlier than the "
+                "newest arrived packet a late packet was sent) and D the number of duplicates "
+                "the responder reported (spurious resends). Rejected with ReorderThreshold > 0 "
+                "or GoBackN.",
+                TimeValue(MicroSeconds(1)),
+                MakeTimeAccessor(&RdmaNic::m_reorderWindow),
+                MakeTimeChecker(Time(0)))
+            .AddAttribute("QueuePairList",
+                          "The NIC's queue pairs in creation order (Config paths: "
+                          "$ns3::RdmaNic/QueuePairList/<index>/...).",
+                          TypeId::ATTR_GET,
+                          ObjectVectorValue(),
+                          MakeObjectVectorAccessor(&RdmaNic::m_qps),
+                          MakeObjectVectorChecker<RdmaQueuePair>())
             .AddTraceSource("Tx",
                             "A packet (IPv4 datagram) was handed to the port.",
                             MakeTraceSourceAccessor(&RdmaNic::m_txTrace),
@@ -202,6 +227,7 @@ RdmaNic::RdmaNic()
       m_windowAttr(0),
       m_srWindow(8192),
       m_reorderThreshold(0),
+      m_reorderWindow(MicroSeconds(1)),
       m_waitOrder(0),
       m_ipId(0)
 {
@@ -301,6 +327,17 @@ RdmaNic::Setup(Ptr<RoceNetDevice> device, Ipv4Address address)
         NS_FATAL_ERROR("RdmaNic: RtoMax " << m_rtoMax.As(Time::US) << " is below RtoInitial "
                                           << m_rtoInitial.As(Time::US));
     }
+    if (m_reorderWindow != MicroSeconds(1) &&
+        (m_recovery != SELECTIVE_REPEAT || m_reorderThreshold > 0))
+    {
+        NS_FATAL_ERROR("RdmaNic: ReorderWindow "
+                       << m_reorderWindow.As(Time::US) << " is not allowed with "
+                       << (m_recovery != SELECTIVE_REPEAT
+                               ? std::string("LossRecovery GoBackN")
+                               : "ReorderThreshold " + std::to_string(m_reorderThreshold))
+                       << " (it applies to SelectiveRepeat with "
+                          "ReorderThreshold 0)");
+    }
     if (FindByAddress(address))
     {
         NS_FATAL_ERROR("RdmaNic::Setup: address " << address << " is already used by another NIC");
@@ -312,6 +349,21 @@ RdmaNic::Setup(Ptr<RoceNetDevice> device, Ipv4Address address)
     Registry()[address.Get()] = this;
     m_device = device;
     m_node = device->GetNode();
+    // Reachable by Config paths: /NodeList/N/$ns3::RdmaNic on a host with one port, else
+    // /NodeList/N/DeviceList/D/$ns3::RdmaNic (an aggregate holds one object of a type)
+    uint32_t ports = 0;
+    for (uint32_t i = 0; m_node && i < m_node->GetNDevices(); ++i)
+    {
+        ports += DynamicCast<RoceNetDevice>(m_node->GetDevice(i)) != nullptr;
+    }
+    if (m_node && ports == 1 && !m_node->GetObject<RdmaNic>())
+    {
+        m_node->AggregateObject(this);
+    }
+    else
+    {
+        device->AggregateObject(this);
+    }
     m_address = address;
     device->SetRoceReceiveCallback(MakeCallback(&RdmaNic::Receive, this));
     device->SetTxDequeueCallback(MakeCallback(&RdmaNic::Dequeued, this));
@@ -948,7 +1000,8 @@ RdmaNic::ReceiveData(Ptr<RdmaQueuePair> qp, const Parsed& h, Ptr<Packet> packet)
         {
             qp->m_ooo.resize(idx + 1, 0);
         }
-        if (qp->m_ooo[idx] != 0)
+        const bool duplicate = qp->m_ooo[idx] != 0;
+        if (duplicate)
         {
             ++qp->m_stats.duplicatesReceived;
         }
@@ -956,13 +1009,13 @@ RdmaNic::ReceiveData(Ptr<RdmaQueuePair> qp, const Parsed& h, Ptr<Packet> packet)
         qp->m_unackedMarked += ce;
         if (idx >= m_reorderThreshold)
         {
-            SendAck(qp, true, qp->m_expected, seq, packet);
+            SendAck(qp, true, qp->m_expected, seq, packet, duplicate);
         }
         return;
     }
     // an old packet again: acknowledge what we have (the ACK may have been lost)
     ++qp->m_stats.duplicatesReceived;
-    SendAck(qp, false, qp->m_expected - 1, 0, packet);
+    SendAck(qp, false, qp->m_expected - 1, 0, packet, m_recovery == SELECTIVE_REPEAT);
 }
 
 void
@@ -970,7 +1023,8 @@ RdmaNic::SendAck(Ptr<RdmaQueuePair> qp,
                  bool nak,
                  uint64_t seq,
                  uint64_t sackSeq,
-                 Ptr<const Packet> data)
+                 Ptr<const Packet> data,
+                 bool duplicate)
 {
     Ptr<Packet> p = Create<Packet>();
     AethHeader aeth;
@@ -990,7 +1044,7 @@ RdmaNic::SendAck(Ptr<RdmaQueuePair> qp,
     bth.SetPsn(seq & SEQ_MASK);
     p->AddHeader(bth);
     const bool sack = nak && m_recovery == SELECTIVE_REPEAT && sackSeq > seq;
-    if (qp->m_unackedMarked > 0 || sack)
+    if (qp->m_unackedMarked > 0 || sack || duplicate)
     {
         // only when there is something to say (an ACK without marks needs no tag: the
         // requester counts the packets it acknowledges itself)
@@ -999,6 +1053,7 @@ RdmaNic::SendAck(Ptr<RdmaQueuePair> qp,
         tag.marked = qp->m_unackedMarked;
         tag.hasSack = sack;
         tag.sackSeq = sackSeq;
+        tag.duplicate = duplicate;
         p->AddPacketTag(tag);
     }
     IntTag intTag;
@@ -1063,6 +1118,7 @@ RdmaNic::ReceiveAck(Ptr<RdmaQueuePair> qp, const Parsed& h, Ptr<Packet> packet)
     RoceCongestionOps::Ack ack;
     const Time now = Simulator::Now();
     const uint64_t oldUna = qp->m_una;
+    const bool timeBased = IsTimeBasedLossDetection();
     if (newUna > qp->m_una)
     {
         ack.rtt = now - qp->m_sendTime[newUna - 1 - qp->m_una];
@@ -1070,6 +1126,10 @@ RdmaNic::ReceiveAck(Ptr<RdmaQueuePair> qp, const Parsed& h, Ptr<Packet> packet)
         for (uint64_t s = qp->m_una; s < newUna; ++s)
         {
             bytes += PayloadOf(qp, s);
+            if (timeBased)
+            {
+                FirstSendArrived(qp, s, now);
+            }
         }
         ack.newlyAcked = bytes;
         qp->m_stats.bytesAcked += bytes;
@@ -1114,20 +1174,136 @@ RdmaNic::ReceiveAck(Ptr<RdmaQueuePair> qp, const Parsed& h, Ptr<Packet> packet)
         }
         else if (tag.hasSack && tag.sackSeq >= qp->m_una && tag.sackSeq < qp->m_highSent)
         {
-            qp->m_sacked[tag.sackSeq - qp->m_una] = SACKED;
-            for (uint64_t s = qp->m_una; s < tag.sackSeq; ++s)
+            if (timeBased)
             {
-                uint8_t& st = qp->m_sacked[s - qp->m_una];
-                if (st == 0)
+                FirstSendArrived(qp, tag.sackSeq, now);
+            }
+            qp->m_sacked[tag.sackSeq - qp->m_una] = SACKED;
+            if (!timeBased)
+            {
+                // ReorderThreshold: the responder waited; resend every gap below at once
+                for (uint64_t s = qp->m_una; s < tag.sackSeq; ++s)
                 {
-                    st = PENDING;
-                    qp->m_retxQueue.push_back(s);
+                    uint8_t& st = qp->m_sacked[s - qp->m_una];
+                    if (st == 0)
+                    {
+                        st = PENDING;
+                        qp->m_retxQueue.push_back(s);
+                    }
                 }
             }
         }
     }
+    if (tag.duplicate)
+    {
+        ++qp->m_stats.spuriousReported;
+        ++qp->m_reoDups;
+    }
+    if (timeBased && qp->m_rackHigh > qp->m_una)
+    {
+        // a packet beyond the oldest unacknowledged one arrived: there are gaps
+        DetectLosses(qp);
+    }
     qp->m_cc->OnAck(ack);
     Schedule(qp);
+}
+
+// ------------------------------------------------------------------ time-based loss detection
+
+bool
+RdmaNic::IsTimeBasedLossDetection() const
+{
+    return m_recovery == SELECTIVE_REPEAT && m_reorderThreshold == 0;
+}
+
+Time
+RdmaNic::ReorderWindowOf(const RdmaQueuePair* qp) const
+{
+    if (!IsTimeBasedLossDetection())
+    {
+        return Time(0);
+    }
+    const Time rtt = qp->m_maxRtt.IsZero() ? m_baseRtt : qp->m_maxRtt;
+    const Time w = (1 + qp->m_reoDups) * std::max(rtt, 2 * qp->m_reoExtent) + m_reorderWindow;
+    return std::min(w, m_rtoInitial);
+}
+
+void
+RdmaNic::FirstSendArrived(Ptr<RdmaQueuePair> qp, uint64_t seq, Time now)
+{
+    const uint8_t st = qp->m_sacked[seq - qp->m_una];
+    if (st == SACKED || st == RESENT)
+    {
+        return; // counted when it was selectively acknowledged / ambiguous (sent twice)
+    }
+    const Time sent = qp->m_sendTime[seq - qp->m_una];
+    qp->m_maxRtt = std::max(qp->m_maxRtt, now - sent);
+    if (sent < qp->m_rackXmit)
+    {
+        // reordering: a packet sent later arrived first
+        qp->m_reoExtent = std::max(qp->m_reoExtent, qp->m_rackXmit - sent);
+    }
+    else if (sent > qp->m_rackXmit || qp->m_rackHigh <= seq)
+    {
+        qp->m_rackXmit = sent;
+        qp->m_rackHigh = seq + 1;
+    }
+}
+
+void
+RdmaNic::DetectLosses(Ptr<RdmaQueuePair> qp)
+{
+    // A gap is lost once (a) a packet sent after it has arrived and (b) it has been
+    // outstanding for longer than the largest RTT plus the reorder window. First sends go out
+    // in sequence order, so the first never-resent gap that is too young ends the scan: every
+    // later packet (and every resend of one) was sent after it.
+    const Time now = Simulator::Now();
+    const Time age = qp->m_maxRtt + ReorderWindowOf(PeekPointer(qp));
+    Time oldest = Time::Max(); // send time of the oldest gap that (a) holds for
+    const uint64_t end = std::min(qp->m_rackHigh, qp->m_highSent);
+    for (uint64_t s = qp->m_una; s < end; ++s)
+    {
+        uint8_t& st = qp->m_sacked[s - qp->m_una];
+        if (st == SACKED || st == PENDING)
+        {
+            continue;
+        }
+        const Time sent = qp->m_sendTime[s - qp->m_una];
+        if (sent >= qp->m_rackXmit)
+        {
+            continue; // a resend after the newest arrival: (a) does not hold yet
+        }
+        if (sent + age <= now)
+        {
+            NS_LOG_LOGIC("QP " << qp->m_qpn << " sequence " << s << " lost (sent "
+                               << sent.As(Time::US) << ", outstanding > " << age.As(Time::US)
+                               << ")");
+            st = PENDING;
+            qp->m_retxQueue.push_back(s);
+            continue;
+        }
+        oldest = std::min(oldest, sent);
+        if (st == 0)
+        {
+            break;
+        }
+    }
+    if (oldest != Time::Max() && !qp->m_reoEvent.IsRunning())
+    {
+        // (b) will hold then; the ACK or NAK that would check again may never come
+        qp->m_reoEvent =
+            Simulator::Schedule(oldest + age - now, &RdmaNic::OnReorderTimer, this, qp);
+    }
+}
+
+void
+RdmaNic::OnReorderTimer(Ptr<RdmaQueuePair> qp)
+{
+    if (qp->m_rackHigh > qp->m_una)
+    {
+        DetectLosses(qp);
+        Schedule(qp);
+    }
 }
 
 } // namespace ns3

@@ -207,12 +207,14 @@ class RdmaNic : public Object
      * \param seq the cumulative sequence (ACK: last received; NAK: expected)
      * \param sackSeq selective repeat: the out-of-order sequence received (NAK only)
      * \param data the data packet that triggered it (INT and timestamp are echoed)
+     * \param duplicate selective repeat: that packet had been received before
      */
     void SendAck(Ptr<RdmaQueuePair> qp,
                  bool nak,
                  uint64_t seq,
                  uint64_t sackSeq,
-                 Ptr<const Packet> data);
+                 Ptr<const Packet> data,
+                 bool duplicate = false);
     /**
      * \brief Send a CNP to the requester of a QP.
      * \param qp the QP
@@ -277,6 +279,32 @@ class RdmaNic : public Object
      * \param qp the QP
      */
     void OnRto(Ptr<RdmaQueuePair> qp);
+    /// \return true if lost packets are found by time (selective repeat, ReorderThreshold 0)
+    bool IsTimeBasedLossDetection() const;
+    /**
+     * \param qp a QP of this NIC
+     * \return its reorder window (time-based loss detection; zero otherwise)
+     */
+    Time ReorderWindowOf(const RdmaQueuePair* qp) const;
+    /**
+     * \brief A packet arrived on its first send: reordering seen, RACK state.
+     * \param qp the QP
+     * \param seq its sequence number
+     * \param now the time of the ACK or NAK
+     */
+    void FirstSendArrived(Ptr<RdmaQueuePair> qp, uint64_t seq, Time now);
+    /**
+     * \brief Time-based loss detection: queue for resending every gap below the newest arrived
+     *        packet that was sent a reorder window before it and is older than the largest
+     *        RTT plus the window; arm the reorder timer for the oldest remaining gap.
+     * \param qp the QP
+     */
+    void DetectLosses(Ptr<RdmaQueuePair> qp);
+    /**
+     * \brief The reorder timer of a QP fired.
+     * \param qp the QP
+     */
+    void OnReorderTimer(Ptr<RdmaQueuePair> qp);
     /**
      * \brief Reconstruct a 64-bit sequence number from a 24-bit PSN.
      * \param psn the PSN
@@ -329,6 +357,7 @@ class RdmaNic : public Object
     std::string m_ccName;        //!< its name as set
     uint32_t m_srWindow;         //!< selective repeat receive window (packets)
     uint32_t m_reorderThreshold; //!< selective repeat: out-of-order distance before a NAK
+    Time m_reorderWindow;        //!< time-based loss detection: constant part of the window
 
     // scheduling, per priority
     std::array<std::deque<Ptr<RdmaQueuePair>>, 8> m_ready; //!< QPs that may send now

@@ -6,7 +6,9 @@
 #include "rdma-nic.h"
 
 #include "ns3/log.h"
+#include "ns3/pointer.h"
 #include "ns3/trace-source-accessor.h"
+#include "ns3/uinteger.h"
 
 namespace ns3
 {
@@ -22,6 +24,19 @@ RdmaQueuePair::GetTypeId()
         TypeId("ns3::RdmaQueuePair")
             .SetParent<Object>()
             .SetGroupName("AiTraining")
+            .AddAttribute("CongestionControl",
+                          "The QP's congestion control instance (made by the NIC; Config "
+                          "paths: .../QueuePairList/<index>/CongestionControl/Rate).",
+                          TypeId::ATTR_GET,
+                          PointerValue(),
+                          MakePointerAccessor(&RdmaQueuePair::m_cc),
+                          MakePointerChecker<RoceCongestionOps>())
+            .AddAttribute("Qpn",
+                          "The queue pair number.",
+                          TypeId::ATTR_GET,
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RdmaQueuePair::m_qpn),
+                          MakeUintegerChecker<uint32_t>())
             .AddTraceSource("MessageComplete",
                             "A posted message was fully acknowledged (id, bytes, completion time "
                             "= now - posted).",
@@ -46,6 +61,8 @@ RdmaQueuePair::RdmaQueuePair()
       m_rtoBackoff(0),
       m_inReady(false),
       m_lastAckedSeq(0),
+      m_rackHigh(0),
+      m_reoDups(0),
       m_expected(0),
       m_unackedPackets(0),
       m_unackedMarked(0),
@@ -61,6 +78,7 @@ void
 RdmaQueuePair::DoDispose()
 {
     m_rtoEvent.Cancel();
+    m_reoEvent.Cancel();
     if (m_cc)
     {
         m_cc->Stop();
@@ -151,6 +169,12 @@ uint64_t
 RdmaQueuePair::GetBytesInFlight() const
 {
     return m_inflightBytes;
+}
+
+Time
+RdmaQueuePair::GetReorderWindow() const
+{
+    return m_nic ? m_nic->ReorderWindowOf(this) : Time(0);
 }
 
 } // namespace ns3

@@ -63,6 +63,8 @@ class RdmaQueuePair : public Object
         uint64_t messagesReceived{0};     //!< messages fully received
         uint64_t bytesReceived{0};        //!< payload bytes received in order
         uint64_t duplicatesReceived{0};   //!< data packets received again
+        uint64_t spuriousReported{0};     //!< requester: duplicates the responder reported
+                                          //!< (a packet was sent again that had arrived)
     };
 
     /**
@@ -115,6 +117,13 @@ class RdmaQueuePair : public Object
     bool IsIdle() const;
     /// \return bytes sent but not yet acknowledged
     uint64_t GetBytesInFlight() const;
+    /**
+     * \brief The requester's current reorder window (selective repeat with time-based loss
+     *        detection, RdmaNic::ReorderThreshold 0): a gap is resent once a packet sent this
+     *        much later than the missing one has been acknowledged.
+     * \return the window (zero in the other modes)
+     */
+    Time GetReorderWindow() const;
 
   protected:
     void DoDispose() override;
@@ -168,6 +177,13 @@ class RdmaQueuePair : public Object
     uint32_t m_rtoBackoff;            //!< exponential backoff exponent
     bool m_inReady;                   //!< in the NIC's ready ring or pacing heap
     uint64_t m_lastAckedSeq;          //!< highest cumulative ack seen (for stats)
+    // selective repeat, time-based (RACK-like) loss detection
+    Time m_rackXmit;     //!< latest send time of a packet known to have arrived (first sends)
+    uint64_t m_rackHigh; //!< one past the sequence number of that packet
+    Time m_maxRtt;       //!< largest RTT of a packet that arrived on its first send
+    Time m_reoExtent;    //!< largest reordering seen (send-time lead of a packet that overtook)
+    uint32_t m_reoDups;  //!< duplicates the responder reported (each widens the window)
+    EventId m_reoEvent;  //!< reorder timer (only when no later packet can reveal a gap)
 
     // responder
     uint64_t m_expected;        //!< next in-order sequence number expected
