@@ -89,7 +89,6 @@ Outcome
 RunIncast(const std::string& cc, uint32_t k, uint32_t senders, uint64_t bytes)
 {
     Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue(cc));
-    Config::SetDefault("ns3::RoceSwitch::IntEnabled", BooleanValue(cc == "Hpcc"));
 
     FatTreeHelper fabric(k);
     fabric.Install();

@@ -62,7 +62,6 @@ Outcome
 RunLayer(uint32_t k, uint32_t ranks, uint64_t tokenBytes, double skew, const std::string& cc)
 {
     Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue(cc));
-    Config::SetDefault("ns3::RoceSwitch::IntEnabled", BooleanValue(cc == "Hpcc"));
     FatTreeHelper fabric(k);
     fabric.Install();
     fabric.AssignStreams(1);

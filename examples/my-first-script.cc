@@ -54,10 +54,9 @@ main(int argc, char* argv[])
     cmd.AddValue("Cc", "congestion control: Dcqcn, Hpcc, Timely, Dctcp or None", cc);
     cmd.Parse(argc, argv);
 
-    // 2. Defaults for objects the helpers create later. HPCC needs the switches to add
-    //    in-band telemetry (INT) to the packets.
+    // 2. Defaults for objects the helpers create later (HPCC's QPs ask the switches for
+    //    in-band telemetry, INT, by themselves).
     Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue(cc));
-    Config::SetDefault("ns3::RoceSwitch::IntEnabled", BooleanValue(cc == "Hpcc"));
 
     // 3. The fabric: 2 leaf switches with 4 hosts each, 2 spine switches, 100 Gb/s cables.
     //    Install() creates the nodes, cables, switches, host addresses (10.0.0.1 + i) and the

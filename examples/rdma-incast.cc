@@ -80,7 +80,6 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue(cc));
     Config::SetDefault("ns3::RdmaNic::LossRecovery", StringValue(recovery));
     Config::SetDefault("ns3::SwitchMmu::LosslessPriorities", StringValue(pfc ? "3" : ""));
-    Config::SetDefault("ns3::RoceSwitch::IntEnabled", BooleanValue(cc == "Hpcc"));
 
     FatTreeHelper fabric(k);
     fabric.Install();

@@ -112,7 +112,6 @@ main(int argc, char* argv[])
     const std::vector<uint64_t> bytes = ParseSizes(sizes);
 
     Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue(cc));
-    Config::SetDefault("ns3::RoceSwitch::IntEnabled", BooleanValue(cc == "Hpcc"));
 
     FatTreeHelper fabric(k);
     fabric.Install();

@@ -727,6 +727,11 @@ RdmaNic::SendNext(Ptr<RdmaQueuePair> qp)
     bth.SetAckRequest(last);
     bth.SetPsn(seq & SEQ_MASK);
     p->AddHeader(bth);
+    if (qp->m_cc->NeedsInt())
+    {
+        // the INT header every switch of the path appends its record to
+        p->AddPacketTag(IntTag());
+    }
 
     const Time now = Simulator::Now();
     if (seq == qp->m_highSent)

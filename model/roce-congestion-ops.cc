@@ -99,6 +99,12 @@ RoceCongestionOps::GetRate() const
     return DataRate(m_rateBps.Get());
 }
 
+bool
+RoceCongestionOps::NeedsInt() const
+{
+    return false;
+}
+
 uint64_t
 RoceCongestionOps::GetWindow() const
 {

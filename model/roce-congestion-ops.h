@@ -97,6 +97,18 @@ class RoceCongestionOps : public Object
     /// \return the current window in bytes (0 = not window-limited)
     virtual uint64_t GetWindow() const;
 
+    /**
+     * \brief Whether the algorithm needs in-band telemetry.
+     *
+     * The NIC attaches an empty INT header (IntTag) to every data packet of a QP whose
+     * algorithm returns true; every RoceSwitch appends its record to a packet that carries one
+     * (RoceSwitch::IntEnabled adds INT to the other packets too), and the responder echoes the
+     * records in its ACK.
+     *
+     * \return true if OnAck needs the INT records of the acknowledged packet (default false)
+     */
+    virtual bool NeedsInt() const;
+
   protected:
     void DoDispose() override;
 

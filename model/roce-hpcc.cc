@@ -173,6 +173,12 @@ RoceHpcc::GetWindow() const
     return m_window.Get();
 }
 
+bool
+RoceHpcc::NeedsInt() const
+{
+    return true;
+}
+
 double
 RoceHpcc::GetUtilization() const
 {
@@ -279,8 +285,9 @@ RoceHpcc::OnAck(const Ack& ack)
         // Without INT the window would stay at its initial BDP forever: a fixed window, not
         // HPCC. Refuse rather than run something else under HPCC's name.
         NS_FATAL_ERROR("RoceHpcc: an ACK without INT records is not allowed (HPCC needs an INT "
-                       "record from every switch of the path: set ns3::RoceSwitch::IntEnabled "
-                       "to true; a path without switches has nothing to measure)");
+                       "record from every switch of the path, which RoceSwitch appends to the "
+                       "INT header the NIC attaches; a path without switches has nothing to "
+                       "measure)");
     }
     const IntTag& tag = *ack.intTag;
     if (!m_haveHops || tag.GetNHops() != m_nHops)

@@ -58,8 +58,10 @@ namespace ns3
  * - Start: W = W_c = line rate x T (one BDP), U = 1, incStage = 0, lastUpdateSeq = 0.
  * - The first ACK with INT only stores the records (there is no previous record to compare).
  * Choices of this model:
- * - An ACK without INT (null intTag or zero hops) is a fatal error: HPCC without INT would
- *   silently be a fixed window of one BDP. Switches append INT with RoceSwitch::IntEnabled.
+ * - INT is on by itself: NeedsInt() is true, so the NIC attaches an INT header to every data
+ *   packet and every RoceSwitch appends its record (RoceSwitch::IntEnabled is not needed).
+ * - An ACK without INT records (a path without switches) is a fatal error: HPCC without INT
+ *   would silently be a fixed window of one BDP.
  * - If the number of hops changes (path change) the new records are stored and nothing else
  *   happens. A hop whose timestamp did not advance, whose txBytes went backwards or whose rate is
  *   0 is skipped; if no hop is usable the window is left alone. Note that two paths with the
@@ -83,6 +85,7 @@ class RoceHpcc : public RoceCongestionOps
     void Start(const Context& ctx) override;
     void OnAck(const Ack& ack) override;
     uint64_t GetWindow() const override;
+    bool NeedsInt() const override;
 
     /// \return the smoothed normalised inflight U (1 at start)
     double GetUtilization() const;

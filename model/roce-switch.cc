@@ -90,11 +90,15 @@ RoceSwitch::GetTypeId()
                           TimeValue(MicroSeconds(20)),
                           MakeTimeAccessor(&RoceSwitch::m_flowletGap),
                           MakeTimeChecker(Time(0)))
-            .AddAttribute("IntEnabled",
-                          "Append an INT record (IntTag) to RoCE data packets at each egress.",
-                          BooleanValue(false),
-                          MakeBooleanAccessor(&RoceSwitch::m_intEnabled),
-                          MakeBooleanChecker())
+            .AddAttribute(
+                "IntEnabled",
+                "Append an INT record (IntTag) at each egress to every RoCE data packet, also to "
+                "those whose sender did not ask for INT. A packet that carries an INT "
+                "header (the NIC attaches one when the QP's congestion control needs "
+                "INT, as HPCC) gets the record whatever this says.",
+                BooleanValue(false),
+                MakeBooleanAccessor(&RoceSwitch::m_intEnabled),
+                MakeBooleanChecker())
             .AddAttribute("Mmu",
                           "The shared-buffer manager.",
                           PointerValue(),
@@ -531,7 +535,8 @@ RoceSwitch::Receive(uint32_t inPort,
             flags |= FLAG_ECT;
         }
     }
-    if (m_intEnabled)
+    IntTag request;
+    if (m_intEnabled || packet->PeekPacketTag(request))
     {
         const uint32_t ihl = (hdr[0] & 0x0f) * 4;
         if (hdr[9] == 17 && n >= ihl + 8 + 1 && Rd16(hdr + ihl + 2) == 4791)

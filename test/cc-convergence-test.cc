@@ -14,6 +14,7 @@
 #include "ns3/rdma-helper.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/rdma-queue-pair.h"
+#include "ns3/roce-hpcc.h"
 
 #include <algorithm>
 #include <cmath>
@@ -85,8 +86,8 @@ struct Probe
 Shares
 RunJoin(const std::string& cc, const std::string& rate, uint32_t n, Time gap, Time from, Time to)
 {
+    // RoceSwitch::IntEnabled stays false: HPCC's QPs ask for INT themselves
     Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue(cc));
-    Config::SetDefault("ns3::RoceSwitch::IntEnabled", BooleanValue(cc == "Hpcc"));
     HandFabric f(n + 1, 1);
     for (uint32_t h = 0; h <= n; ++h)
     {
@@ -205,23 +206,54 @@ TEST_F(Ns3Fixture, HpccFlowsJoiningABottleneckGetEqualSharesAtOnce)
     }
 }
 
-TEST_F(Ns3Fixture, HpccWithoutIntRefusesToRun)
+TEST_F(Ns3Fixture, HpccGetsIntFromSwitchesWithoutBeingAskedTo)
 {
-    // Switches that append no INT records: HPCC would be a fixed one-BDP window under HPCC's
-    // name (and look better than HPCC). It stops at the first ACK instead.
-    EXPECT_DEATH(
-        {
-            Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("Hpcc"));
-            HandFabric f(2, 1);
-            for (uint32_t h = 0; h < 2; ++h)
+    // Before, a switch appended INT only with RoceSwitch::IntEnabled, so HPCC on a fabric
+    // without it stopped at the first ACK (and before that ran as a fixed one-BDP window). Now
+    // an HPCC QP attaches an INT header itself and every switch appends its record: two flows
+    // into one port get records from their one switch, HPCC reacts (W leaves its initial BDP
+    // and the flows share the port) and the messages complete.
+    Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("Hpcc"));
+    HandFabric f(3, 1);
+    for (uint32_t h = 0; h < 3; ++h)
+    {
+        f.sw[0]->SetRoute(h, {f.ConnectHost(h, 0)});
+    }
+    BooleanValue intEnabled;
+    f.sw[0]->GetAttribute("IntEnabled", intEnabled);
+    ASSERT_FALSE(intEnabled.Get());
+    RdmaHelper rdma;
+    std::vector<Ptr<RdmaNic>> nic;
+    for (uint32_t h = 0; h < 3; ++h)
+    {
+        nic.push_back(rdma.Install(f.hostDev[h], HandFabric::Ip(h)));
+    }
+    std::vector<Ptr<RdmaQueuePair>> qps;
+    for (uint32_t h = 1; h < 3; ++h)
+    {
+        Ptr<RdmaQueuePair> qp = rdma.Connect(nic[h], nic[0]).first;
+        qp->PostSend(4 << 20);
+        qps.push_back(qp);
+    }
+    const double initial =
+        DynamicCast<RoceHpcc>(qps[0]->GetCongestionControl())->GetReferenceWindow();
+    std::vector<double> lowest(2, initial);
+    for (uint32_t t = 1; t < 400; ++t)
+    {
+        Simulator::Schedule(MicroSeconds(t), [&lowest, &qps]() {
+            for (uint32_t i = 0; i < 2; ++i)
             {
-                f.sw[0]->SetRoute(h, {f.ConnectHost(h, 0)});
+                const double w =
+                    DynamicCast<RoceHpcc>(qps[i]->GetCongestionControl())->GetReferenceWindow();
+                lowest[i] = std::min(lowest[i], w);
             }
-            RdmaHelper rdma;
-            Ptr<RdmaNic> a = rdma.Install(f.hostDev[0], HandFabric::Ip(0));
-            Ptr<RdmaNic> b = rdma.Install(f.hostDev[1], HandFabric::Ip(1));
-            rdma.Connect(a, b).first->PostSend(1 << 20);
-            Simulator::Run();
-        },
-        "RoceHpcc: an ACK without INT records is not allowed .*RoceSwitch::IntEnabled");
+        });
+    }
+    Simulator::Run();
+    for (uint32_t i = 0; i < 2; ++i)
+    {
+        EXPECT_EQ(qps[i]->GetStats().messagesCompleted, 1u) << i;
+        // two flows into one port: each window must fall to about half a BDP
+        EXPECT_LT(lowest[i], 0.7 * initial) << i;
+    }
 }
