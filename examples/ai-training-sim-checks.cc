@@ -86,6 +86,7 @@ DefaultNumber(const std::string& type, const std::string& attr)
         return t->Get().GetSeconds();
     }
     NS_FATAL_ERROR("ai-training-sim: attribute " << type << "::" << attr << " is not a number");
+    return 0; // not reached (NS_FATAL_ERROR is not [[noreturn]] in every build)
 }
 
 /// The switch buffer the MMU needs, as SwitchMmu::Configure computes it, for the largest need
@@ -575,8 +576,20 @@ ParseOptions(int argc, char* argv[])
         "lb",
         o.lbFlag,
         {{"ecmp", "Ecmp"}, {"spray", "Spray"}, {"adaptive", "Adaptive"}, {"flowlet", "Flowlet"}});
+    // spraying and adaptive routing reorder a QP's packets: without an explicit
+    // --lossRecovery they get selective repeat with time-based loss detection
+    const bool reorders = o.lb == "Spray" || o.lb == "Adaptive";
+    const std::string recoveryFlag =
+        g.count("lossRecovery") ? V("lossRecovery") : (reorders ? "sr" : "gbn");
     o.recovery =
-        Choose("lossRecovery", V("lossRecovery"), {{"gbn", "GoBackN"}, {"sr", "SelectiveRepeat"}});
+        Choose("lossRecovery", recoveryFlag, {{"gbn", "GoBackN"}, {"sr", "SelectiveRepeat"}});
+    for (auto& [name, value] : o.config)
+    {
+        if (name == "lossRecovery")
+        {
+            value = Json(recoveryFlag);
+        }
+    }
     if ((o.cc == "Dcqcn" || o.cc == "Dctcp") && !o.ecn)
     {
         Fail("--cc=" + o.ccFlag +
@@ -722,11 +735,6 @@ ApplyConfiguration(const Options& o)
     Config::SetDefault("ns3::SwitchMmu::EcnEnabled", BooleanValue(o.ecn));
     Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(o.bufferBytes));
     Config::SetDefault("ns3::RoceSwitch::LoadBalancing", StringValue(o.lb));
-    Config::SetDefault("ns3::RoceSwitch::IntEnabled", BooleanValue(o.cc == "Hpcc"));
-    if (o.lb == "Spray" || o.lb == "Adaptive")
-    {
-        Config::SetDefault("ns3::RdmaNic::ReorderThreshold", UintegerValue(16));
-    }
     Config::SetDefault("ns3::Communicator::NvLinkBandwidth", DataRateValue(o.nvLinkRate));
     // the user's overrides last: they win over every default above
     for (const auto& ov : o.overrides)

@@ -62,7 +62,7 @@ const std::vector<FlagDef> FLAGS = {
     {"pfc", "true", "priority 3 lossless with PFC (true) or lossy (false)"},
     {"ecn", "true", "switches mark ECN (RED between Kmin and Kmax)"},
     {"lb", "ecmp", "load balancing: ecmp|spray|adaptive|flowlet"},
-    {"lossRecovery", "gbn", "gbn (go-back-N) | sr (selective repeat)"},
+    {"lossRecovery", "gbn", "gbn (go-back-N) | sr (selective repeat); sr with --lb=spray|adaptive"},
     {"collective", "", "benchmark one collective: allreduce|allgather|reducescatter|alltoall|broadcast"},
     {"algorithm", "", "ring|tree|hd|direct (default: ring; direct for alltoall, which only runs "
                       "direct; tree is all-reduce only)"},

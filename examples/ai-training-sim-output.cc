@@ -296,7 +296,8 @@ Study::Report()
               << Num(s.slowdown.p50, 2) << " p99 " << Num(s.slowdown.p99, 2) << "; "
               << s.pfcPauseFrames << " PFC pauses (" << Num(s.pausedTime.GetSeconds() * 1e6, 1)
               << " us paused), " << s.ecnMarks << " ECN marks, " << s.cnpsSent << " CNPs, " << drops
-              << " drops, deepest queue " << s.maxQueueBytes << " B\n";
+              << " drops, " << s.retransmitted << " packets resent, deepest queue "
+              << s.maxQueueBytes << " B\n";
     const Conservation c = Count();
     std::cout << "messages: " << c.messagesPosted << " posted (" << c.bytesPosted << " B), "
               << c.messagesRecorded << " recorded (" << c.bytesRecorded << " B; " << c.rows

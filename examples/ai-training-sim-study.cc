@@ -207,8 +207,10 @@ Study::Build()
     m_stepsCsv << "\n";
 
     const std::string net = " at " + o.linkRateText + ", " + o.ccFlag + (o.pfc ? " + PFC" : "") +
-                            (o.ecn ? " + ECN" : "") + ", " + o.lbFlag + ", GPU " + o.gpu +
-                            " (NVLink " + Num(o.nvLinkRate.GetBitRate() / 8e9, 0) + " GB/s)";
+                            (o.ecn ? " + ECN" : "") + ", " + o.lbFlag + ", " +
+                            (o.recovery == "SelectiveRepeat" ? "selective repeat" : "go-back-N") +
+                            ", GPU " + o.gpu + " (NVLink " +
+                            Num(o.nvLinkRate.GetBitRate() / 8e9, 0) + " GB/s)";
     if (o.benchmark)
     {
         m_comm = CreateObject<Communicator>();

@@ -147,7 +147,7 @@ main(int argc, char* argv[])
     uint64_t bytes = 2000000;
     uint32_t shift = 0;
     uint32_t random = 0;
-    uint32_t reorder = 32;
+    uint32_t reorder = 0;
     std::string modes = "Ecmp,Spray";
     std::string cc = "Dcqcn";
 
@@ -159,7 +159,8 @@ main(int argc, char* argv[])
                  "N > 0: a random permutation (derangement) drawn with seed N instead of a shift",
                  random);
     cmd.AddValue("ReorderThreshold",
-                 "RdmaNic::ReorderThreshold of the NICs (selective repeat)",
+                 "RdmaNic::ReorderThreshold of the NICs (selective repeat; 0: time-based loss "
+                 "detection, N > 0: resend a gap once N later packets arrived)",
                  reorder);
     cmd.AddValue("Modes",
                  "load-balancing modes to compare, comma-separated (Ecmp, EEcmp, Spray, Adaptive, "
@@ -189,7 +190,6 @@ main(int argc, char* argv[])
                   << std::endl;
         return 2;
     }
-    Config::SetDefault("ns3::RoceSwitch::IntEnabled", BooleanValue(cc == "Hpcc"));
     std::vector<uint32_t> dest(hosts);
     for (uint32_t h = 0; h < hosts; ++h)
     {

@@ -838,6 +838,8 @@ NetworkStatsHelper::GetSummary() const
             Ptr<RdmaQueuePair> qp = nic->GetQpByIndex(i);
             s.cnpsSent += qp->GetStats().cnpsSent;
             s.cnpsReceived += qp->GetStats().cnpsReceived;
+            s.retransmitted += qp->GetStats().packetsRetransmitted;
+            s.timeouts += qp->GetStats().timeouts;
         }
     }
     for (const auto& [reason, n] : m_dropsByReason)
@@ -1083,7 +1085,9 @@ NetworkStatsHelper::WriteJsonNetwork(std::ostream& os) const
        << ", \"pfc_resume_frames\": " << s.pfcResumeFrames
        << ", \"paused_time_ns\": " << s.pausedTime.GetNanoSeconds()
        << ", \"ecn_marks\": " << s.ecnMarks << ", \"cnps\": " << s.cnpsSent
-       << ", \"cnps_received\": " << s.cnpsReceived << ", \"drops\": {";
+       << ", \"cnps_received\": " << s.cnpsReceived
+       << ", \"retransmitted_packets\": " << s.retransmitted << ", \"timeouts\": " << s.timeouts
+       << ", \"drops\": {";
     bool first = true;
     for (const auto& [name, n] : s.drops)
     {

@@ -154,6 +154,8 @@ class NetworkStatsHelper
         uint64_t ecnMarks{0};          //!< packets CE-marked by switches
         uint64_t cnpsSent{0};          //!< CNPs sent by the NICs (responders)
         uint64_t cnpsReceived{0};      //!< CNPs received by the NICs (requesters)
+        uint64_t retransmitted{0};     //!< data packets the requesters sent again
+        uint64_t timeouts{0};          //!< retransmission timeouts of the requesters
         std::map<std::string, uint64_t> drops; //!< drops by reason name (see DropReasonName)
         uint64_t maxQueueBytes{0};             //!< largest egress queue of any switch (exact)
         uint64_t maxSampledQueueBytes{0};      //!< largest sampled queue depth
@@ -270,7 +272,8 @@ class NetworkStatsHelper
     /**
      * \brief Write the "network" object of summary.json: {"pfc_pause_frames",
      *        "pfc_resume_frames", "paused_time_ns", "ecn_marks", "cnps", "cnps_received",
-     *        "drops": {reason: count}, "max_queue_bytes", "packet_hops"}.
+     *        "retransmitted_packets", "timeouts", "drops": {reason: count}, "max_queue_bytes",
+     *        "packet_hops"}.
      * \param os the stream
      */
     void WriteJsonNetwork(std::ostream& os) const;

@@ -564,6 +564,47 @@ TEST(Study, GpuPresetSetsNvLinkAndNs3OverridesWin)
     EXPECT_EQ(js.get<std::string>("config.overrides.ns3::Communicator::ChunkBytes"), "131072");
 }
 
+TEST(Study, SprayingGetsSelectiveRepeatThatResendsNothingUnlessTheFlagSaysOtherwise)
+{
+    REQUIRE_SIM();
+    // Spraying reorders every QP's packets. Before, the program ran go-back-N (its default) with
+    // a ReorderThreshold that only selective repeat reads, so a sprayed all-to-all resent what
+    // was never lost. Now --lb=spray without --lossRecovery runs selective repeat with
+    // time-based loss detection: no drop, so nothing is resent; an explicit --lossRecovery=gbn
+    // wins (and resends, which shows the packets really were reordered).
+    auto run = [](const std::string& extra, const std::string& name) {
+        const std::string dir = OutDir(name);
+        std::string out;
+        EXPECT_EQ(Sim("--collective=alltoall --bytes=4M --ranks=16 --lb=spray --plots=false "
+                      "--outputDir=" +
+                          dir + " " + extra,
+                      &out),
+                  0)
+            << out;
+        boost::property_tree::ptree js;
+        boost::property_tree::read_json(dir + "/summary.json", js);
+        return js;
+    };
+    const auto sr = run("", "spray-sr");
+    EXPECT_EQ(sr.get<std::string>("config.lossRecovery"), "sr");
+    EXPECT_EQ(sr.get<uint64_t>("network.retransmitted_packets"), 0u);
+    EXPECT_EQ(sr.get<uint64_t>("network.timeouts"), 0u);
+    EXPECT_EQ(sr.get<uint64_t>("conservation.messages_recorded"), 240u);
+    const auto gbn = run("--lossRecovery=gbn", "spray-gbn");
+    EXPECT_EQ(gbn.get<std::string>("config.lossRecovery"), "gbn");
+    EXPECT_GT(gbn.get<uint64_t>("network.retransmitted_packets"), 0u);
+    EXPECT_EQ(gbn.get<uint64_t>("conservation.messages_recorded"), 240u);
+    for (const auto& js : {sr, gbn})
+    {
+        uint64_t drops = 0;
+        for (const auto& [reason, n] : js.get_child("network.drops"))
+        {
+            drops += n.get_value<uint64_t>();
+        }
+        EXPECT_EQ(drops, 0u);
+    }
+}
+
 TEST(Study, ZeroTimesNeedNoUnit)
 {
     REQUIRE_SIM();
