@@ -327,6 +327,12 @@ RdmaNic::Setup(Ptr<RoceNetDevice> device, Ipv4Address address)
         NS_FATAL_ERROR("RdmaNic: RtoMax " << m_rtoMax.As(Time::US) << " is below RtoInitial "
                                           << m_rtoInitial.As(Time::US));
     }
+    if (m_reorderThreshold > 0 && m_recovery != SELECTIVE_REPEAT)
+    {
+        NS_FATAL_ERROR("RdmaNic: ReorderThreshold " << m_reorderThreshold
+                                                    << " is not allowed with LossRecovery GoBackN "
+                                                       "(it applies to SelectiveRepeat)");
+    }
     if (m_reorderWindow != MicroSeconds(1) &&
         (m_recovery != SELECTIVE_REPEAT || m_reorderThreshold > 0))
     {

@@ -114,9 +114,9 @@ RunHd(const std::function<Fabric()>& make,
     Config::SetDefault("ns3::RoceSwitch::LoadBalancing", StringValue(lb));
     if (lb == "Spray")
     {
-        // sprayed packets arrive out of order: a reorder-tolerant receiver, as ai-training-sim
+        // sprayed packets arrive out of order: selective repeat with time-based loss
+        // detection, as ai-training-sim runs it with --lb=spray
         Config::SetDefault("ns3::RdmaNic::LossRecovery", StringValue("SelectiveRepeat"));
-        Config::SetDefault("ns3::RdmaNic::ReorderThreshold", UintegerValue(16));
     }
     Fabric fabric = make();
     std::vector<Ptr<RdmaNic>> all = RdmaHelper().Install(*fabric.helper);

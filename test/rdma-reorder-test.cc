@@ -264,3 +264,17 @@ TEST_F(Ns3Fixture, ReorderWindowIsRefusedWhereItWouldChangeNothing)
     EXPECT_DEATH(install("GoBackN", 0),
                  "ReorderWindow \\+5us is not allowed with LossRecovery GoBackN");
 }
+
+TEST_F(Ns3Fixture, ReorderThresholdIsRefusedWithGoBackN)
+{
+    // go-back-N never reads it: a threshold there would be a knob that does nothing
+    EXPECT_DEATH(
+        {
+            Config::SetDefault("ns3::RdmaNic::LossRecovery", StringValue("GoBackN"));
+            Config::SetDefault("ns3::RdmaNic::ReorderThreshold", UintegerValue(16));
+            HandFabric f(1, 1);
+            f.ConnectHost(0, 0);
+            RdmaHelper().Install(f.hostDev[0], HandFabric::Ip(0));
+        },
+        "RdmaNic: ReorderThreshold 16 is not allowed with LossRecovery GoBackN");
+}
