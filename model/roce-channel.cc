@@ -56,6 +56,16 @@ RoceChannel::DoDispose()
 {
     m_dev[0] = nullptr;
     m_dev[1] = nullptr;
+    for (auto& d : m_dir)
+    {
+        d.frames.clear();
+        if (d.arrival)
+        {
+            d.arrival->Detach();
+        }
+        d.arrival = nullptr;
+        d.contextKnown = false;
+    }
     m_nDevices = 0;
     Channel::DoDispose();
 }
@@ -87,6 +97,7 @@ RoceChannel::Attach(Ptr<RoceNetDevice> device)
         NS_FATAL_ERROR("RoceChannel::Attach: a point-to-point cable has two ends; a third device "
                        "cannot be attached");
     }
+    m_dir[m_nDevices].contextKnown = false;
     m_dev[m_nDevices++] = device;
 }
 
@@ -104,13 +115,35 @@ RoceChannel::TransmitStart(Ptr<Packet> frame, Ptr<RoceNetDevice> src, Time txTim
         m_dropTrace(frame);
         return;
     }
-    Simulator::ScheduleWithContext(dst->GetNode()->GetId(),
-                                   txTime + m_delay,
-                                   &RoceChannel::Deliver,
-                                   this,
-                                   dst,
-                                   frame,
-                                   m_generation);
+    const uint32_t dir = (src == m_dev[0]) ? 1 : 0;
+    Direction& d = m_dir[dir];
+    if (!d.contextKnown)
+    {
+        d.context = dst->GetNode()->GetId();
+        d.contextKnown = true;
+    }
+    const Time delay = txTime + m_delay;
+    const Time arrival = Simulator::Now() + delay;
+    if (!d.frames.empty() && arrival < d.lastArrival)
+    {
+        // the Delay was shortened while frames are on the wire: this frame overtakes them
+        Simulator::ScheduleWithContext(d.context,
+                                       delay,
+                                       &RoceChannel::Deliver,
+                                       this,
+                                       dst,
+                                       frame,
+                                       m_generation);
+        return;
+    }
+    if (!d.arrival)
+    {
+        d.arrival = Create<ArrivalEvent>(this, dir);
+    }
+    d.frames.push_back({frame, m_generation});
+    d.lastArrival = arrival;
+    d.arrival->Ref(); // the reference the simulator releases after running the event
+    Simulator::ScheduleWithContext(d.context, delay, PeekPointer(d.arrival));
 }
 
 void
@@ -123,6 +156,46 @@ RoceChannel::Deliver(Ptr<RoceNetDevice> dst, Ptr<Packet> frame, uint32_t generat
         return;
     }
     dst->Receive(frame);
+}
+
+void
+RoceChannel::DeliverNext(uint32_t dir)
+{
+    Direction& d = m_dir[dir];
+    if (d.frames.empty())
+    {
+        return; // disposed while frames were on the wire
+    }
+    InFlight f = std::move(d.frames.front());
+    d.frames.pop_front();
+    if (!m_up || f.generation != m_generation)
+    {
+        ++m_downDrops;
+        m_dropTrace(f.frame);
+        return;
+    }
+    m_dev[dir]->Receive(f.frame);
+}
+
+RoceChannel::ArrivalEvent::ArrivalEvent(RoceChannel* channel, uint32_t dir)
+    : m_channel(channel),
+      m_dir(dir)
+{
+}
+
+void
+RoceChannel::ArrivalEvent::Detach()
+{
+    m_channel = nullptr;
+}
+
+void
+RoceChannel::ArrivalEvent::Notify()
+{
+    if (m_channel)
+    {
+        m_channel->DeliverNext(m_dir);
+    }
 }
 
 void

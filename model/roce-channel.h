@@ -4,7 +4,10 @@
 #ifndef ROCE_CHANNEL_H
 #define ROCE_CHANNEL_H
 
+#include "ring-fifo.h"
+
 #include "ns3/channel.h"
+#include "ns3/event-impl.h"
 #include "ns3/nstime.h"
 #include "ns3/ptr.h"
 #include "ns3/traced-callback.h"
@@ -22,6 +25,11 @@ class RoceNetDevice;
  * Each direction is independent (the devices serialize their own frames). A frame handed to
  * TransmitStart() arrives at the peer device when its last bit has propagated, i.e. after the
  * serialization time given by the sender plus the channel's Delay.
+ *
+ * Frames of one direction arrive in the order they were sent, so each direction keeps its frames
+ * on the wire in a FIFO and schedules one reusable event object per frame (no closure is
+ * allocated per frame); the events are scheduled exactly as one event per frame would be, so the
+ * order of events is the same.
  */
 class RoceChannel : public Channel
 {
@@ -90,12 +98,57 @@ class RoceChannel : public Channel
      * \param generation the failure generation when it was sent
      */
     void Deliver(Ptr<RoceNetDevice> dst, Ptr<Packet> frame, uint32_t generation);
+
+    /**
+     * \brief The head frame of a direction's FIFO has arrived: hand it over like Deliver().
+     * \param dir the direction (index of the receiving end)
+     */
+    void DeliverNext(uint32_t dir);
+
+    /// The reusable arrival event of one direction (scheduled once per frame on the wire).
+    class ArrivalEvent : public EventImpl
+    {
+      public:
+        /**
+         * \param channel the channel
+         * \param dir the direction (index of the receiving end)
+         */
+        ArrivalEvent(RoceChannel* channel, uint32_t dir);
+        /// Forget the channel (it is being disposed; events still scheduled do nothing).
+        void Detach();
+
+      protected:
+        void Notify() override;
+
+      private:
+        RoceChannel* m_channel; //!< the channel
+        uint32_t m_dir;         //!< the direction
+    };
+
+    /// A frame on the wire.
+    struct InFlight
+    {
+        Ptr<Packet> frame;   //!< the frame
+        uint32_t generation; //!< failure generation when it was sent
+    };
+
+    /// One direction of the cable (frames travelling to m_dev[i]).
+    struct Direction
+    {
+        RingFifo<InFlight> frames; //!< frames on the wire, in arrival order
+        Time lastArrival;          //!< arrival time of the newest frame in the FIFO
+        Ptr<ArrivalEvent> arrival; //!< the reusable arrival event
+        uint32_t context{0};       //!< node id of the receiving end
+        bool contextKnown{false};  //!< context has been looked up
+    };
+
     Time m_delay;                                  //!< one-way propagation delay
     Ptr<RoceNetDevice> m_dev[2];                   //!< the two ends
     std::size_t m_nDevices;                        //!< number of attached devices
     bool m_up;                                     //!< cable state
     uint32_t m_generation;                         //!< incremented at each failure
     uint64_t m_downDrops;                          //!< frames lost to failures
+    Direction m_dir[2];                            //!< frames on the wire towards each end
     TracedCallback<Ptr<const Packet>> m_dropTrace; //!< frame lost to a failure
 };
 
