@@ -72,6 +72,7 @@ def build(bld):
         'test/rdma-config-test.cc',
         'test/rdma-nic-test.cc',
         'test/rdma-reorder-test.cc',
+        'test/rdma-timer-test.cc',
         'test/ring-fifo-test.cc',
         'test/roce-link-test.cc',
         'test/study-bad-input-test.cc',

@@ -774,7 +774,7 @@ RdmaNic::SendNext(Ptr<RdmaQueuePair> qp)
     qp->m_nextAvail = now + NanoSeconds((wire * 8 * 1000000000ULL + rate - 1) / rate);
     qp->m_lastSend = now;
     qp->m_lastWire = static_cast<uint32_t>(wire);
-    if (!qp->m_rtoEvent.IsRunning())
+    if (qp->m_rtoDeadline.IsZero())
     {
         ArmRto(qp);
     }
@@ -822,9 +822,9 @@ RdmaNic::Transmit(Ptr<Packet> p,
 void
 RdmaNic::ArmRto(Ptr<RdmaQueuePair> qp)
 {
-    qp->m_rtoEvent.Cancel();
     if (qp->m_una >= qp->m_highSent)
     {
+        qp->m_rtoDeadline = Time(0); // a pending event finds the timer disarmed
         return;
     }
     Time rto = m_rtoInitial;
@@ -833,14 +833,30 @@ RdmaNic::ArmRto(Ptr<RdmaQueuePair> qp)
         rto = rto * 2;
     }
     rto = std::min(rto, m_rtoMax);
+    const Time now = Simulator::Now();
+    qp->m_rtoDeadline = now + rto;
+    if (qp->m_rtoEvent.IsRunning())
+    {
+        if (Time(qp->m_rtoEvent.GetTs()) <= qp->m_rtoDeadline)
+        {
+            return; // it fires early and re-arms itself at the deadline
+        }
+        qp->m_rtoEvent.Cancel(); // the deadline moved earlier (backoff reset)
+    }
     qp->m_rtoEvent = Simulator::Schedule(rto, &RdmaNic::OnRto, this, qp);
 }
 
 void
 RdmaNic::OnRto(Ptr<RdmaQueuePair> qp)
 {
-    if (qp->m_una >= qp->m_highSent)
+    if (qp->m_rtoDeadline.IsZero() || qp->m_una >= qp->m_highSent)
     {
+        return;
+    }
+    const Time now = Simulator::Now();
+    if (now < qp->m_rtoDeadline)
+    {
+        qp->m_rtoEvent = Simulator::Schedule(qp->m_rtoDeadline - now, &RdmaNic::OnRto, this, qp);
         return;
     }
     NS_LOG_LOGIC("QP " << qp->m_qpn << " timeout at una " << qp->m_una);

@@ -270,12 +270,17 @@ class RdmaNic : public Object
      */
     void SendNext(Ptr<RdmaQueuePair> qp);
     /**
-     * \brief (Re)arm the retransmission timer of a QP.
+     * \brief (Re)arm the retransmission timer of a QP (or disarm it when nothing is
+     *        outstanding).
+     *
+     * The timer is lazy: only its deadline moves. An event already pending at or before the new
+     * deadline stays; when it fires early it re-arms itself at the deadline, so a QP has at most
+     * one timer event in the queue (not one dead event per ACK).
      * \param qp the QP
      */
     void ArmRto(Ptr<RdmaQueuePair> qp);
     /**
-     * \brief The retransmission timer of a QP fired.
+     * \brief The retransmission timer event of a QP fired (a timeout if the deadline is reached).
      * \param qp the QP
      */
     void OnRto(Ptr<RdmaQueuePair> qp);

@@ -173,10 +173,11 @@ class RdmaQueuePair : public Object
     Time m_lastSend;                  //!< pacing: when the last packet was sent
     uint32_t m_lastWire;              //!< pacing: its wire bytes
     uint64_t m_inflightBytes;         //!< payload bytes of [m_una, m_highSent)
-    EventId m_rtoEvent;               //!< retransmission timer
-    uint32_t m_rtoBackoff;            //!< exponential backoff exponent
-    bool m_inReady;                   //!< in the NIC's ready ring or pacing heap
-    uint64_t m_lastAckedSeq;          //!< highest cumulative ack seen (for stats)
+    EventId m_rtoEvent;      //!< retransmission timer event (fires at or before m_rtoDeadline)
+    Time m_rtoDeadline;      //!< when the timer expires (0: not armed); the event is lazy
+    uint32_t m_rtoBackoff;   //!< exponential backoff exponent
+    bool m_inReady;          //!< in the NIC's ready ring or pacing heap
+    uint64_t m_lastAckedSeq; //!< highest cumulative ack seen (for stats)
     // selective repeat, time-based (RACK-like) loss detection
     Time m_rackXmit;     //!< latest send time of a packet known to have arrived (first sends)
     uint64_t m_rackHigh; //!< one past the sequence number of that packet
