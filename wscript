@@ -112,6 +112,7 @@ def build(bld):
         'model/roce-hpcc.h',
         'model/roce-icrc-trailer.h',
         'model/roce-line-rate.h',
+        'model/reusable-event.h',
         'model/ring-fifo.h',
         'model/roce-net-device.h',
         'model/roce-switch.h',

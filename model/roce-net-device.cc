@@ -265,6 +265,14 @@ RoceNetDevice::DoDispose()
         q.bytes = 0;
     }
     m_current = nullptr;
+    for (auto* ev : {&m_txCompleteEvent, &m_gapCompleteEvent})
+    {
+        if (*ev)
+        {
+            (*ev)->Detach(); // a pending event does nothing now
+            *ev = nullptr;
+        }
+    }
     m_node = nullptr;
     m_channel = nullptr;
     m_receiveErrorModel = nullptr;
@@ -709,7 +717,12 @@ RoceNetDevice::TryTransmit()
         m_promiscSnifferTrace(qf.frame);
     }
     NS_LOG_LOGIC("tx priority " << sel << " " << qf.bytes << " B for " << txTime.As(Time::NS));
-    Simulator::Schedule(txTime, &RoceNetDevice::TransmitComplete, this);
+    if (!m_txCompleteEvent)
+    {
+        m_txCompleteEvent =
+            Create<ReusableEvent<RoceNetDevice>>(this, &RoceNetDevice::TransmitComplete);
+    }
+    m_txCompleteEvent->Schedule(txTime);
     if (m_channel)
     {
         m_channel->TransmitStart(qf.frame, this, txTime);
@@ -726,7 +739,12 @@ RoceNetDevice::TransmitComplete()
     m_current = nullptr;
     if (m_ifg.IsStrictlyPositive())
     {
-        Simulator::Schedule(m_ifg, &RoceNetDevice::GapComplete, this);
+        if (!m_gapCompleteEvent)
+        {
+            m_gapCompleteEvent =
+                Create<ReusableEvent<RoceNetDevice>>(this, &RoceNetDevice::GapComplete);
+        }
+        m_gapCompleteEvent->Schedule(m_ifg);
         return;
     }
     m_txBusy = false;

@@ -4,6 +4,7 @@
 #ifndef ROCE_NET_DEVICE_H
 #define ROCE_NET_DEVICE_H
 
+#include "reusable-event.h"
 #include "ring-fifo.h"
 
 #include "ns3/data-rate.h"
@@ -445,6 +446,8 @@ class RoceNetDevice : public NetDevice
     bool m_txBusy;         //!< a frame (or gap) occupies the wire
     uint64_t m_txCarry;    //!< sub-nanosecond remainder (in units of 1/bps s) of the busy period
     Ptr<Packet> m_current; //!< frame being serialized
+    Ptr<ReusableEvent<RoceNetDevice>> m_txCompleteEvent;  //!< TransmitComplete, one per device
+    Ptr<ReusableEvent<RoceNetDevice>> m_gapCompleteEvent; //!< GapComplete, one per device
 
     std::array<Time, NUM_PRIORITIES> m_pauseStart;         //!< start of the current pause
     std::array<Time, NUM_PRIORITIES> m_pausedTotal;        //!< finished pauses, summed

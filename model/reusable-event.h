@@ -1,0 +1,72 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef REUSABLE_EVENT_H
+#define REUSABLE_EVENT_H
+
+#include "ns3/event-impl.h"
+#include "ns3/nstime.h"
+#include "ns3/simulator.h"
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-training
+ * \brief An event that calls a member function of one object and is scheduled again and again
+ *        without allocating: Simulator::Schedule(delay, &T::Method, obj) creates a new EventImpl
+ *        every time, this is created once per object.
+ *
+ * For a per-packet event of which at most one is pending at a time (a device's
+ * transmit-complete). It must not be cancelled (an EventImpl stays cancelled); an owner that is
+ * disposed while the event is pending calls Detach(), after which the event does nothing.
+ *
+ * \tparam T the object's class
+ */
+template <typename T>
+class ReusableEvent : public EventImpl
+{
+  public:
+    /**
+     * \param obj the object
+     * \param method the member function the event calls
+     */
+    ReusableEvent(T* obj, void (T::*method)())
+        : m_obj(obj),
+          m_method(method)
+    {
+    }
+
+    /**
+     * \brief Schedule the call after \p delay in the current context.
+     * \param delay the delay
+     */
+    void Schedule(const Time& delay)
+    {
+        // Schedule takes a reference (GetPointer) and releases it after running the event
+        Simulator::Schedule(delay, Ptr<EventImpl>(this));
+    }
+
+    /// Forget the object: a pending event does nothing.
+    void Detach()
+    {
+        m_obj = nullptr;
+    }
+
+  protected:
+    void Notify() override
+    {
+        if (m_obj)
+        {
+            (m_obj->*m_method)();
+        }
+    }
+
+  private:
+    T* m_obj;              //!< the object (null once detached)
+    void (T::*m_method)(); //!< the member function
+};
+
+} // namespace ns3
+
+#endif // REUSABLE_EVENT_H
