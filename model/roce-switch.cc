@@ -26,6 +26,27 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("RoceSwitch");
 
+namespace
+{
+
+/// \return true if the packet carries an INT header (an IntTag the sender attached)
+bool
+CarriesIntHeader(Ptr<const Packet> packet)
+{
+    // data packets carry no tag unless their QP asked for INT: usually an empty list
+    PacketTagIterator it = packet->GetPacketTagIterator();
+    while (it.HasNext())
+    {
+        if (it.Next().GetTypeId() == IntTag::GetTypeId())
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+} // namespace
+
 NS_OBJECT_ENSURE_REGISTERED(RoceSwitch);
 
 namespace
@@ -535,8 +556,7 @@ RoceSwitch::Receive(uint32_t inPort,
             flags |= FLAG_ECT;
         }
     }
-    IntTag request;
-    if (m_intEnabled || packet->PeekPacketTag(request))
+    if (m_intEnabled || CarriesIntHeader(packet))
     {
         const uint32_t ihl = (hdr[0] & 0x0f) * 4;
         if (hdr[9] == 17 && n >= ihl + 8 + 1 && Rd16(hdr + ihl + 2) == 4791)
