@@ -67,6 +67,14 @@ class RoceIcrcTrailer : public Trailer
     void CalcIcrc(Ptr<const Packet> ipPacketWithoutIcrc);
 
     /**
+     * \brief CRC-32 as ns-3's CRC32Calculate (IEEE 802.3), four bytes per step.
+     * \param data the bytes
+     * \param length how many
+     * \return the CRC
+     */
+    static uint32_t Crc32(const uint8_t* data, uint32_t length);
+
+    /**
      * \brief Compute the ICRC of a RoCEv2 IPv4 packet held in memory.
      *
      * The packet is copied into a reused per-thread scratch buffer (no allocation once the

@@ -813,6 +813,30 @@ TEST_F(IcrcWire, ReferenceCrcIsCrc32)
     EXPECT_EQ(ns3::CRC32Calculate(data, static_cast<int>(check.size())), 0xCBF43926u);
 }
 
+TEST_F(IcrcWire, FastCrcEqualsNs3sCrc32OnEveryLengthAndAlignment)
+{
+    // the ICRC's CRC-32 runs four bytes per step; it must be ns-3's CRC32Calculate exactly
+    std::vector<uint8_t> buf(300);
+    uint32_t x = 12345;
+    for (auto& b : buf)
+    {
+        x = x * 1103515245u + 12345u;
+        b = static_cast<uint8_t>(x >> 16);
+    }
+    const std::string check = "123456789";
+    EXPECT_EQ(RoceIcrcTrailer::Crc32(reinterpret_cast<const uint8_t*>(check.data()), 9),
+              0xCBF43926u);
+    for (uint32_t offset = 0; offset < 4; ++offset)
+    {
+        for (uint32_t n = 0; n + offset <= buf.size(); n += (n < 70 ? 1 : 37))
+        {
+            EXPECT_EQ(RoceIcrcTrailer::Crc32(buf.data() + offset, n),
+                      ns3::CRC32Calculate(buf.data() + offset, static_cast<int>(n)))
+                << "offset " << offset << " length " << n;
+        }
+    }
+}
+
 TEST_F(IcrcWire, MatchesFramesDecodedByTshark)
 {
     // Frames 1-4 of wire-formats.md ("How tshark 4.0.17 decodes them"): tshark shows the 4 wire
