@@ -498,17 +498,35 @@ RdmaNic::Unwrap(uint32_t psn, uint64_t ref)
     return c;
 }
 
+const RdmaQueuePair::Message*
+RdmaNic::FindMessage(const RdmaQueuePair& qp, uint64_t seq)
+{
+    const auto& ms = qp.m_messages;
+    uint32_t lo = 0;
+    uint32_t hi = ms.size();
+    while (lo < hi)
+    {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (ms[mid].lastSeq < seq)
+        {
+            lo = mid + 1;
+        }
+        else
+        {
+            hi = mid;
+        }
+    }
+    return lo < ms.size() && seq >= ms[lo].firstSeq ? &ms[lo] : nullptr;
+}
+
 uint32_t
 RdmaNic::PayloadOf(Ptr<const RdmaQueuePair> qp, uint64_t seq) const
 {
-    for (const auto& m : qp->m_messages)
+    if (const RdmaQueuePair::Message* m = FindMessage(*qp, seq))
     {
-        if (seq >= m.firstSeq && seq <= m.lastSeq)
-        {
-            return seq == m.lastSeq
-                       ? static_cast<uint32_t>(m.bytes - (m.lastSeq - m.firstSeq) * m_mtu)
-                       : m_mtu;
-        }
+        return seq == m->lastSeq
+                   ? static_cast<uint32_t>(m->bytes - (m->lastSeq - m->firstSeq) * m_mtu)
+                   : m_mtu;
     }
     NS_FATAL_ERROR("RdmaNic: sequence " << seq << " belongs to no message of QP " << qp->m_qpn);
     return 0;
@@ -682,16 +700,11 @@ RdmaNic::SendNext(Ptr<RdmaQueuePair> qp)
         }
     }
     // the message of this packet
-    const RdmaQueuePair::Message* msg = nullptr;
-    for (const auto& m : qp->m_messages)
+    const RdmaQueuePair::Message* msg = FindMessage(*qp, seq);
+    if (!msg)
     {
-        if (seq >= m.firstSeq && seq <= m.lastSeq)
-        {
-            msg = &m;
-            break;
-        }
+        NS_FATAL_ERROR("RdmaNic: sequence " << seq << " belongs to no message of QP " << qp->m_qpn);
     }
-    NS_ASSERT_MSG(msg, "no message for sequence " << seq);
     const uint64_t offset = seq - msg->firstSeq;
     const bool first = offset == 0;
     const bool last = seq == msg->lastSeq;
@@ -1025,7 +1038,7 @@ RdmaNic::ReceiveData(Ptr<RdmaQueuePair> qp, const Parsed& h, Ptr<Packet> packet)
         }
         if (qp->m_ooo.size() <= idx)
         {
-            qp->m_ooo.resize(idx + 1, 0);
+            qp->m_ooo.grow_to(idx + 1, 0);
         }
         const bool duplicate = qp->m_ooo[idx] != 0;
         if (duplicate)

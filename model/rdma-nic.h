@@ -5,6 +5,7 @@
 #define RDMA_NIC_H
 
 #include "rdma-queue-pair.h"
+#include "ring-fifo.h"
 
 #include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
@@ -318,6 +319,14 @@ class RdmaNic : public Object
      */
     static uint64_t Unwrap(uint32_t psn, uint64_t ref);
     /**
+     * \brief The message of a QP that a sequence number belongs to (binary search: the
+     *        messages are in sequence order).
+     * \param qp the QP
+     * \param seq the sequence number
+     * \return the message, or null
+     */
+    static const RdmaQueuePair::Message* FindMessage(const RdmaQueuePair& qp, uint64_t seq);
+    /**
      * \param qp the QP
      * \param seq a sequence number
      * \return payload bytes of that packet
@@ -365,12 +374,12 @@ class RdmaNic : public Object
     Time m_reorderWindow;        //!< time-based loss detection: constant part of the window
 
     // scheduling, per priority
-    std::array<std::deque<Ptr<RdmaQueuePair>>, 8> m_ready; //!< QPs that may send now
-    std::priority_queue<Waiting> m_waiting;                //!< QPs waiting for pacing
-    uint64_t m_waitOrder;                                  //!< FIFO tie break
-    EventId m_wakeEvent;                                   //!< pacing timer
-    Time m_wakeAt;                                         //!< when it fires
-    uint16_t m_ipId;                                       //!< IPv4 identification
+    std::array<RingFifo<Ptr<RdmaQueuePair>>, 8> m_ready; //!< QPs that may send now
+    std::priority_queue<Waiting> m_waiting;              //!< QPs waiting for pacing
+    uint64_t m_waitOrder;                                //!< FIFO tie break
+    EventId m_wakeEvent;                                 //!< pacing timer
+    Time m_wakeAt;                                       //!< when it fires
+    uint16_t m_ipId;                                     //!< IPv4 identification
 
     TracedCallback<Ptr<const Packet>> m_txTrace; //!< packet handed to the port
     /// a message of one of this NIC's QPs was fully acknowledged: QP, id, bytes, posted, now

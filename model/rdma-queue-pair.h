@@ -4,6 +4,7 @@
 #ifndef RDMA_QUEUE_PAIR_H
 #define RDMA_QUEUE_PAIR_H
 
+#include "ring-fifo.h"
 #include "roce-congestion-ops.h"
 
 #include "ns3/callback.h"
@@ -160,19 +161,19 @@ class RdmaQueuePair : public Object
     Ptr<RoceCongestionOps> m_cc; //!< congestion control
 
     // requester
-    std::deque<Message> m_messages;   //!< messages not yet completed
-    uint64_t m_nextMsgId;             //!< next message id
-    uint64_t m_endSeq;                //!< one past the last sequence number posted
-    uint64_t m_una;                   //!< oldest unacknowledged sequence number
-    uint64_t m_nxt;                   //!< next sequence number to send (new data)
-    uint64_t m_highSent;              //!< one past the highest sequence number ever sent
-    std::deque<Time> m_sendTime;      //!< send time of [m_una, m_highSent)
-    std::deque<uint8_t> m_sacked;     //!< selective repeat: state of [m_una, m_highSent)
-    std::deque<uint64_t> m_retxQueue; //!< selective repeat: sequence numbers to resend
-    Time m_nextAvail;                 //!< pacing: earliest time of the next packet
-    Time m_lastSend;                  //!< pacing: when the last packet was sent
-    uint32_t m_lastWire;              //!< pacing: its wire bytes
-    uint64_t m_inflightBytes;         //!< payload bytes of [m_una, m_highSent)
+    RingFifo<Message> m_messages;   //!< messages not yet completed
+    uint64_t m_nextMsgId;           //!< next message id
+    uint64_t m_endSeq;              //!< one past the last sequence number posted
+    uint64_t m_una;                 //!< oldest unacknowledged sequence number
+    uint64_t m_nxt;                 //!< next sequence number to send (new data)
+    uint64_t m_highSent;            //!< one past the highest sequence number ever sent
+    RingFifo<Time> m_sendTime;      //!< send time of [m_una, m_highSent)
+    RingFifo<uint8_t> m_sacked;     //!< selective repeat: state of [m_una, m_highSent)
+    RingFifo<uint64_t> m_retxQueue; //!< selective repeat: sequence numbers to resend
+    Time m_nextAvail;               //!< pacing: earliest time of the next packet
+    Time m_lastSend;                //!< pacing: when the last packet was sent
+    uint32_t m_lastWire;            //!< pacing: its wire bytes
+    uint64_t m_inflightBytes;       //!< payload bytes of [m_una, m_highSent)
     EventId m_rtoEvent;      //!< retransmission timer event (fires at or before m_rtoDeadline)
     Time m_rtoDeadline;      //!< when the timer expires (0: not armed); the event is lazy
     uint32_t m_rtoBackoff;   //!< exponential backoff exponent
@@ -187,17 +188,17 @@ class RdmaQueuePair : public Object
     EventId m_reoEvent;  //!< reorder timer (only when no later packet can reveal a gap)
 
     // responder
-    uint64_t m_expected;        //!< next in-order sequence number expected
-    std::deque<uint32_t> m_ooo; //!< selective repeat: slot i = sequence m_expected + i
-                                //!< (0 empty, else payload + 1, bit 31 = last)
-    uint32_t m_unackedPackets;  //!< packets since the last ACK
-    uint32_t m_unackedMarked;   //!< of which CE-marked
-    Time m_lastNak;             //!< time of the last NAK (go-back-N rate limit)
-    uint64_t m_lastNakSeq;      //!< expected seq of the last NAK
-    Time m_lastCnp;             //!< time of the last CNP sent
-    bool m_cnpSentOnce;         //!< a CNP has been sent
-    RxMessage m_rx;             //!< message being received
-    uint64_t m_rxMessages;      //!< messages received
+    uint64_t m_expected;       //!< next in-order sequence number expected
+    RingFifo<uint32_t> m_ooo;  //!< selective repeat: slot i = sequence m_expected + i
+                               //!< (0 empty, else payload + 1, bit 31 = last)
+    uint32_t m_unackedPackets; //!< packets since the last ACK
+    uint32_t m_unackedMarked;  //!< of which CE-marked
+    Time m_lastNak;            //!< time of the last NAK (go-back-N rate limit)
+    uint64_t m_lastNakSeq;     //!< expected seq of the last NAK
+    Time m_lastCnp;            //!< time of the last CNP sent
+    bool m_cnpSentOnce;        //!< a CNP has been sent
+    RxMessage m_rx;            //!< message being received
+    uint64_t m_rxMessages;     //!< messages received
 
     Stats m_stats;                                               //!< statistics
     CompletionCallback m_sendDone;                               //!< requester completion

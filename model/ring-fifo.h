@@ -63,6 +63,37 @@ class RingFifo
     }
 
     /**
+     * \param i position from the front (i < size())
+     * \return the element
+     */
+    T& operator[](uint32_t i)
+    {
+        return m_buf[(m_head + i) & (m_cap - 1)];
+    }
+
+    /**
+     * \param i position from the front (i < size())
+     * \return the element
+     */
+    const T& operator[](uint32_t i) const
+    {
+        return m_buf[(m_head + i) & (m_cap - 1)];
+    }
+
+    /**
+     * \brief Grow to \p n elements by appending copies of \p v (nothing if size() >= n).
+     * \param n the size wanted
+     * \param v the value of the new elements
+     */
+    void grow_to(uint32_t n, const T& v)
+    {
+        while (m_size < n)
+        {
+            push_back(v);
+        }
+    }
+
+    /**
      * \brief Append an element at the back.
      * \param v the element
      */

@@ -72,3 +72,34 @@ TEST(RingFifo, PopReleasesTheElement)
     EXPECT_EQ(p.use_count(), 1);
     EXPECT_TRUE(f.empty());
 }
+
+TEST(RingFifo, IndexesFromTheFrontAndGrowsToASizeLikeADeque)
+{
+    // a QP's send times and out-of-order slots: indexed from the oldest, grown at the back
+    RingFifo<uint32_t> f;
+    std::deque<uint32_t> d;
+    uint32_t next = 0;
+    for (uint32_t round = 0; round < 50; ++round)
+    {
+        const uint32_t n = (round * 7) % 23;
+        f.grow_to(f.size() + n, next);
+        d.resize(d.size() + n, next);
+        for (uint32_t i = 0; i < f.size(); i += 3)
+        {
+            f[i] = d[i] = next++;
+        }
+        for (uint32_t i = 0; i < (round * 5) % 17 && !d.empty(); ++i)
+        {
+            f.pop_front();
+            d.pop_front();
+        }
+        ASSERT_EQ(f.size(), d.size());
+        for (uint32_t i = 0; i < d.size(); ++i)
+        {
+            ASSERT_EQ(f[i], d[i]) << "round " << round << " index " << i;
+        }
+    }
+    const uint32_t before = f.size();
+    f.grow_to(before / 2, 99); // never shrinks
+    EXPECT_EQ(f.size(), before);
+}
