@@ -6,14 +6,16 @@
  * an increment (the hold operation), M steps in all. CPU nanoseconds per hold for each
  * scheduler, and the ratio to the first one. Increments:
  *  - exp: exponential, mean 1 us;
- *  - fabric: like a RoCE fabric whose NICs re-arm a 1 ms retransmission timer on every ACK (the
- *    old timer cancelled, not removed): 2 % of the inserts at +1 ms, the others uniform in
- *    0..2 us, so that about 95 % of the queue is far-future events (ring-bench at k = 8 has
- *    123 k of its 131 k queued events at 0.9..1 ms ahead).
+ *  - fabric: like ring-bench, whose NICs re-arm a 1 ms retransmission timer on every ACK (the
+ *    old timer cancelled, not removed, so it stays queued): 23 % of the inserts at +1 ms, the
+ *    others uniform in 0..2 us; the N events queued at the start are near ones. The far events
+ *    pile up as in ring-bench (at k = 8, 123 k of its 131 k queued events are 0.9..1 ms
+ *    ahead when the queue reaches 131 k).
  * Every scheduler gets the same sequence and must return the same events in the same order (a
  * checksum of the uids is compared).
  *
- *   ./build/ait-scheduler-bench --N=131072 --Steps=4000000 --Dist=fabric --Schedulers=map,heap
+ *   ./build/ait-scheduler-bench --N=8192 --Steps=1500000 --Dist=fabric --Schedulers=map,heap
+ *   ./build/ait-scheduler-bench --N=131072 --Steps=4000000 --Dist=exp
  */
 
 #include "ns3/core-module.h"
@@ -70,7 +72,7 @@ class Increments
     {
         if (m_fabric)
         {
-            return m_u(m_rng) < 0.02 ? 1000000 : uint64_t(m_u(m_rng) * 2000);
+            return m_u(m_rng) < 0.23 ? 1000000 : uint64_t(m_u(m_rng) * 2000);
         }
         return uint64_t(m_exp(m_rng) * 1000);
     }
@@ -103,7 +105,7 @@ Hold(const std::string& type, uint32_t n, uint64_t steps, bool fabric, uint64_t&
     {
         Scheduler::Event ev;
         ev.impl = &dummy;
-        ev.key.m_ts = inc.Next();
+        ev.key.m_ts = fabric ? uid % 2000 : inc.Next();
         ev.key.m_uid = uid++;
         ev.key.m_context = 0;
         s->Insert(ev);
@@ -134,8 +136,8 @@ Hold(const std::string& type, uint32_t n, uint64_t steps, bool fabric, uint64_t&
 int
 main(int argc, char* argv[])
 {
-    uint32_t n = 131072;
-    uint64_t steps = 4000000;
+    uint32_t n = 8192;
+    uint64_t steps = 1500000;
     std::string dist = "fabric";
     std::string list = "map,heap";
     uint32_t repeat = 3;

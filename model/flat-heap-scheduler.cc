@@ -67,6 +67,9 @@ FlatHeapScheduler::Push(std::vector<Event>& heap, const Event& ev)
 void
 FlatHeapScheduler::Pop(std::vector<Event>& heap)
 {
+    // bottom-up: move the hole at the top down to a leaf along the smaller children, then sift
+    // the last entry up from there. The last entry is usually one of the latest events, so it
+    // belongs near the bottom: this needs ARITY - 1 comparisons per level instead of ARITY.
     const Event last = heap.back();
     heap.pop_back();
     const std::size_t n = heap.size();
@@ -74,6 +77,7 @@ FlatHeapScheduler::Pop(std::vector<Event>& heap)
     {
         return;
     }
+    Event* h = heap.data();
     std::size_t i = 0;
     for (;;)
     {
@@ -82,23 +86,35 @@ FlatHeapScheduler::Pop(std::vector<Event>& heap)
         {
             break;
         }
-        const std::size_t end = first + ARITY < n ? first + ARITY : n;
         std::size_t best = first;
-        for (std::size_t c = first + 1; c < end; ++c)
+        if (first + ARITY <= n)
         {
-            if (heap[c].key < heap[best].key)
+            for (std::size_t c = first + 1; c < first + ARITY; ++c)
             {
-                best = c;
+                best = h[c].key < h[best].key ? c : best;
             }
         }
-        if (!(heap[best].key < last.key))
+        else
+        {
+            for (std::size_t c = first + 1; c < n; ++c)
+            {
+                best = h[c].key < h[best].key ? c : best;
+            }
+        }
+        h[i] = h[best];
+        i = best;
+    }
+    while (i > 0)
+    {
+        const std::size_t parent = (i - 1) / ARITY;
+        if (!(last.key < h[parent].key))
         {
             break;
         }
-        heap[i] = heap[best];
-        i = best;
+        h[i] = h[parent];
+        i = parent;
     }
-    heap[i] = last;
+    h[i] = last;
 }
 
 void
