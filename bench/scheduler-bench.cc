@@ -7,10 +7,10 @@
  * scheduler, and the ratio to the first one. Increments:
  *  - exp: exponential, mean 1 us;
  *  - fabric: like ring-bench, whose NICs re-arm a 1 ms retransmission timer on every ACK (the
- *    old timer cancelled, not removed, so it stays queued): 23 % of the inserts at +1 ms, the
- *    others uniform in 0..2 us; the N events queued at the start are near ones. The far events
+ *    old timer cancelled, not removed, so it stays queued): every hold inserts one event
+ *    uniform in 0..2 us ahead, and with probability 0.3 another one 1 ms ahead. The far events
  *    pile up as in ring-bench (at k = 8, 123 k of its 131 k queued events are 0.9..1 ms
- *    ahead when the queue reaches 131 k).
+ *    ahead when the queue reaches 131 k; its run ends after 107 us, before any of them).
  * Every scheduler gets the same sequence and must return the same events in the same order (a
  * checksum of the uids is compared).
  *
@@ -72,9 +72,15 @@ class Increments
     {
         if (m_fabric)
         {
-            return m_u(m_rng) < 0.23 ? 1000000 : uint64_t(m_u(m_rng) * 2000);
+            return uint64_t(m_u(m_rng) * 2000);
         }
         return uint64_t(m_exp(m_rng) * 1000);
+    }
+
+    /// \return true if this hold also inserts a far event (fabric)
+    bool Far()
+    {
+        return m_fabric && m_u(m_rng) < 0.3;
     }
 
   private:
@@ -105,7 +111,7 @@ Hold(const std::string& type, uint32_t n, uint64_t steps, bool fabric, uint64_t&
     {
         Scheduler::Event ev;
         ev.impl = &dummy;
-        ev.key.m_ts = fabric ? uid % 2000 : inc.Next();
+        ev.key.m_ts = inc.Next();
         ev.key.m_uid = uid++;
         ev.key.m_context = 0;
         s->Insert(ev);
@@ -122,6 +128,12 @@ Hold(const std::string& type, uint32_t n, uint64_t steps, bool fabric, uint64_t&
         ev.key.m_uid = uid++;
         ev.key.m_context = 0;
         s->Insert(ev);
+        if (inc.Far())
+        {
+            ev.key.m_ts = next.key.m_ts + 1000000;
+            ev.key.m_uid = uid++;
+            s->Insert(ev);
+        }
     }
     const double c1 = CpuSeconds();
     while (!s->IsEmpty())

@@ -5,6 +5,7 @@
 #include "ns3/scheduler.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace ns3
@@ -13,20 +14,29 @@ namespace ns3
 /**
  * \ingroup ai-training
  * \ingroup scheduler
- * \brief An ns-3 event scheduler on one contiguous implicit d-ary min-heap (d =
- *        FlatHeapScheduler::ARITY) with lazy Remove(): no allocation per event.
+ * \brief An ns-3 event scheduler on implicit d-ary min-heaps (d = FlatHeapScheduler::ARITY) in
+ *        contiguous vectors, with lazy Remove(): no allocation per event.
  *
  * The events are ordered by Scheduler::EventKey's operator< (time stamp, then uid), a total
  * order, so the simulator executes exactly the events MapScheduler would, in the same order:
  * results and pcaps do not depend on which of the two is used. MapScheduler allocates a tree
- * node for every event and rebalances on every insert and removal; this heap keeps the events
- * (24 bytes each) in one std::vector that only grows (amortised), and Insert/RemoveNext move
- * them within it.
+ * node for every event and rebalances on every insert and removal; these heaps keep the events
+ * (24 bytes each) in std::vectors that only grow (amortised), and Insert/RemoveNext move them
+ * within them.
  *
- * Remove(ev) (Simulator::Remove) does not search the heap: it takes a reference on ev.impl (so
- * the event stays alive after the simulator's Unref) and records ev in a second min-heap of
- * removed events. Because every removed event is also in the main heap, the main heap's top is
- * removed exactly when it equals the top of the removed heap; such entries are dropped (and
+ * Two heaps split at a time stamp, the boundary: the near heap holds the events before it, the
+ * far heap the others. Insert() puts an event into the one its time stamp belongs to. When the
+ * near heap runs empty, the boundary moves to the far heap's first time stamp plus 10 us and
+ * the far events before it move to the near heap. In a RoCE fabric the near heap holds the
+ * per-packet events of the next microseconds (a few thousand) and stays in the cache; the far
+ * heap holds the timers, mostly retransmission timers cancelled by the next ACK but still
+ * queued (ring-bench at k = 8: 123 k of 131 k queued events), which a single heap would make
+ * every RemoveNext() sift through.
+ *
+ * Remove(ev) (Simulator::Remove) does not search the heaps: it takes a reference on ev.impl (so
+ * the event stays alive after the simulator's Unref) and records ev in a third min-heap of
+ * removed events. Because every removed event is also queued, the next event is removed
+ * exactly when it equals the top of the removed heap; such entries are dropped (and
  * unreferenced) when they reach the top, in PeekNext(), RemoveNext() and IsEmpty(). IsEmpty()
  * is therefore true when only removed events remain. Cancelled (not removed) events stay
  * queued and are returned as with every ns-3 scheduler (the simulator skips them). As with
@@ -43,7 +53,7 @@ namespace ns3
 class FlatHeapScheduler : public Scheduler
 {
   public:
-    /// Children per node of the heap (4 measured faster than 2 on ring-bench, see README).
+    /// Children per node of the heaps (2, 4 or 8; 4 measured fastest on ring-bench).
     static constexpr std::size_t ARITY = 4;
 
     /**
@@ -64,8 +74,8 @@ class FlatHeapScheduler : public Scheduler
     void Remove(const Event& ev) override;
 
     /**
-     * \brief The number of entries held, including removed events not dropped yet.
-     * \return the size of the heap
+     * \brief The number of events held, including removed events not dropped yet.
+     * \return the sizes of the near and far heaps
      */
     std::size_t GetHeapSize() const;
 
@@ -76,7 +86,10 @@ class FlatHeapScheduler : public Scheduler
     std::size_t GetNRemovedPending() const;
 
   private:
-    /// Drop (and unreference) every removed event at the top of the heap.
+    /// Refill the empty near heap from the non-empty far heap: raise the boundary.
+    void Refill() const;
+
+    /// Refill if needed, then drop (and unreference) every removed event at the top.
     void DropRemoved() const;
 
     /**
@@ -92,8 +105,11 @@ class FlatHeapScheduler : public Scheduler
      */
     static void Pop(std::vector<Event>& heap);
 
-    mutable std::vector<Event> m_heap;    //!< every queued event, an implicit ARITY-ary heap
-    mutable std::vector<Event> m_removed; //!< removed events still in m_heap, a min-heap
+    mutable std::vector<Event> m_near;    //!< the events before m_boundary, a heap
+    mutable std::vector<Event> m_far;     //!< the events at or after m_boundary, a heap
+    mutable std::vector<Event> m_removed; //!< removed events still queued, a heap
+    mutable uint64_t m_boundary{0};       //!< time stamp that splits m_near and m_far
+    uint64_t m_window;                    //!< WINDOW in time steps
 };
 
 } // namespace ns3

@@ -116,9 +116,11 @@ SimulatorRemove(Ptr<Scheduler> s, const Scheduler::Event& ev)
 
 TEST_F(Ns3Fixture, FlatHeapSchedulerGivesMapSchedulersOrder)
 {
-    // 20000 random operations on both schedulers: time stamps in 0..15 (so most events tie on
-    // time and the uid decides), uids from a shuffled range (so uid order is not insertion
-    // order), removals of random queued events. Every RemoveNext/PeekNext/IsEmpty must agree.
+    // 20000 random operations on both schedulers: time stamps mostly 0..15 ns ahead (so many
+    // events tie on time and the uid decides), the others up to 50 us or 2 ms ahead (so they
+    // cross FlatHeapScheduler's near/far boundary, 10 us windows), uids from a shuffled range
+    // (so uid order is not insertion order), removals of random queued events. Every
+    // RemoveNext/PeekNext/IsEmpty must agree.
     for (uint32_t seed : {1u, 2u, 3u})
     {
         std::mt19937 rng(seed);
@@ -139,7 +141,11 @@ TEST_F(Ns3Fixture, FlatHeapSchedulerGivesMapSchedulersOrder)
             const uint32_t op = rng() % 10;
             if (op < 5 && nextUid < uids.size())
             {
-                const Scheduler::Event ev = NewEvent(now + rng() % 16, uids[nextUid++]);
+                const uint32_t spread = rng() % 8;
+                const uint64_t ahead = spread < 5   ? rng() % 16
+                                       : spread < 7 ? rng() % 50000
+                                                    : rng() % 2000000;
+                const Scheduler::Event ev = NewEvent(now + ahead, uids[nextUid++]);
                 ev.impl->Ref(); // one reference per scheduler
                 map->Insert(ev);
                 heap->Insert(ev);
@@ -237,6 +243,19 @@ TEST_F(Ns3Fixture, FlatHeapSchedulerRemovesLazilyWithoutLeaks)
     ASSERT_FALSE(s->IsEmpty());
     EXPECT_EQ(s->PeekNext().key.m_uid, 12u);
     s->RemoveNext().impl->Unref();
+
+    // the largest time stamps come out too, in order
+    const Scheduler::Event m1 = NewEvent(UINT64_MAX, 20);
+    const Scheduler::Event m0 = NewEvent(UINT64_MAX - 1, 21);
+    s->Insert(m1);
+    s->Insert(m0);
+    ASSERT_FALSE(s->IsEmpty());
+    EXPECT_EQ(s->RemoveNext().key.m_uid, 21u);
+    ASSERT_FALSE(s->IsEmpty());
+    EXPECT_EQ(s->RemoveNext().key.m_uid, 20u);
+    EXPECT_TRUE(s->IsEmpty());
+    m0.impl->Unref();
+    m1.impl->Unref();
 
     // removed events still held when the scheduler goes away are given back too
     Probe::s_destroyed = 0;
