@@ -5,7 +5,7 @@
  * Insert/RemoveNext/Remove with equal time stamps, so the uid order decides), lazy Remove (a
  * removed event never comes out, IsEmpty with only removed ones left, no reference leaked), and
  * a DCQCN all-reduce and all-to-all on a k=4 fat-tree that gives exactly the same results either
- * way.
+ * way; the study program uses it unless --SchedulerType is given.
  */
 #include "ait-test-fixture.h"
 
@@ -23,10 +23,14 @@
 #include "ns3/string.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <numeric>
 #include <random>
 #include <set>
+#include <sstream>
+#include <unistd.h>
 
 using namespace ns3;
 using namespace ns3::test;
@@ -393,4 +397,71 @@ TEST_F(Ns3Fixture, FlatHeapSchedulerRunsAFabricExactlyLikeMapScheduler)
     ASSERT_EQ(map.numbers.size(), heap.numbers.size());
     EXPECT_EQ(map.numbers, heap.numbers);
     EXPECT_GT(map.numbers[2], 100000u); // the event count: a real run
+}
+
+namespace
+{
+
+#ifdef AIT_SIM_BINARY
+const std::string SIM = AIT_SIM_BINARY; //!< the study program
+#else
+const std::string SIM; //!< the study program (not built in-tree)
+#endif
+
+/// \return the contents of a file ("" if it cannot be read)
+std::string
+ReadFile(const std::string& path)
+{
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+} // namespace
+
+TEST_F(Ns3Fixture, StudyProgramUsesFlatHeapSchedulerUnlessSchedulerTypeIsGiven)
+{
+#ifndef NS3_LOG_ENABLE
+    GTEST_SKIP() << "needs the module's NS_LOG (AIT_ENABLE_LOG)";
+#endif
+    if (SIM.empty())
+    {
+        GTEST_SKIP() << "the study program is not built";
+    }
+    // the scheduler's constructor logs with NS_LOG=FlatHeapScheduler=level_function
+    const std::string base = "/tmp/ait-heap-" + std::to_string(getpid());
+    auto run = [&base](const std::string& name, const std::string& extra) {
+        const std::string dir = base + "-" + name;
+        std::system(("rm -rf " + dir).c_str());
+        const std::string cmd = "NS_LOG='FlatHeapScheduler=level_function' " + SIM +
+                                " --collective=allreduce --bytes=256K --outputDir=" + dir + " " +
+                                extra + " > " + dir + ".log 2>&1";
+        EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+        return dir;
+    };
+    const std::string heap = run("default", "");
+    const std::string map = run("map", "--SchedulerType=ns3::MapScheduler");
+    EXPECT_NE(ReadFile(heap + ".log").find("FlatHeapScheduler:FlatHeapScheduler("),
+              std::string::npos);
+    EXPECT_EQ(ReadFile(map + ".log").find("FlatHeapScheduler:FlatHeapScheduler("),
+              std::string::npos); // the explicit one wins
+    EXPECT_NE(ReadFile(map + "/summary.json")
+                  .find("\"overrides\": {\"SchedulerType\": "
+                        "\"ns3::MapScheduler\"}"),
+              std::string::npos);
+    // the same simulation either way
+    for (const char* f : {"collectives.csv", "flows.csv", "queues.csv", "links.csv"})
+    {
+        const std::string a = ReadFile(heap + "/" + f);
+        EXPECT_FALSE(a.empty()) << f;
+        EXPECT_EQ(a, ReadFile(map + "/" + f)) << f;
+    }
+    auto events = [](const std::string& json) {
+        const size_t at = json.find("\"events\": ");
+        return at == std::string::npos ? std::string() : json.substr(at, json.find(',', at) - at);
+    };
+    EXPECT_FALSE(events(ReadFile(heap + "/summary.json")).empty());
+    EXPECT_EQ(events(ReadFile(heap + "/summary.json")), events(ReadFile(map + "/summary.json")));
+    std::system(("rm -rf " + heap + " " + map + " " + heap + ".log " + map + ".log").c_str());
 }
