@@ -201,7 +201,7 @@ FlatHeapScheduler::DropRemoved() const
     }
     // every removed event is queued, so the smallest removed one is at the top as soon as
     // nothing smaller is left
-    while (!m_removed.empty() && m_near[0].key.m_uid == m_removed[0].key.m_uid)
+    while (!m_removed.empty() && !m_near.empty() && m_near[0].key.m_uid == m_removed[0].key.m_uid)
     {
         NS_LOG_LOGIC("drop removed event " << m_near[0].key.m_uid);
         EventImpl* impl = m_near[0].impl;
