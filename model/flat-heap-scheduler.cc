@@ -176,73 +176,132 @@ FlatHeapScheduler::Refill() const
     // out of the far heap in order, so appending them keeps the near heap a heap.
     const uint64_t first = m_far[0].key.m_ts;
     m_boundary = first > UINT64_MAX - m_window ? UINT64_MAX : first + m_window;
-    while (!m_far.empty() && m_far[0].key.m_ts < m_boundary)
+    while (!m_far.empty() && (m_far[0].key.m_ts < m_boundary || m_boundary == UINT64_MAX))
     {
+        // (at the largest time stamp nothing can be later: take them all)
         m_near.push_back(m_far[0]);
         Pop(m_far);
-    }
-    if (m_boundary == UINT64_MAX)
-    {
-        // events at the largest time stamp: nothing can be later, take them all
-        while (!m_far.empty())
-        {
-            m_near.push_back(m_far[0]);
-            Pop(m_far);
-        }
+        ++m_nearSize;
     }
 }
 
+std::size_t
+FlatHeapScheduler::NextSource() const
+{
+    std::size_t source = NEAR_HEAP;
+    const Event* best = m_near.empty() ? nullptr : &m_near[0];
+    for (std::size_t r = 0; r < N_RUNS; ++r)
+    {
+        const Run& run = m_runs[r];
+        if (run.head < run.events.size() && (!best || run.events[run.head].key < best->key))
+        {
+            best = &run.events[run.head];
+            source = r;
+        }
+    }
+    return source;
+}
+
 void
+FlatHeapScheduler::PopSource(std::size_t source) const
+{
+    --m_nearSize;
+    if (source == NEAR_HEAP)
+    {
+        Pop(m_near);
+        return;
+    }
+    Run& run = m_runs[source];
+    if (++run.head == run.events.size())
+    {
+        run.events.clear(); // keeps the capacity
+        run.head = 0;
+    }
+    else if (run.head >= 1024 && 2 * run.head >= run.events.size())
+    {
+        // compact: amortised O(1) per event
+        run.events.erase(run.events.begin(), run.events.begin() + run.head);
+        run.head = 0;
+    }
+}
+
+std::size_t
 FlatHeapScheduler::DropRemoved() const
 {
-    if (m_near.empty() && !m_far.empty())
+    for (;;)
     {
-        Refill();
-    }
-    // every removed event is queued, so the smallest removed one is at the top as soon as
-    // nothing smaller is left
-    while (!m_removed.empty() && !m_near.empty() && m_near[0].key.m_uid == m_removed[0].key.m_uid)
-    {
-        NS_LOG_LOGIC("drop removed event " << m_near[0].key.m_uid);
-        EventImpl* impl = m_near[0].impl;
-        Pop(m_near);
-        Pop(m_removed);
-        impl->Unref();
-        if (m_near.empty() && !m_far.empty())
+        if (m_nearSize == 0)
         {
+            if (m_far.empty())
+            {
+                return N_RUNS + 1;
+            }
             Refill();
         }
+        const std::size_t source = NextSource();
+        // every removed event is queued, so the smallest removed one is the next event as soon
+        // as nothing smaller is left
+        if (m_removed.empty())
+        {
+            return source;
+        }
+        const Event& next =
+            source == NEAR_HEAP ? m_near[0] : m_runs[source].events[m_runs[source].head];
+        if (next.key.m_uid != m_removed[0].key.m_uid)
+        {
+            return source;
+        }
+        NS_LOG_LOGIC("drop removed event " << next.key.m_uid);
+        EventImpl* impl = next.impl;
+        PopSource(source);
+        Pop(m_removed);
+        impl->Unref();
     }
 }
 
 void
 FlatHeapScheduler::Insert(const Event& ev)
 {
-    Push(ev.key.m_ts < m_boundary ? m_near : m_far, ev);
+    if (ev.key.m_ts >= m_boundary)
+    {
+        Push(m_far, ev);
+        return;
+    }
+    ++m_nearSize;
+    // a run whose last event is earlier takes it (events of a constant delay, e.g. a cable's,
+    // arrive in order), else the near heap
+    for (Run& run : m_runs)
+    {
+        if (run.events.empty() || run.events.back().key < ev.key)
+        {
+            run.events.push_back(ev);
+            return;
+        }
+    }
+    Push(m_near, ev);
 }
 
 bool
 FlatHeapScheduler::IsEmpty() const
 {
-    DropRemoved();
-    return m_near.empty();
+    return DropRemoved() > N_RUNS;
 }
 
 Scheduler::Event
 FlatHeapScheduler::PeekNext() const
 {
-    DropRemoved();
-    NS_ASSERT_MSG(!m_near.empty(), "PeekNext on an empty FlatHeapScheduler");
-    return m_near[0];
+    const std::size_t source = DropRemoved();
+    NS_ASSERT_MSG(source <= N_RUNS, "PeekNext on an empty FlatHeapScheduler");
+    return source == NEAR_HEAP ? m_near[0] : m_runs[source].events[m_runs[source].head];
 }
 
 Scheduler::Event
 FlatHeapScheduler::RemoveNext()
 {
-    DropRemoved();
-    NS_ASSERT_MSG(!m_near.empty(), "RemoveNext on an empty FlatHeapScheduler");
-    const Event next = m_near[0];
-    Pop(m_near);
+    const std::size_t source = DropRemoved();
+    NS_ASSERT_MSG(source <= N_RUNS, "RemoveNext on an empty FlatHeapScheduler");
+    const Event next = source == NEAR_HEAP ? m_near[0] : m_runs[source].events[m_runs[source].head];
+    PopSource(source);
     return next;
 }
 
@@ -250,7 +309,7 @@ void
 FlatHeapScheduler::Remove(const Event& ev)
 {
     NS_LOG_FUNCTION(this << ev.impl << ev.key.m_ts << ev.key.m_uid);
-    NS_ASSERT_MSG(m_removed.size() < m_near.size() + m_far.size(),
+    NS_ASSERT_MSG(m_removed.size() < m_nearSize + m_far.size(),
                   "Remove of an event that is not queued");
     ev.impl->Ref(); // the simulator unreferences it after Remove; the heap entry still holds it
     Push(m_removed, ev);
@@ -259,7 +318,7 @@ FlatHeapScheduler::Remove(const Event& ev)
 std::size_t
 FlatHeapScheduler::GetHeapSize() const
 {
-    return m_near.size() + m_far.size();
+    return m_nearSize + m_far.size();
 }
 
 std::size_t

@@ -120,11 +120,12 @@ SimulatorRemove(Ptr<Scheduler> s, const Scheduler::Event& ev)
 
 TEST_F(Ns3Fixture, FlatHeapSchedulerGivesMapSchedulersOrder)
 {
-    // 20000 random operations on both schedulers: time stamps mostly 0..15 ns ahead (so many
-    // events tie on time and the uid decides), the others up to 50 us or 2 ms ahead (so they
-    // cross FlatHeapScheduler's near/far boundary, 10 us windows), uids from a shuffled range
-    // (so uid order is not insertion order), removals of random queued events. Every
-    // RemoveNext/PeekNext/IsEmpty must agree.
+    // 20000 random operations on both schedulers: time stamps 0..15 ns ahead (so many events
+    // tie on time and the uid decides), 1 us or 80 ns ahead (constant delays, which
+    // FlatHeapScheduler keeps in sorted runs), up to 50 us or 2 ms ahead (so they cross its
+    // near/far boundary, 10 us windows), uids from a shuffled range (so uid order is not
+    // insertion order), removals of random queued events. Every RemoveNext/PeekNext/IsEmpty
+    // must agree.
     for (uint32_t seed : {1u, 2u, 3u})
     {
         std::mt19937 rng(seed);
@@ -145,10 +146,13 @@ TEST_F(Ns3Fixture, FlatHeapSchedulerGivesMapSchedulersOrder)
             const uint32_t op = rng() % 10;
             if (op < 5 && nextUid < uids.size())
             {
-                const uint32_t spread = rng() % 8;
-                const uint64_t ahead = spread < 5   ? rng() % 16
-                                       : spread < 7 ? rng() % 50000
-                                                    : rng() % 2000000;
+                const uint32_t spread = rng() % 10;
+                const uint64_t ahead = spread < 3   ? rng() % 16
+                                       : spread < 5 ? 1000 // constant delays: sorted runs
+                                       : spread < 6 ? 80
+                                       : spread < 8 ? rng() % 50000
+                                       : spread < 9 ? rng() % 2000000
+                                                    : 0;
                 const Scheduler::Event ev = NewEvent(now + ahead, uids[nextUid++]);
                 ev.impl->Ref(); // one reference per scheduler
                 map->Insert(ev);
