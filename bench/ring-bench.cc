@@ -497,7 +497,7 @@ main(int argc, char* argv[])
     uint32_t mtu = 1024;
     std::string only = "both";
     uint32_t repeat = 1;
-    std::string schedulerList = "heap";
+    std::string schedulerList; // "" = heap, not given
     CommandLine cmd(__FILE__);
     cmd.AddValue("K", "comma-separated list of fat-tree radices (even, 2..32)", list);
     cmd.AddValue("Bytes", "bytes each host sends to the next (S)", bytes);
@@ -506,7 +506,8 @@ main(int argc, char* argv[])
     cmd.AddValue("Repeat", "runs per case, interleaved (the fastest run is reported)", repeat);
     cmd.AddValue("Schedulers",
                  "event schedulers of the module case, comma-separated: map (ns-3's MapScheduler), "
-                 "heap (FlatHeapScheduler) or Scheduler TypeId names; ratios to the first",
+                 "heap (FlatHeapScheduler, the default) or Scheduler TypeId names; ratios to the "
+                 "first",
                  schedulerList);
     cmd.Parse(argc, argv);
 
@@ -551,7 +552,8 @@ main(int argc, char* argv[])
         return 2;
     }
     std::vector<SchedulerChoice> schedulers;
-    const std::string why = ParseSchedulers(schedulerList, schedulers);
+    const std::string why =
+        ParseSchedulers(schedulerList.empty() ? "heap" : schedulerList, schedulers);
     if (!why.empty())
     {
         std::cerr << why << std::endl;
@@ -559,7 +561,7 @@ main(int argc, char* argv[])
     }
     const bool runModule = only != "stock";
     const bool runStock = only != "module";
-    if (!runModule && schedulerList != "heap")
+    if (!runModule && !schedulerList.empty())
     {
         std::cerr << "ring-bench: --Schedulers=" << schedulerList
                   << " has no effect with --Cases=stock (stock ns-3 runs with MapScheduler)"
