@@ -29,7 +29,15 @@
  * default, which doubles its frames). With --Repeat=N every case runs N times, interleaved, and
  * the fastest run is reported: the machines are shared and noisy.
  *
+ * --Schedulers lists the ns-3 event schedulers the module case runs with (map = MapScheduler,
+ * ns-3's default; heap = this module's FlatHeapScheduler, the default here; or any Scheduler
+ * TypeId name). With more than one, the module case runs once per scheduler (interleaved), the
+ * runs must execute the same number of events, and the ratio of their run CPU seconds to the
+ * first one's is printed; module/stock uses the first. The stock case always runs with ns-3's
+ * default MapScheduler.
+ *
  *   ./build/ait-ring-bench --K=4,8 --Bytes=1048576 --Mtu=1024 --Repeat=3
+ *   ./build/ait-ring-bench --Cases=module --Schedulers=map,heap --K=4,8 --Repeat=3
  *   ./build/ait-ring-bench --Cases=module --K=4 --Bytes=262144    (e.g. under valgrind)
  */
 
@@ -163,14 +171,17 @@ OnPhyTx(Ptr<const Packet>)
  * \param k fat-tree radix
  * \param bytes message size per host
  * \param mtu RoCE MTU
+ * \param scheduler TypeId name of the event scheduler
  * \return the measurements
  */
 Result
-RunModule(uint32_t k, uint64_t bytes, uint32_t mtu)
+RunModule(uint32_t k, uint64_t bytes, uint32_t mtu, const std::string& scheduler)
 {
     Result r;
     PeakMeter peak;
     const double c0 = CpuSeconds();
+
+    Simulator::SetScheduler(ObjectFactory(scheduler));
 
     FatTreeHelper fabric(k);
     fabric.Install();
@@ -351,11 +362,17 @@ RunStock(uint32_t k, uint64_t bytes, uint32_t payload)
  * \param k radix
  * \param bytes bytes per host
  * \param mtu RoCE MTU / UDP payload
+ * \param scheduler module case: TypeId name of the event scheduler
  * \param out the measurements
  * \return true if the child ran to its end
  */
 bool
-RunForked(bool module, uint32_t k, uint64_t bytes, uint32_t mtu, Result& out)
+RunForked(bool module,
+          uint32_t k,
+          uint64_t bytes,
+          uint32_t mtu,
+          const std::string& scheduler,
+          Result& out)
 {
     int fd[2];
     if (pipe(fd) != 0)
@@ -374,7 +391,7 @@ RunForked(bool module, uint32_t k, uint64_t bytes, uint32_t mtu, Result& out)
     if (pid == 0)
     {
         close(fd[0]);
-        const Result r = module ? RunModule(k, bytes, mtu) : RunStock(k, bytes, mtu);
+        const Result r = module ? RunModule(k, bytes, mtu, scheduler) : RunStock(k, bytes, mtu);
         const ssize_t n = write(fd[1], &r, sizeof(r));
         close(fd[1]);
         _exit(n == ssize_t(sizeof(r)) ? 0 : 1); // skip the teardown: it is not measured
@@ -404,14 +421,15 @@ RunForked(bool module, uint32_t k, uint64_t bytes, uint32_t mtu, Result& out)
 /**
  * \brief Print one table row.
  * \param name case name
+ * \param width width of the case column
  * \param k radix
  * \param r the measurements (of the fastest run)
  * \param slowest run CPU seconds of the slowest run
  */
 void
-PrintRow(const char* name, uint32_t k, const Result& r, double slowest)
+PrintRow(const std::string& name, size_t width, uint32_t k, const Result& r, double slowest)
 {
-    std::cout << std::left << std::setw(8) << name << std::right << std::setw(3) << k
+    std::cout << std::left << std::setw(width) << name << std::right << std::setw(3) << k
               << std::setw(6) << r.hosts << std::setw(10) << r.bytes << std::setw(11) << r.hops
               << std::setw(11) << r.events << std::fixed << std::setprecision(2) << std::setw(7)
               << double(r.events) / r.hops << std::setprecision(3) << std::setw(9) << r.setupCpu
@@ -420,6 +438,53 @@ PrintRow(const char* name, uint32_t k, const Result& r, double slowest)
               << std::setprecision(1) << std::setw(9) << r.peakMb << std::setw(10)
               << std::setprecision(1) << r.simSeconds * 1e6
               << (r.peakReset ? "" : "  (peak not reset)") << std::endl;
+}
+
+/// A scheduler of --Schedulers: its label in the table and its TypeId name.
+struct SchedulerChoice
+{
+    std::string label; //!< map, heap or the TypeId name given
+    std::string type;  //!< TypeId name
+};
+
+/**
+ * \brief Parse --Schedulers.
+ * \param list comma-separated map|heap|TypeId names
+ * \param out the schedulers, in the order given
+ * \return "" if every item is a scheduler, else the message for the user
+ */
+std::string
+ParseSchedulers(const std::string& list, std::vector<SchedulerChoice>& out)
+{
+    std::istringstream in(list);
+    std::string item;
+    while (std::getline(in, item, ','))
+    {
+        std::string type = item == "map"    ? "ns3::MapScheduler"
+                           : item == "heap" ? "ns3::FlatHeapScheduler"
+                                            : item;
+        TypeId tid;
+        if (item.empty() || !TypeId::LookupByNameFailSafe(type, &tid) ||
+            !tid.IsChildOf(Scheduler::GetTypeId()) || !tid.HasConstructor())
+        {
+            return "ring-bench: --Schedulers: '" + item +
+                   "' is not allowed (map, heap or the TypeId name of an ns3::Scheduler "
+                   "subclass, e.g. ns3::CalendarScheduler)";
+        }
+        for (const SchedulerChoice& c : out)
+        {
+            if (c.type == type)
+            {
+                return "ring-bench: --Schedulers: '" + item + "' is listed twice";
+            }
+        }
+        out.push_back({item, type});
+    }
+    if (out.empty())
+    {
+        return "ring-bench: --Schedulers lists no scheduler";
+    }
+    return "";
 }
 
 } // namespace
@@ -432,12 +497,18 @@ main(int argc, char* argv[])
     uint32_t mtu = 1024;
     std::string only = "both";
     uint32_t repeat = 1;
+    std::string schedulerList; // "" = heap, not given
     CommandLine cmd(__FILE__);
     cmd.AddValue("K", "comma-separated list of fat-tree radices (even, 2..32)", list);
     cmd.AddValue("Bytes", "bytes each host sends to the next (S)", bytes);
     cmd.AddValue("Mtu", "RoCE MTU and UDP payload per packet (256, 512, 1024, 2048 or 4096)", mtu);
     cmd.AddValue("Cases", "both, module or stock", only);
     cmd.AddValue("Repeat", "runs per case, interleaved (the fastest run is reported)", repeat);
+    cmd.AddValue("Schedulers",
+                 "event schedulers of the module case, comma-separated: map (ns-3's MapScheduler), "
+                 "heap (FlatHeapScheduler, the default) or Scheduler TypeId names; ratios to the "
+                 "first",
+                 schedulerList);
     cmd.Parse(argc, argv);
 
     std::vector<uint32_t> ks;
@@ -480,107 +551,180 @@ main(int argc, char* argv[])
         std::cerr << "ring-bench: --Repeat must be 1 .. 100" << std::endl;
         return 2;
     }
+    std::vector<SchedulerChoice> schedulers;
+    const std::string why =
+        ParseSchedulers(schedulerList.empty() ? "heap" : schedulerList, schedulers);
+    if (!why.empty())
+    {
+        std::cerr << why << std::endl;
+        return 2;
+    }
     const bool runModule = only != "stock";
     const bool runStock = only != "module";
+    if (!runModule && !schedulerList.empty())
+    {
+        std::cerr << "ring-bench: --Schedulers=" << schedulerList
+                  << " has no effect with --Cases=stock (stock ns-3 runs with MapScheduler)"
+                  << std::endl;
+        return 2;
+    }
+
+    // the cases: the module once per scheduler, then stock
+    struct Case
+    {
+        bool module;      //!< this module (else stock ns-3)
+        std::string name; //!< table label
+        std::string type; //!< module: scheduler TypeId name
+    };
+
+    std::vector<Case> cases;
+    if (runModule)
+    {
+        for (const SchedulerChoice& c : schedulers)
+        {
+            cases.push_back({true,
+                             schedulers.size() == 1 ? std::string("module") : "module/" + c.label,
+                             c.type});
+        }
+    }
+    if (runStock)
+    {
+        cases.push_back({false, "stock", "ns3::MapScheduler"});
+    }
+    size_t width = 8;
+    for (const Case& c : cases)
+    {
+        width = std::max(width, c.name.size() + 1);
+    }
 
     std::cout << "ring-bench: ring step on k-ary fat-trees, 100 Gb/s 1 us links, " << bytes
               << " B per host, " << mtu << " B payload per packet; one fresh process per case\n"
               << "  module: FatTreeHelper + RdmaHelper (DCQCN, PFC, ECN), one RDMA WRITE per "
                  "host;\n          hops = data + ACK/NAK/CNP frames (txFrames of every "
                  "RoceNetDevice) + PFC frames\n"
-              << "  stock : PointToPoint + Internet stack + global routing (random ECMP), UDP "
-                 "at line rate;\n          hops = PhyTxBegin of every device\n"
+              << "          event scheduler:";
+    for (const SchedulerChoice& c : schedulers)
+    {
+        std::cout << " " << c.type;
+    }
+    std::cout << "\n  stock : PointToPoint + Internet stack + global routing (random ECMP), UDP "
+                 "at line rate;\n          hops = PhyTxBegin of every device; ns3::MapScheduler\n"
               << "  cpu = CLOCK_PROCESS_CPUTIME_ID; hops/cpu-s over the run phase; peak+ = "
                  "VmHWM growth of the case\n"
               << "  " << repeat << (repeat == 1 ? " run" : " runs")
               << " per case; the fastest is shown (max = run CPU of the slowest)\n\n"
-              << "case      k hosts  bytes/hst       hops     events ev/hop "
+              << std::left << std::setw(width) << "case" << std::right
+              << "  k hosts  bytes/hst       hops     events ev/hop "
                  " setup[s]   run[s]   max[s]  hops/cpu-s peak+[MB] sim[us]"
               << std::endl;
 
     struct Row
     {
-        uint32_t k;              //!< radix
-        Result module;           //!< fastest module run
-        Result stock;            //!< fastest stock run
-        double moduleSlowest{0}; //!< run CPU seconds of the slowest module run
-        double stockSlowest{0};  //!< run CPU seconds of the slowest stock run
+        uint32_t k;                  //!< radix
+        std::vector<Result> best;    //!< per case: the fastest run
+        std::vector<double> slowest; //!< per case: run CPU seconds of the slowest run
     };
 
     std::vector<Row> rows;
     int status = 0;
     for (uint32_t k : ks)
     {
-        Row row{k, Result(), Result()};
+        Row row{k, std::vector<Result>(cases.size()), std::vector<double>(cases.size(), 0.0)};
         for (uint32_t rep = 0; rep < repeat; ++rep)
         {
-            for (int c = 0; c < 2; ++c) // interleaved so both see the same machine load
+            for (size_t c = 0; c < cases.size(); ++c) // interleaved: all see the same machine load
             {
-                const bool module = c == 0;
-                if ((module && !runModule) || (!module && !runStock))
-                {
-                    continue;
-                }
-                const char* name = module ? "module" : "stock";
+                const Case& cs = cases[c];
                 Result r;
-                if (!RunForked(module, k, bytes, mtu, r))
+                if (!RunForked(cs.module, k, bytes, mtu, cs.type, r))
                 {
-                    std::cerr << "ring-bench: the " << name << " case at k = " << k << " failed"
+                    std::cerr << "ring-bench: the " << cs.name << " case at k = " << k << " failed"
                               << std::endl;
                     status = 1;
                     continue;
                 }
                 if (!r.complete)
                 {
-                    std::cerr << "ring-bench: the " << name << " case at k = " << k << " delivered "
-                              << r.delivered << " of " << r.expected
-                              << (module ? " messages" : " packets") << std::endl;
+                    std::cerr << "ring-bench: the " << cs.name << " case at k = " << k
+                              << " delivered " << r.delivered << " of " << r.expected
+                              << (cs.module ? " messages" : " packets") << std::endl;
                     status = 1;
                 }
-                Result& best = module ? row.module : row.stock;
-                double& slowest = module ? row.moduleSlowest : row.stockSlowest;
+                Result& best = row.best[c];
                 if (best.runCpu <= 0 || r.runCpu < best.runCpu)
                 {
                     best = r;
                 }
-                slowest = std::max(slowest, r.runCpu);
+                row.slowest[c] = std::max(row.slowest[c], r.runCpu);
             }
         }
-        if (row.module.runCpu > 0)
+        for (size_t c = 0; c < cases.size(); ++c)
         {
-            PrintRow("module", k, row.module, row.moduleSlowest);
-        }
-        if (row.stock.runCpu > 0)
-        {
-            PrintRow("stock", k, row.stock, row.stockSlowest);
+            if (row.best[c].runCpu > 0)
+            {
+                PrintRow(cases[c].name, width, k, row.best[c], row.slowest[c]);
+            }
         }
         rows.push_back(row);
     }
 
     std::cout << "\n";
+    const size_t stockCase = cases.size() - 1;
     for (const Row& row : rows)
     {
-        const Result& m = row.module;
-        if (m.runCpu > 0)
+        const Result& m = row.best[0];
+        if (runModule && m.runCpu > 0)
         {
             std::cout << "module k=" << row.k << ": " << m.dataHops << " data + " << m.ctrlHops
                       << " ACK/NAK/CNP + " << m.pfcFrames << " PFC frame-hops" << std::endl;
+        }
+    }
+    if (runModule && schedulers.size() > 1)
+    {
+        // the same events must run whatever the scheduler: same count, same hops, same end
+        for (const Row& row : rows)
+        {
+            const Result& first = row.best[0];
+            for (size_t c = 1; c < schedulers.size(); ++c)
+            {
+                const Result& r = row.best[c];
+                if (first.runCpu <= 0 || r.runCpu <= 0)
+                {
+                    continue;
+                }
+                const bool same = r.events == first.events && r.hops == first.hops &&
+                                  r.simSeconds == first.simSeconds;
+                std::cout << std::fixed << std::setprecision(3) << "ratio " << schedulers[c].label
+                          << "/" << schedulers[0].label << " k=" << row.k << ": run CPU x"
+                          << r.runCpu / first.runCpu << " (" << r.runCpu << " s vs " << first.runCpu
+                          << " s, fastest runs)"
+                          << (same ? "" : "  MISMATCH: different events, hops or end time")
+                          << std::endl;
+                if (!same)
+                {
+                    std::cerr << "ring-bench: " << schedulers[c].type << " and "
+                              << schedulers[0].type << " ran different simulations at k = " << row.k
+                              << std::endl;
+                    status = 1;
+                }
+            }
         }
     }
     if (runModule && runStock)
     {
         for (const Row& row : rows)
         {
-            if (row.module.runCpu <= 0 || row.stock.runCpu <= 0)
+            const Result& m = row.best[0];
+            const Result& st = row.best[stockCase];
+            if (m.runCpu <= 0 || st.runCpu <= 0)
             {
                 continue;
             }
-            const double ratio =
-                (row.module.hops / row.module.runCpu) / (row.stock.hops / row.stock.runCpu);
-            const double dataRatio =
-                (row.module.dataHops / row.module.runCpu) / (row.stock.hops / row.stock.runCpu);
+            const double ratio = (m.hops / m.runCpu) / (st.hops / st.runCpu);
+            const double dataRatio = (m.dataHops / m.runCpu) / (st.hops / st.runCpu);
             std::cout << std::fixed << std::setprecision(2) << "ratio module/stock k=" << row.k
-                      << ": " << ratio << " (all frames), " << dataRatio << " (data frames only)"
+                      << ": " << ratio << " (all frames), " << dataRatio
+                      << " (data frames only; module with " << schedulers[0].type << ")"
                       << std::endl;
         }
     }

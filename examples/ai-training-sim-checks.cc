@@ -736,6 +736,9 @@ ApplyConfiguration(const Options& o)
     Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(o.bufferBytes));
     Config::SetDefault("ns3::RoceSwitch::LoadBalancing", StringValue(o.lb));
     Config::SetDefault("ns3::Communicator::NvLinkBandwidth", DataRateValue(o.nvLinkRate));
+    // the module's event scheduler: the same events in the same order as ns-3's MapScheduler,
+    // faster; an explicit --SchedulerType (a global override, below) wins
+    Config::SetGlobal("SchedulerType", TypeIdValue(FlatHeapScheduler::GetTypeId()));
     // the user's overrides last: they win over every default above
     for (const auto& ov : o.overrides)
     {

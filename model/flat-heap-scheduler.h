@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef FLAT_HEAP_SCHEDULER_H
+#define FLAT_HEAP_SCHEDULER_H
+
+#include "ns3/scheduler.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-training
+ * \ingroup scheduler
+ * \brief An ns-3 event scheduler on implicit d-ary min-heaps (d = FlatHeapScheduler::ARITY) and
+ *        sorted FIFOs in contiguous vectors, with lazy Remove(): no allocation per event.
+ *
+ * The events are ordered by Scheduler::EventKey's operator< (time stamp, then uid), a total
+ * order, so the simulator executes exactly the events MapScheduler would, in the same order:
+ * results and pcaps do not depend on which of the two is used. MapScheduler allocates a tree
+ * node for every event and rebalances on every insert and removal; this scheduler keeps the
+ * events (24 bytes each) in std::vectors that only grow (amortised).
+ *
+ * A time stamp, the boundary, splits the events. The far heap holds those at or after it.
+ * The near side holds the others, in N_RUNS sorted runs (FIFOs) and a near heap: an event
+ * goes to the first run whose last event is earlier (an empty run takes any), else to the near
+ * heap; the next event is the smallest of the runs' first events and the near heap's top.
+ * When the near side runs empty, the boundary moves to the far heap's first time stamp plus
+ * 10 us and the far events before it move to the near heap. In a RoCE fabric the runs take the
+ * per-packet events of a constant delay (a cable delivers in order; at k = 8 in ring-bench
+ * 7.7 k of the 8 k near events are cable deliveries), the near heap the rest, and the far
+ * heap the timers, mostly retransmission timers cancelled by the next ACK but still queued
+ * (ring-bench at k = 8: 123 k of 131 k queued events), which a single heap would make every
+ * RemoveNext() sift through.
+ *
+ * Remove(ev) (Simulator::Remove) does not search the heaps: it takes a reference on ev.impl (so
+ * the event stays alive after the simulator's Unref) and records ev in a third min-heap of
+ * removed events. Because every removed event is also queued, the next event is removed
+ * exactly when it equals the top of the removed heap; such entries are dropped (and
+ * unreferenced) when they reach the top, in PeekNext(), RemoveNext() and IsEmpty(). IsEmpty()
+ * is therefore true when only removed events remain. Cancelled (not removed) events stay
+ * queued and are returned as with every ns-3 scheduler (the simulator skips them). As with
+ * every scheduler, Remove(ev) requires ev to be queued and not removed yet (the simulator
+ * guarantees that: it cancels what it removes and never removes an expired event).
+ *
+ * Select it like ns-3's own schedulers:
+ * \code
+ *   ObjectFactory f("ns3::FlatHeapScheduler");
+ *   Simulator::SetScheduler(f);              // or --SchedulerType=ns3::FlatHeapScheduler
+ * \endcode
+ * ai-training-sim uses it unless --SchedulerType is given.
+ */
+class FlatHeapScheduler : public Scheduler
+{
+  public:
+    /// Children per node of the heaps (2, 4 or 8; 4 measured fastest on ring-bench).
+    static constexpr std::size_t ARITY = 4;
+
+    /**
+     * \brief Register this type.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    FlatHeapScheduler();
+    /// Unreferences the removed events still held.
+    ~FlatHeapScheduler() override;
+
+    // Inherited
+    void Insert(const Event& ev) override;
+    bool IsEmpty() const override;
+    Event PeekNext() const override;
+    Event RemoveNext() override;
+    void Remove(const Event& ev) override;
+
+    /**
+     * \brief The number of events held, including removed events not dropped yet.
+     * \return the sizes of the near and far heaps
+     */
+    std::size_t GetHeapSize() const;
+
+    /**
+     * \brief The number of removed events not dropped yet (each holds a reference on its impl).
+     * \return the size of the removed-event heap
+     */
+    std::size_t GetNRemovedPending() const;
+
+    /// Sorted runs (FIFOs) of near events (see the class description).
+    static constexpr std::size_t N_RUNS = 4;
+
+  private:
+    /// A FIFO of events in increasing key order (a sorted run).
+    struct Run
+    {
+        std::vector<Event> events; //!< the events; those before head are gone
+        std::size_t head{0};       //!< index of the first event
+    };
+
+    /// The near-side source of the next event: a run, or the near heap.
+    static constexpr std::size_t NEAR_HEAP = N_RUNS;
+
+    /// Refill the empty near side from the non-empty far heap: raise the boundary.
+    void Refill() const;
+
+    /**
+     * \brief Refill if needed, then drop (and unreference) every removed event at the top.
+     * \return where the next event is: a run's index or NEAR_HEAP (the near side must not be
+     *         empty), or N_RUNS + 1 if nothing is queued
+     */
+    std::size_t DropRemoved() const;
+
+    /**
+     * \brief Where the next near event is.
+     * \return a run's index or NEAR_HEAP (the near side must not be empty)
+     */
+    std::size_t NextSource() const;
+
+    /**
+     * \brief Remove the next near event.
+     * \param source where it is (from NextSource)
+     */
+    void PopSource(std::size_t source) const;
+
+    /**
+     * \brief Put ev into a heap: append and sift up.
+     * \param heap the heap
+     * \param ev the event
+     */
+    static void Push(std::vector<Event>& heap, const Event& ev);
+
+    /**
+     * \brief Remove the top of a non-empty heap: move the last entry down from the top.
+     * \param heap the heap
+     */
+    static void Pop(std::vector<Event>& heap);
+
+    mutable Run m_runs[N_RUNS];           //!< near events in sorted runs
+    mutable std::vector<Event> m_near;    //!< the other events before m_boundary, a heap
+    mutable std::size_t m_nearSize{0};    //!< events in m_runs and m_near
+    mutable std::vector<Event> m_far;     //!< the events at or after m_boundary, a heap
+    mutable std::vector<Event> m_removed; //!< removed events still queued, a heap
+    mutable uint64_t m_boundary{0};       //!< time stamp that splits m_near and m_far
+    uint64_t m_window;                    //!< WINDOW in time steps
+};
+
+} // namespace ns3
+
+#endif // FLAT_HEAP_SCHEDULER_H
