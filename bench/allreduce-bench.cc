@@ -111,14 +111,16 @@ main(int argc, char* argv[])
     std::string list = "4,16";
     uint64_t bytes = 64 << 20;
     uint32_t repeat = 1;
-    std::string scheduler;
+    std::string scheduler = "ns3::FlatHeapScheduler";
     CommandLine cmd(__FILE__);
     cmd.AddValue("K",
                  "comma-separated fat-tree radices (even, 2..32); the first is the baseline",
                  list);
     cmd.AddValue("Bytes", "all-reduce size per rank", bytes);
     cmd.AddValue("Repeat", "runs per case, interleaved (the fastest run is reported)", repeat);
-    cmd.AddValue("Scheduler", "ns-3 scheduler TypeId (empty: the simulator's default)", scheduler);
+    cmd.AddValue("Scheduler",
+                 "ns-3 scheduler TypeId (ns3::MapScheduler is ns-3's default; empty: leave it)",
+                 scheduler);
     cmd.Parse(argc, argv);
     std::vector<uint32_t> ks;
     std::stringstream ss(list);

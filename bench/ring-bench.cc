@@ -93,54 +93,8 @@ struct Result
     uint64_t expected{0};  //!< of how many
 };
 
-/// \return CPU seconds used by this process so far
-double
-CpuSeconds()
-{
-    timespec ts{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-using bench::StatusKb;
-
-/// Peak-memory bookkeeping of one case.
-class PeakMeter
-{
-  public:
-    /// Reset VmHWM to the current VmRSS (Linux >= 4.0) and remember the baseline.
-    PeakMeter()
-    {
-        std::ofstream clear("/proc/self/clear_refs");
-        if (clear)
-        {
-            clear << "5";
-            clear.flush();
-            m_reset = bool(clear);
-        }
-        const uint64_t rss = StatusKb("VmRSS");
-        const uint64_t hwm = StatusKb("VmHWM");
-        // without a reset the inherited peak may exceed the current RSS: compare with it then
-        m_base = m_reset ? rss : std::max(rss, hwm);
-    }
-
-    /// \return growth of the peak resident memory since construction, MB
-    double GrowthMb() const
-    {
-        const uint64_t hwm = StatusKb("VmHWM");
-        return (hwm > m_base ? hwm - m_base : 0) / 1024.0;
-    }
-
-    /// \return true if the peak could be reset
-    bool WasReset() const
-    {
-        return m_reset;
-    }
-
-  private:
-    bool m_reset{false}; //!< VmHWM was reset
-    uint64_t m_base{0};  //!< baseline, kB
-};
+using bench::CpuSeconds;
+using bench::PeakMeter;
 
 uint32_t g_completed = 0;  //!< module case: messages completed
 uint32_t g_toComplete = 0; //!< module case: messages posted
@@ -374,48 +328,9 @@ RunForked(bool module,
           const std::string& scheduler,
           Result& out)
 {
-    int fd[2];
-    if (pipe(fd) != 0)
-    {
-        std::perror("ring-bench: pipe");
-        return false;
-    }
-    std::cout.flush();
-    std::cerr.flush();
-    const pid_t pid = fork();
-    if (pid < 0)
-    {
-        std::perror("ring-bench: fork");
-        return false;
-    }
-    if (pid == 0)
-    {
-        close(fd[0]);
-        const Result r = module ? RunModule(k, bytes, mtu, scheduler) : RunStock(k, bytes, mtu);
-        const ssize_t n = write(fd[1], &r, sizeof(r));
-        close(fd[1]);
-        _exit(n == ssize_t(sizeof(r)) ? 0 : 1); // skip the teardown: it is not measured
-    }
-    close(fd[1]);
-    size_t got = 0;
-    char* p = reinterpret_cast<char*>(&out);
-    while (got < sizeof(out))
-    {
-        const ssize_t n = read(fd[0], p + got, sizeof(out) - got);
-        if (n < 0 && errno == EINTR)
-        {
-            continue;
-        }
-        if (n <= 0)
-        {
-            break;
-        }
-        got += n;
-    }
-    close(fd[0]);
-    int ws = 0;
-    waitpid(pid, &ws, 0);
-    return got == sizeof(out) && WIFEXITED(ws) && WEXITSTATUS(ws) == 0;
+    return bench::RunInChild<Result>(
+        [&]() { return module ? RunModule(k, bytes, mtu, scheduler) : RunStock(k, bytes, mtu); },
+        out);
 }
 
 /**
