@@ -6,6 +6,9 @@
  */
 #include "ai-training-sim-study.h"
 
+#include "ns3/global-value.h"
+#include "ns3/type-id.h"
+
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -26,6 +29,15 @@ PeakRssMb()
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     return ru.ru_maxrss / 1024.0;
+}
+
+/// The event scheduler the simulator was created with (the SchedulerType global).
+std::string
+SchedulerName()
+{
+    TypeIdValue v;
+    GlobalValue::GetValueByName("SchedulerType", v);
+    return v.Get().GetName();
 }
 
 /// nccl-tests' type/redop/root columns for a collective.
@@ -232,6 +244,7 @@ Study::WriteSummary(const Conservation& c, double wall) const
     js << ",\n  \"sim\": {\n    \"sim_time_ns\": " << Simulator::Now().GetNanoSeconds()
        << ",\n    \"work_done_ns\": " << (m_done ? m_workDone.GetNanoSeconds() : -1)
        << ",\n    \"events\": " << Simulator::GetEventCount()
+       << ",\n    \"scheduler\": " << Json(SchedulerName())
        << ",\n    \"packet_hops\": " << s.packetHops << ",\n    \"wall_s\": " << Num(wall, 2)
        << ",\n    \"peak_rss_mb\": " << Num(PeakRssMb(), 1) << "\n  }\n}\n";
 }
