@@ -501,6 +501,17 @@ RoceNetDevice::SendWithPriority(Ptr<Packet> packet,
                    cookie);
 }
 
+bool
+RoceNetDevice::SendWithPriority(Ptr<Packet> packet,
+                                Mac48Address dest,
+                                uint16_t protocolNumber,
+                                uint8_t priority,
+                                uint64_t cookie)
+{
+    CheckPriority(priority, "SendWithPriority");
+    return Enqueue(packet, m_address, dest, protocolNumber, priority, cookie);
+}
+
 void
 RoceNetDevice::SetTxDequeueCallback(TxDequeueCallback cb)
 {

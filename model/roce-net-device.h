@@ -169,12 +169,29 @@ class RoceNetDevice : public NetDevice
      * \brief Queue a packet for transmission in a given priority.
      * \param packet the packet (an IPv4 datagram for RoCEv2), at most Mtu bytes
      * \param dest destination MAC address
-     * \param protocolNumber EtherType     * \param priority 0..7
+     * \param protocolNumber EtherType
+     * \param priority 0..7
      * \param cookie opaque value handed back to the TxDequeueCallback
      * \return false if the frame was dropped because the priority queue is full
      */
     bool SendWithPriority(Ptr<Packet> packet,
                           const Address& dest,
+                          uint16_t protocolNumber,
+                          uint8_t priority,
+                          uint64_t cookie = 0);
+
+    /**
+     * \brief SendWithPriority() with the destination as a Mac48Address (no conversion through
+     *        Address: the per-packet path of NICs and switches).
+     * \param packet the packet (an IPv4 datagram for RoCEv2), at most Mtu bytes
+     * \param dest destination MAC address
+     * \param protocolNumber EtherType
+     * \param priority 0..7
+     * \param cookie opaque value handed back to the TxDequeueCallback
+     * \return false if the frame was dropped because the priority queue is full
+     */
+    bool SendWithPriority(Ptr<Packet> packet,
+                          Mac48Address dest,
                           uint16_t protocolNumber,
                           uint8_t priority,
                           uint64_t cookie = 0);
