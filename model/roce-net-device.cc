@@ -199,23 +199,23 @@ RoceNetDevice::GetTypeId()
 }
 
 RoceNetDevice::RoceNetDevice()
-    : m_ifIndex(0),
-      m_mtu(9000),
-      m_bps(DataRate("100Gbps")),
+    : m_txBusy(false),
       m_fcsEnabled(false),
       m_vlanEnabled(false),
-      m_vlanId(0),
-      m_strictClasses(2),
-      m_maxQueueBytes(0),
-      m_dwrrCurrent(0),
       m_dwrrNewTurn(true),
-      m_txBusy(false),
+      m_vlanId(0),
+      m_mtu(9000),
+      m_strictClasses(2),
+      m_dwrrCurrent(0),
       m_txCarry(0),
+      m_bps(DataRate("100Gbps")),
+      m_maxQueueBytes(0),
+      m_txQueueBytes(0),
+      m_ifIndex(0),
       m_rxDrops(0),
       m_watchdogLimit(MilliSeconds(100)),
       m_watchdogStop(true),
-      m_watchdogEvents(0),
-      m_txQueueBytes(0)
+      m_watchdogEvents(0)
 {
     NS_LOG_FUNCTION(this);
     m_weights.fill(1);
