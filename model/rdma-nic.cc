@@ -218,18 +218,18 @@ RdmaNic::GetTypeId()
 }
 
 RdmaNic::RdmaNic()
-    : m_qpnBase(0x100),
-      m_mtu(4096),
+    : m_mtu(4096),
       m_ackInterval(1),
       m_recovery(GO_BACK_N),
       m_controlPriority(6),
       m_ecnCapable(true),
-      m_windowAttr(0),
-      m_srWindow(8192),
+      m_ipId(0),
       m_reorderThreshold(0),
-      m_reorderWindow(MicroSeconds(1)),
+      m_srWindow(8192),
+      m_qpnBase(0x100),
       m_waitOrder(0),
-      m_ipId(0)
+      m_windowAttr(0),
+      m_reorderWindow(MicroSeconds(1))
 {
     NS_LOG_FUNCTION(this);
 }

@@ -349,42 +349,40 @@ class RdmaNic : public Object
     /// \return CongestionControl
     std::string GetCongestionControl() const;
 
-    Ptr<Node> m_node;                      //!< host node
+    // per-packet state first, packed (at scale every NIC is cold in the cache)
     Ptr<RoceNetDevice> m_device;           //!< port
     Ipv4Address m_address;                 //!< our address
-    std::vector<Ptr<RdmaQueuePair>> m_qps; //!< QPs by QPN - m_qpnBase
+    uint32_t m_mtu;                        //!< payload bytes per packet
+    uint32_t m_ackInterval;                //!< ACK every N packets (and at message end)
+    LossRecovery m_recovery;               //!< loss recovery
+    uint8_t m_controlPriority;             //!< priority of ACK/NAK/CNP
+    bool m_ecnCapable;                     //!< data packets are ECT(0)
+    uint16_t m_ipId;                       //!< IPv4 identification
+    uint32_t m_reorderThreshold;           //!< selective repeat: out-of-order distance before a NAK
+    uint32_t m_srWindow;                   //!< selective repeat receive window (packets)
     uint32_t m_qpnBase;                    //!< first QPN
-
-    // attributes
-    uint32_t m_mtu;              //!< payload bytes per packet
-    uint32_t m_ackInterval;      //!< ACK every N packets (and at message end)
-    Time m_nakInterval;          //!< go-back-N: one NAK per expected PSN per interval
-    Time m_cnpInterval;          //!< at most one CNP per QP per interval
-    Time m_rtoInitial;           //!< retransmission timeout
-    Time m_rtoMax;               //!< backoff limit
-    LossRecovery m_recovery;     //!< loss recovery
-    uint8_t m_controlPriority;   //!< priority of ACK/NAK/CNP
-    bool m_ecnCapable;           //!< data packets are ECT(0)
-    Time m_baseRtt;              //!< base RTT for congestion control
-    uint64_t m_windowAttr;       //!< static window in bytes (0 = none)
-    ObjectFactory m_ccFactory;   //!< congestion control factory
-    std::string m_ccName;        //!< its name as set
-    uint32_t m_srWindow;         //!< selective repeat receive window (packets)
-    uint32_t m_reorderThreshold; //!< selective repeat: out-of-order distance before a NAK
-    Time m_reorderWindow;        //!< time-based loss detection: constant part of the window
-
-    // scheduling, per priority
-    std::array<RingFifo<Ptr<RdmaQueuePair>>, 8> m_ready; //!< QPs that may send now
-    std::priority_queue<Waiting> m_waiting;              //!< QPs waiting for pacing
-    uint64_t m_waitOrder;                                //!< FIFO tie break
-    EventId m_wakeEvent;                                 //!< pacing timer
-    Time m_wakeAt;                                       //!< when it fires
-    uint16_t m_ipId;                                     //!< IPv4 identification
-
+    std::vector<Ptr<RdmaQueuePair>> m_qps; //!< QPs by QPN - m_qpnBase
+    Time m_nakInterval;                    //!< go-back-N: one NAK per expected PSN per interval
+    Time m_cnpInterval;                    //!< at most one CNP per QP per interval
     TracedCallback<Ptr<const Packet>> m_txTrace; //!< packet handed to the port
+    TracedCallback<Ptr<const Packet>> m_rxTrace; //!< packet received from the port
     /// a message of one of this NIC's QPs was fully acknowledged: QP, id, bytes, posted, now
     TracedCallback<Ptr<RdmaQueuePair>, uint64_t, uint64_t, Time, Time> m_messageTrace;
-    TracedCallback<Ptr<const Packet>> m_rxTrace; //!< packet received from the port
+    Time m_wakeAt;                                       //!< when it fires
+    EventId m_wakeEvent;                                 //!< pacing timer
+    uint64_t m_waitOrder;                                //!< FIFO tie break
+    std::priority_queue<Waiting> m_waiting;              //!< QPs waiting for pacing
+    std::array<RingFifo<Ptr<RdmaQueuePair>>, 8> m_ready; //!< QPs that may send now
+
+    // control and configuration
+    Ptr<Node> m_node;          //!< host node
+    Time m_rtoInitial;         //!< retransmission timeout
+    Time m_rtoMax;             //!< backoff limit
+    Time m_baseRtt;            //!< base RTT for congestion control
+    uint64_t m_windowAttr;     //!< static window in bytes (0 = none)
+    ObjectFactory m_ccFactory; //!< congestion control factory
+    std::string m_ccName;      //!< its name as set
+    Time m_reorderWindow;      //!< time-based loss detection: constant part of the window
 };
 
 } // namespace ns3

@@ -51,24 +51,24 @@ RdmaQueuePair::RdmaQueuePair()
       m_peerQpn(0),
       m_priority(3),
       m_sport(49152),
-      m_nextMsgId(0),
-      m_endSeq(0),
+      m_inReady(false),
       m_una(0),
       m_nxt(0),
       m_highSent(0),
-      m_lastWire(0),
+      m_endSeq(0),
       m_inflightBytes(0),
+      m_lastWire(0),
       m_rtoBackoff(0),
-      m_inReady(false),
       m_lastAckedSeq(0),
-      m_rackHigh(0),
-      m_reoDups(0),
       m_expected(0),
       m_unackedPackets(0),
       m_unackedMarked(0),
       m_lastNakSeq(UINT64_MAX),
       m_cnpSentOnce(false),
-      m_rxMessages(0)
+      m_rxMessages(0),
+      m_nextMsgId(0),
+      m_rackHigh(0),
+      m_reoDups(0)
 {
 }
 

@@ -152,55 +152,51 @@ class RdmaQueuePair : public Object
     };
 
     // configuration (set by the NIC)
-    Ptr<RdmaNic> m_nic;          //!< owning NIC
-    uint32_t m_qpn;              //!< our QPN
-    uint32_t m_peerQpn;          //!< peer QPN
-    Ipv4Address m_peer;          //!< peer address
-    uint8_t m_priority;          //!< data priority
-    uint16_t m_sport;            //!< UDP source port
-    Ptr<RoceCongestionOps> m_cc; //!< congestion control
-
-    // requester
-    RingFifo<Message> m_messages;   //!< messages not yet completed
-    uint64_t m_nextMsgId;           //!< next message id
-    uint64_t m_endSeq;              //!< one past the last sequence number posted
-    uint64_t m_una;                 //!< oldest unacknowledged sequence number
-    uint64_t m_nxt;                 //!< next sequence number to send (new data)
-    uint64_t m_highSent;            //!< one past the highest sequence number ever sent
-    RingFifo<Time> m_sendTime;      //!< send time of [m_una, m_highSent)
-    RingFifo<uint8_t> m_sacked;     //!< selective repeat: state of [m_una, m_highSent)
+    // per-packet state first, packed (at scale every QP is cold in the cache)
+    Ptr<RdmaNic> m_nic;           //!< owning NIC
+    uint32_t m_qpn;               //!< our QPN
+    uint32_t m_peerQpn;           //!< peer QPN
+    Ipv4Address m_peer;           //!< peer address
+    uint8_t m_priority;           //!< data priority
+    uint16_t m_sport;             //!< UDP source port
+    bool m_inReady;               //!< in the NIC's ready ring or pacing heap
+    Ptr<RoceCongestionOps> m_cc;  //!< congestion control
+    uint64_t m_una;               //!< oldest unacknowledged sequence number
+    uint64_t m_nxt;               //!< next sequence number to send (new data)
+    uint64_t m_highSent;          //!< one past the highest sequence number ever sent
+    uint64_t m_endSeq;            //!< one past the last sequence number posted
+    uint64_t m_inflightBytes;     //!< payload bytes of [m_una, m_highSent)
+    Time m_nextAvail;             //!< pacing: earliest time of the next packet
+    Time m_lastSend;              //!< pacing: when the last packet was sent
+    uint32_t m_lastWire;          //!< pacing: its wire bytes
+    Time m_rtoDeadline;           //!< when the timer expires (0: not armed); the event is lazy
+    uint32_t m_rtoBackoff;        //!< exponential backoff exponent
+    EventId m_rtoEvent;           //!< retransmission timer event (fires at or before m_rtoDeadline)
+    uint64_t m_lastAckedSeq;      //!< highest cumulative ack seen (for stats)
+    RingFifo<Message> m_messages; //!< messages not yet completed
+    RingFifo<Time> m_sendTime;    //!< send time of [m_una, m_highSent)
+    RingFifo<uint8_t> m_sacked;   //!< selective repeat: state of [m_una, m_highSent)
     RingFifo<uint64_t> m_retxQueue; //!< selective repeat: sequence numbers to resend
-    Time m_nextAvail;               //!< pacing: earliest time of the next packet
-    Time m_lastSend;                //!< pacing: when the last packet was sent
-    uint32_t m_lastWire;            //!< pacing: its wire bytes
-    uint64_t m_inflightBytes;       //!< payload bytes of [m_una, m_highSent)
-    EventId m_rtoEvent;      //!< retransmission timer event (fires at or before m_rtoDeadline)
-    Time m_rtoDeadline;      //!< when the timer expires (0: not armed); the event is lazy
-    uint32_t m_rtoBackoff;   //!< exponential backoff exponent
-    bool m_inReady;          //!< in the NIC's ready ring or pacing heap
-    uint64_t m_lastAckedSeq; //!< highest cumulative ack seen (for stats)
-    // selective repeat, time-based (RACK-like) loss detection
-    Time m_rackXmit;     //!< latest send time of a packet known to have arrived (first sends)
-    uint64_t m_rackHigh; //!< one past the sequence number of that packet
-    Time m_maxRtt;       //!< largest RTT of a packet that arrived on its first send
-    Time m_reoExtent;    //!< largest reordering seen (send-time lead of a packet that overtook)
-    uint32_t m_reoDups;  //!< duplicates the responder reported (each widens the window)
-    EventId m_reoEvent;  //!< reorder timer (only when no later packet can reveal a gap)
+    Stats m_stats;                  //!< statistics
+    uint64_t m_expected;            //!< next in-order sequence number expected
+    uint32_t m_unackedPackets;      //!< packets since the last ACK
+    uint32_t m_unackedMarked;       //!< of which CE-marked
+    RingFifo<uint32_t> m_ooo;       //!< selective repeat: slot i = sequence m_expected + i
+    Time m_lastNak;                 //!< time of the last NAK (go-back-N rate limit)
+    uint64_t m_lastNakSeq;          //!< expected seq of the last NAK
+    Time m_lastCnp;                 //!< time of the last CNP sent
+    bool m_cnpSentOnce;             //!< a CNP has been sent
+    RxMessage m_rx;                 //!< message being received
+    uint64_t m_rxMessages;          //!< messages received
 
-    // responder
-    uint64_t m_expected;       //!< next in-order sequence number expected
-    RingFifo<uint32_t> m_ooo;  //!< selective repeat: slot i = sequence m_expected + i
-                               //!< (0 empty, else payload + 1, bit 31 = last)
-    uint32_t m_unackedPackets; //!< packets since the last ACK
-    uint32_t m_unackedMarked;  //!< of which CE-marked
-    Time m_lastNak;            //!< time of the last NAK (go-back-N rate limit)
-    uint64_t m_lastNakSeq;     //!< expected seq of the last NAK
-    Time m_lastCnp;            //!< time of the last CNP sent
-    bool m_cnpSentOnce;        //!< a CNP has been sent
-    RxMessage m_rx;            //!< message being received
-    uint64_t m_rxMessages;     //!< messages received
-
-    Stats m_stats;                                               //!< statistics
+    // control and configuration
+    uint64_t m_nextMsgId; //!< next message id
+    Time m_rackXmit;      //!< latest send time of a packet known to have arrived (first sends)
+    uint64_t m_rackHigh;  //!< one past the sequence number of that packet
+    Time m_maxRtt;        //!< largest RTT of a packet that arrived on its first send
+    Time m_reoExtent;     //!< largest reordering seen (send-time lead of a packet that overtook)
+    uint32_t m_reoDups;   //!< duplicates the responder reported (each widens the window)
+    EventId m_reoEvent;   //!< reorder timer (only when no later packet can reveal a gap)
     CompletionCallback m_sendDone;                               //!< requester completion
     CompletionCallback m_recvDone;                               //!< responder completion
     TracedCallback<uint64_t, uint64_t, Time> m_msgCompleteTrace; //!< (id, bytes, duration)
