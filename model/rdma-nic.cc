@@ -413,6 +413,15 @@ RdmaNic::CreateQp(uint8_t priority, uint16_t sourcePort)
     qp->m_priority = priority;
     qp->m_sport = sourcePort ? sourcePort : static_cast<uint16_t>(49152 + (qp->m_qpn % 16384));
     qp->m_cc = m_ccFactory.Create<RoceCongestionOps>();
+    if (qp->m_cc->NeedsEcn() && !m_ecnCapable)
+    {
+        NS_FATAL_ERROR("RdmaNic: CongestionControl " << qp->m_cc->GetName()
+                                                     << " reacts to ECN marks only, but EcnCapable "
+                                                        "is false (no switch would mark the "
+                                                        "data): set EcnCapable true or choose a "
+                                                        "congestion control without ECN (Hpcc, "
+                                                        "Timely, None)");
+    }
     qp->m_cc->TraceConnectWithoutContext(
         "Rate",
         MakeCallback(&RdmaNic::RateChanged, this, PeekPointer(qp)));

@@ -105,6 +105,12 @@ RoceCongestionOps::NeedsInt() const
     return false;
 }
 
+bool
+RoceCongestionOps::NeedsEcn() const
+{
+    return false;
+}
+
 uint64_t
 RoceCongestionOps::GetWindow() const
 {

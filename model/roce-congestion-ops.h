@@ -109,6 +109,17 @@ class RoceCongestionOps : public Object
      */
     virtual bool NeedsInt() const;
 
+    /**
+     * \brief Whether the algorithm reacts to ECN marks (CNPs or ECN echoes) only.
+     *
+     * The NIC refuses such an algorithm when its data packets are not ECN-capable
+     * (RdmaNic::EcnCapable false): no switch would mark them, and the algorithm would silently
+     * run at line rate.
+     *
+     * \return true if the algorithm needs ECN-capable data packets (default false)
+     */
+    virtual bool NeedsEcn() const;
+
   protected:
     void DoDispose() override;
 

@@ -214,6 +214,12 @@ RoceDcqcn::SetPresetDefaults(std::string name)
     Config::SetDefault("ns3::RdmaNic::CnpInterval", TimeValue(p.cnpInterval));
 }
 
+bool
+RoceDcqcn::NeedsEcn() const
+{
+    return true;
+}
+
 std::string
 RoceDcqcn::GetName() const
 {

@@ -157,6 +157,7 @@ class RoceDcqcn : public RoceCongestionOps
     static void SetPresetDefaults(std::string name);
 
     std::string GetName() const override;
+    bool NeedsEcn() const override;
     void Start(const Context& ctx) override;
     void Stop() override;
     void OnSend(uint32_t bytes) override;

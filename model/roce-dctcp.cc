@@ -64,6 +64,12 @@ RoceDctcp::RoceDctcp()
 
 RoceDctcp::~RoceDctcp() = default;
 
+bool
+RoceDctcp::NeedsEcn() const
+{
+    return true;
+}
+
 std::string
 RoceDctcp::GetName() const
 {

@@ -63,6 +63,7 @@ class RoceDctcp : public RoceCongestionOps
     ~RoceDctcp() override;
 
     std::string GetName() const override;
+    bool NeedsEcn() const override;
     void Start(const Context& ctx) override;
     void OnAck(const Ack& ack) override;
 

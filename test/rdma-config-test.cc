@@ -8,6 +8,7 @@
 #include "ait-switch-scenario.h"
 #include "ait-test-fixture.h"
 
+#include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/leaf-spine-helper.h"
 #include "ns3/rail-optimized-helper.h"
@@ -154,4 +155,34 @@ TEST_F(Ns3Fixture, ConfigPathsReachTheNicOfAHostWithOnePortOnItsNode)
     EXPECT_EQ(Config::LookupMatches("/NodeList/*/$ns3::RdmaNic").GetN(), 4u);
     EXPECT_EQ(Config::LookupMatches("/NodeList/*/DeviceList/*/$ns3::RdmaNic").GetN(), 0u);
     EXPECT_EQ(ls.GetHostNode(2)->GetObject<RdmaNic>(), hostNics[2]);
+}
+
+TEST_F(Ns3Fixture, EcnOnlyCongestionControlIsRefusedWithoutEcnCapableData)
+{
+    // DCQCN and DCTCP react to ECN marks only: with data that is not ECN-capable no switch
+    // marks anything and they would run at line rate under their name. The QP refuses; the
+    // algorithms that need no marks still run.
+    auto connect = [](const std::string& cc) {
+        Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue(cc));
+        Config::SetDefault("ns3::RdmaNic::EcnCapable", BooleanValue(false));
+        HandFabric f(2, 1);
+        for (uint32_t h = 0; h < 2; ++h)
+        {
+            f.sw[0]->SetRoute(h, {f.ConnectHost(h, 0)});
+        }
+        RdmaHelper rdma;
+        Ptr<RdmaNic> a = rdma.Install(f.hostDev[0], HandFabric::Ip(0));
+        Ptr<RdmaNic> b = rdma.Install(f.hostDev[1], HandFabric::Ip(1));
+        rdma.Connect(a, b);
+    };
+    EXPECT_DEATH(connect("Dcqcn"),
+                 "CongestionControl Dcqcn reacts to ECN marks only, but "
+                 "EcnCapable is false");
+    EXPECT_DEATH(connect("Dctcp"), "CongestionControl Dctcp reacts to ECN marks only");
+    for (const std::string cc : {"Hpcc", "Timely", "None"})
+    {
+        connect(cc);
+        Simulator::Destroy();
+        Config::Reset();
+    }
 }
