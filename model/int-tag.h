@@ -17,7 +17,9 @@ namespace ns3
  * \brief In-band network telemetry (INT) of a data packet: one record per switch hop, as HPCC
  *        (Li et al., SIGCOMM 2019) uses them.
  *
- * Each RoceSwitch with IntEnabled appends a record when the packet leaves its egress queue:
+ * Each RoceSwitch appends a record when the packet leaves its egress queue, to a packet that
+ * carries an IntTag (the INT header its NIC attached because the QP's congestion control needs
+ * INT) or to every RoCE data packet with RoceSwitch::IntEnabled:
  * the time, the egress port's cumulative transmitted bytes, its queue length in the packet's
  * priority and its line rate. The records travel as packet metadata (an ns-3 packet tag), so
  * they do not change the bytes on the wire or in pcaps; the receiver's NIC echoes them to the
