@@ -18,8 +18,10 @@ namespace ns3
  *        every time, this is created once per object.
  *
  * For a per-packet event of which at most one is pending at a time (a device's
- * transmit-complete). It must not be cancelled (an EventImpl stays cancelled); an owner that is
- * disposed while the event is pending calls Detach(), after which the event does nothing.
+ * transmit-complete), or of which the pending ones all run the same code in order (a cable's
+ * arrivals, each delivering the oldest frame on the wire). It must not be cancelled (an EventImpl
+ * stays cancelled); an owner that is disposed while the event is pending calls Detach(), after
+ * which the event does nothing.
  *
  * \tparam T the object's class
  */
@@ -45,6 +47,17 @@ class ReusableEvent : public EventImpl
     {
         // Schedule takes a reference (GetPointer) and releases it after running the event
         Simulator::Schedule(delay, Ptr<EventImpl>(this));
+    }
+
+    /**
+     * \brief Schedule the call after \p delay in another context (e.g. the receiving node).
+     * \param context the context (node id)
+     * \param delay the delay
+     */
+    void ScheduleWithContext(uint32_t context, const Time& delay)
+    {
+        Ref(); // the reference the simulator releases after running the event
+        Simulator::ScheduleWithContext(context, delay, this);
     }
 
     /// Forget the object: a pending event does nothing.

@@ -138,12 +138,13 @@ RoceChannel::TransmitStart(Ptr<Packet> frame, Ptr<RoceNetDevice> src, Time txTim
     }
     if (!d.arrival)
     {
-        d.arrival = Create<ArrivalEvent>(this, dir);
+        d.arrival = Create<ReusableEvent<RoceChannel>>(this,
+                                                       dir == 0 ? &RoceChannel::DeliverNext0
+                                                                : &RoceChannel::DeliverNext1);
     }
     d.frames.push_back({frame, m_generation});
     d.lastArrival = arrival;
-    d.arrival->Ref(); // the reference the simulator releases after running the event
-    Simulator::ScheduleWithContext(d.context, delay, PeekPointer(d.arrival));
+    d.arrival->ScheduleWithContext(d.context, delay);
 }
 
 void
@@ -177,25 +178,16 @@ RoceChannel::DeliverNext(uint32_t dir)
     m_dev[dir]->Receive(f.frame);
 }
 
-RoceChannel::ArrivalEvent::ArrivalEvent(RoceChannel* channel, uint32_t dir)
-    : m_channel(channel),
-      m_dir(dir)
+void
+RoceChannel::DeliverNext0()
 {
+    DeliverNext(0);
 }
 
 void
-RoceChannel::ArrivalEvent::Detach()
+RoceChannel::DeliverNext1()
 {
-    m_channel = nullptr;
-}
-
-void
-RoceChannel::ArrivalEvent::Notify()
-{
-    if (m_channel)
-    {
-        m_channel->DeliverNext(m_dir);
-    }
+    DeliverNext(1);
 }
 
 void

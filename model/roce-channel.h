@@ -4,6 +4,7 @@
 #ifndef ROCE_CHANNEL_H
 #define ROCE_CHANNEL_H
 
+#include "reusable-event.h"
 #include "ring-fifo.h"
 
 #include "ns3/channel.h"
@@ -105,25 +106,10 @@ class RoceChannel : public Channel
      */
     void DeliverNext(uint32_t dir);
 
-    /// The reusable arrival event of one direction (scheduled once per frame on the wire).
-    class ArrivalEvent : public EventImpl
-    {
-      public:
-        /**
-         * \param channel the channel
-         * \param dir the direction (index of the receiving end)
-         */
-        ArrivalEvent(RoceChannel* channel, uint32_t dir);
-        /// Forget the channel (it is being disposed; events still scheduled do nothing).
-        void Detach();
-
-      protected:
-        void Notify() override;
-
-      private:
-        RoceChannel* m_channel; //!< the channel
-        uint32_t m_dir;         //!< the direction
-    };
+    /// Deliver the oldest frame on the wire towards m_dev[0] (the arrival event's target).
+    void DeliverNext0();
+    /// Deliver the oldest frame on the wire towards m_dev[1].
+    void DeliverNext1();
 
     /// A frame on the wire.
     struct InFlight
@@ -135,11 +121,11 @@ class RoceChannel : public Channel
     /// One direction of the cable (frames travelling to m_dev[i]).
     struct Direction
     {
-        RingFifo<InFlight> frames; //!< frames on the wire, in arrival order
-        Time lastArrival;          //!< arrival time of the newest frame in the FIFO
-        Ptr<ArrivalEvent> arrival; //!< the reusable arrival event
-        uint32_t context{0};       //!< node id of the receiving end
-        bool contextKnown{false};  //!< context has been looked up
+        RingFifo<InFlight> frames;               //!< frames on the wire, in arrival order
+        Time lastArrival;                        //!< arrival time of the newest frame in the FIFO
+        Ptr<ReusableEvent<RoceChannel>> arrival; //!< the reusable arrival event
+        uint32_t context{0};                     //!< node id of the receiving end
+        bool contextKnown{false};                //!< context has been looked up
     };
 
     Time m_delay;                                  //!< one-way propagation delay
