@@ -371,8 +371,7 @@ RdmaNic::Setup(Ptr<RoceNetDevice> device, Ipv4Address address)
         device->AggregateObject(this);
     }
     m_address = address;
-    device->SetRoceReceiveCallback(MakeCallback(&RdmaNic::Receive, this));
-    device->SetTxDequeueCallback(MakeCallback(&RdmaNic::Dequeued, this));
+    device->SetFrameSink(this, 0);
 }
 
 Ipv4Address
@@ -684,6 +683,29 @@ RdmaNic::Dequeued(Ptr<RoceNetDevice> dev, Ptr<Packet> frame, uint8_t priority, u
 }
 
 void
+RdmaNic::ReceiveFrame(uint32_t port,
+                      RoceNetDevice* dev,
+                      RoceWireFrame& frame,
+                      uint16_t protocol,
+                      uint8_t priority)
+{
+    Receive(Ptr<RoceNetDevice>(dev), frame.packet.Release(), protocol, priority);
+}
+
+void
+RdmaNic::FrameDequeued(uint32_t port,
+                       RoceNetDevice* dev,
+                       RoceWireFrame& frame,
+                       uint8_t priority,
+                       uint64_t cookie)
+{
+    if (cookie == COOKIE_DATA && !m_ready[priority].empty())
+    {
+        Pump(priority); // refill the now empty queue (the wire is busy: the frame just waits)
+    }
+}
+
+void
 RdmaNic::SendNext(Ptr<RdmaQueuePair> qp)
 {
     uint64_t seq;
@@ -789,7 +811,10 @@ RdmaNic::SendNext(Ptr<RdmaQueuePair> qp)
              dscp,
              m_ecnCapable ? Ipv4Header::ECN_ECT0 : Ipv4Header::ECN_NotECT,
              COOKIE_DATA,
-             12 + ext);
+             12 + ext,
+             opcode,
+             qp->m_peerQpn,
+             qp->m_cc->NeedsInt());
     // pace: the wire bytes of this packet at the QP's rate
     const uint64_t wire = payload + pad + ext + 12 + 8 + 20 + 4 + 14 + 4;
     const uint64_t rate = std::max<uint64_t>(1, qp->m_cc->GetRate().GetBitRate());
@@ -810,7 +835,10 @@ RdmaNic::Transmit(Ptr<Packet> p,
                   uint8_t dscp,
                   uint8_t ecn,
                   uint64_t cookie,
-                  uint32_t transportHeaderBytes)
+                  uint32_t transportHeaderBytes,
+                  uint8_t opcode,
+                  uint32_t destQp,
+                  bool intHeader)
 {
     UdpHeader udp;
     udp.SetSourcePort(sport);
@@ -836,7 +864,19 @@ RdmaNic::Transmit(Ptr<Packet> p,
     {
         m_txTrace(p);
     }
-    m_device->SendWithPriority(p, m_device->GetRemoteAddress(), 0x0800, priority, cookie);
+    RoceWireFrame f;
+    f.ipBytes = p->GetSize();
+    f.desc.src = m_address.Get();
+    f.desc.dst = dst.Get();
+    f.desc.ports = (uint32_t(sport) << 16) | BthHeader::UDP_PORT;
+    f.desc.destQp = destQp & 0xffffff;
+    f.desc.tos = static_cast<uint8_t>((dscp << 2) | ecn);
+    f.desc.proto = 17;
+    f.desc.opcode = opcode;
+    f.desc.flags = RoceFrameDescriptor::VALID | RoceFrameDescriptor::ROCE_BTH |
+                   (intHeader ? RoceFrameDescriptor::INT_HEADER : 0);
+    f.packet = OwnedPacket(p);
+    m_device->SendFrame(std::move(f), m_device->GetRemoteAddress(), priority, cookie);
 }
 
 // ------------------------------------------------------------------ timeouts
@@ -1106,7 +1146,8 @@ RdmaNic::SendAck(Ptr<RdmaQueuePair> qp,
         p->AddPacketTag(tag);
     }
     IntTag intTag;
-    if (data && data->PeekPacketTag(intTag))
+    const bool intHeader = data && data->PeekPacketTag(intTag);
+    if (intHeader)
     {
         p->AddPacketTag(intTag);
     }
@@ -1120,7 +1161,10 @@ RdmaNic::SendAck(Ptr<RdmaQueuePair> qp,
              m_controlPriority * 8,
              Ipv4Header::ECN_NotECT,
              0,
-             12 + 4);
+             12 + 4,
+             BthHeader::RC_ACK,
+             qp->m_peerQpn,
+             intHeader);
 }
 
 void
@@ -1143,7 +1187,10 @@ RdmaNic::SendCnp(Ptr<RdmaQueuePair> qp)
              m_controlPriority * 8,
              Ipv4Header::ECN_NotECT,
              0,
-             12);
+             12,
+             BthHeader::CNP,
+             qp->m_peerQpn,
+             false);
 }
 
 void

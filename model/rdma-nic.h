@@ -6,6 +6,7 @@
 
 #include "rdma-queue-pair.h"
 #include "ring-fifo.h"
+#include "roce-frame-sink.h"
 
 #include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
@@ -39,7 +40,7 @@ class RoceNetDevice;
  * no per-packet scan over QPs. The NIC hands the device a new data frame of a priority only when
  * that priority's egress queue is empty, so a paused priority (PFC) stops exactly its QPs.
  */
-class RdmaNic : public Object
+class RdmaNic : public Object, public RoceFrameSink
 {
   public:
     /// How lost packets are recovered.
@@ -187,6 +188,17 @@ class RdmaNic : public Object
      * \param cookie cookie
      */
     void Dequeued(Ptr<RoceNetDevice> dev, Ptr<Packet> frame, uint8_t priority, uint64_t cookie);
+    // RoceFrameSink: the port's per-packet path
+    void ReceiveFrame(uint32_t port,
+                      RoceNetDevice* dev,
+                      RoceWireFrame& frame,
+                      uint16_t protocol,
+                      uint8_t priority) override;
+    void FrameDequeued(uint32_t port,
+                       RoceNetDevice* dev,
+                       RoceWireFrame& frame,
+                       uint8_t priority,
+                       uint64_t cookie) override;
     /**
      * \brief Data packet for a QP (responder).
      * \param qp the QP
@@ -232,6 +244,9 @@ class RdmaNic : public Object
      * \param cookie 1 for data frames (the NIC refills the queue when they leave)
      * \param transportHeaderBytes bytes of BTH and extension headers at the start of p (the
      *        rest is zero payload, which the ICRC folds in without reading it)
+     * \param opcode the BTH opcode (for the frame descriptor)
+     * \param destQp the BTH destination QP (for the frame descriptor)
+     * \param intHeader p carries an IntTag
      */
     void Transmit(Ptr<Packet> p,
                   Ipv4Address dst,
@@ -240,7 +255,10 @@ class RdmaNic : public Object
                   uint8_t dscp,
                   uint8_t ecn,
                   uint64_t cookie,
-                  uint32_t transportHeaderBytes);
+                  uint32_t transportHeaderBytes,
+                  uint8_t opcode,
+                  uint32_t destQp,
+                  bool intHeader);
     /**
      * \brief Make a QP eligible to send if it has something to send.
      * \param qp the QP

@@ -104,7 +104,16 @@ RoceChannel::Attach(Ptr<RoceNetDevice> device)
 void
 RoceChannel::TransmitStart(Ptr<Packet> frame, Ptr<RoceNetDevice> src, Time txTime)
 {
-    Ptr<RoceNetDevice> dst = (src == m_dev[0]) ? m_dev[1] : m_dev[0];
+    RoceWireFrame f;
+    f.packet = OwnedPacket(frame);
+    TransmitStart(std::move(f), PeekPointer(src), txTime);
+}
+
+void
+RoceChannel::TransmitStart(RoceWireFrame&& frame, RoceNetDevice* src, Time txTime)
+{
+    const bool fromFirst = src == PeekPointer(m_dev[0]);
+    RoceNetDevice* dst = PeekPointer(fromFirst ? m_dev[1] : m_dev[0]);
     if (!dst)
     {
         return; // an unconnected end: the frame leaves into nowhere
@@ -112,10 +121,14 @@ RoceChannel::TransmitStart(Ptr<Packet> frame, Ptr<RoceNetDevice> src, Time txTim
     if (!m_up)
     {
         ++m_downDrops;
-        m_dropTrace(frame);
+        if (!m_dropTrace.IsEmpty())
+        {
+            src->WriteFrameHeader(frame);
+            m_dropTrace(frame.packet.Share());
+        }
         return;
     }
-    const uint32_t dir = (src == m_dev[0]) ? 1 : 0;
+    const uint32_t dir = fromFirst ? 1 : 0;
     Direction& d = m_dir[dir];
     if (!d.contextKnown)
     {
@@ -127,12 +140,13 @@ RoceChannel::TransmitStart(Ptr<Packet> frame, Ptr<RoceNetDevice> src, Time txTim
     if (!d.frames.empty() && arrival < d.lastArrival)
     {
         // the Delay was shortened while frames are on the wire: this frame overtakes them
+        src->WriteFrameHeader(frame);
         Simulator::ScheduleWithContext(d.context,
                                        delay,
                                        &RoceChannel::Deliver,
                                        this,
-                                       dst,
-                                       frame,
+                                       Ptr<RoceNetDevice>(dst),
+                                       frame.packet.Release(),
                                        m_generation);
         return;
     }
@@ -142,7 +156,7 @@ RoceChannel::TransmitStart(Ptr<Packet> frame, Ptr<RoceNetDevice> src, Time txTim
                                                        dir == 0 ? &RoceChannel::DeliverNext0
                                                                 : &RoceChannel::DeliverNext1);
     }
-    d.frames.push_back({frame, m_generation});
+    d.frames.push_back({std::move(frame), m_generation});
     d.lastArrival = arrival;
     d.arrival->ScheduleWithContext(d.context, delay);
 }
@@ -172,7 +186,11 @@ RoceChannel::DeliverNext(uint32_t dir)
     if (!m_up || f.generation != m_generation)
     {
         ++m_downDrops;
-        m_dropTrace(f.frame);
+        if (!m_dropTrace.IsEmpty())
+        {
+            m_dev[1 - dir]->WriteFrameHeader(f.frame);
+            m_dropTrace(f.frame.packet.Share());
+        }
         return;
     }
     m_dev[dir]->Receive(f.frame);

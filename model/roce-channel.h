@@ -6,6 +6,7 @@
 
 #include "reusable-event.h"
 #include "ring-fifo.h"
+#include "roce-wire-frame.h"
 
 #include "ns3/channel.h"
 #include "ns3/event-impl.h"
@@ -57,6 +58,15 @@ class RoceChannel : public Channel
      * \param txTime the serialization time of the frame at the sender
      */
     void TransmitStart(Ptr<Packet> frame, Ptr<RoceNetDevice> src, Time txTime);
+
+    /**
+     * \brief Start sending a frame (the devices' per-packet path: the frame is moved along,
+     *        framed or not).
+     * \param frame the frame
+     * \param src the sending device (one of the two ends)
+     * \param txTime its serialization time (the last bit arrives txTime + Delay from now)
+     */
+    void TransmitStart(RoceWireFrame&& frame, RoceNetDevice* src, Time txTime);
 
     /**
      * \param device one end of the cable
@@ -114,8 +124,8 @@ class RoceChannel : public Channel
     /// A frame on the wire.
     struct InFlight
     {
-        Ptr<Packet> frame;   //!< the frame
-        uint32_t generation; //!< failure generation when it was sent
+        RoceWireFrame frame;    //!< the frame
+        uint32_t generation{0}; //!< failure generation when it was sent
     };
 
     /// One direction of the cable (frames travelling to m_dev[i]).

@@ -23,6 +23,7 @@
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace ns3
@@ -154,6 +155,12 @@ RoceNetDevice::GetTypeId()
                             "The last bit of a frame left.",
                             MakeTraceSourceAccessor(&RoceNetDevice::m_phyTxEndTrace),
                             "ns3::Packet::TracedCallback")
+            .AddTraceSource("PhyTxEndBytes",
+                            "The last bit of a frame left: its bytes as carried (as PhyTxEnd, "
+                            "without handing over the frame, so that the frame's bytes need "
+                            "not be written).",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_phyTxEndBytesTrace),
+                            "ns3::TracedValueCallback::Uint32")
             .AddTraceSource("PhyRxEnd",
                             "The last bit of a frame arrived.",
                             MakeTraceSourceAccessor(&RoceNetDevice::m_phyRxEndTrace),
@@ -265,6 +272,7 @@ RoceNetDevice::DoDispose()
         q.bytes = 0;
     }
     m_current = nullptr;
+    m_sink = nullptr;
     for (auto* ev : {&m_txCompleteEvent, &m_gapCompleteEvent})
     {
         if (*ev)
@@ -577,17 +585,63 @@ RoceNetDevice::Enqueue(Ptr<Packet> packet,
     {
         m_macTxTrace(packet);
     }
-    TxQueue& q = m_queues[priority];
     Frame(packet, src, dst, protocol, priority);
-    uint32_t bytes = packet->GetSize();
+    RoceWireFrame f;
+    f.packet = OwnedPacket(packet);
+    const uint32_t bytes = packet->GetSize();
+    return Queue(std::move(f), bytes, priority, cookie);
+}
+
+bool
+RoceNetDevice::SendFrame(RoceWireFrame&& frame,
+                         Mac48Address dest,
+                         uint8_t priority,
+                         uint64_t cookie)
+{
+    CheckPriority(priority, "SendFrame");
+    NS_ASSERT_MSG(frame.ipBytes == frame.packet.Get()->GetSize(),
+                  "SendFrame: ipBytes " << frame.ipBytes << " != size "
+                                        << frame.packet.Get()->GetSize());
+    NS_ASSERT_MSG(frame.desc == RoceFrameDescriptor::Parse(*frame.packet.Get()),
+                  "SendFrame: the descriptor does not match the datagram");
+    if (frame.ipBytes > m_mtu)
+    {
+        NS_FATAL_ERROR("RoceNetDevice::Send: packet of "
+                       << frame.ipBytes << " bytes exceeds the Mtu of " << m_mtu << " bytes");
+    }
+    if (!m_macTxTrace.IsEmpty())
+    {
+        m_macTxTrace(frame.packet.Share());
+    }
+    frame.dst = dest;
+    frame.pcp = priority;
+    frame.state = m_vlanEnabled ? RoceWireFrame::UNFRAMED_VLAN : RoceWireFrame::UNFRAMED;
+    const uint32_t header = m_vlanEnabled ? 18 : 14;
+    uint32_t bytes = std::max(frame.ipBytes + header, MIN_FRAME_BYTES);
+    if (m_fcsEnabled)
+    {
+        WriteFrameHeader(frame); // the FCS is computed over the bytes
+        bytes += FCS_BYTES;
+    }
+    return Queue(std::move(frame), bytes, priority, cookie);
+}
+
+bool
+RoceNetDevice::Queue(RoceWireFrame&& frame, uint32_t bytes, uint8_t priority, uint64_t cookie)
+{
+    TxQueue& q = m_queues[priority];
     if (m_maxQueueBytes != 0 && q.bytes + bytes > m_maxQueueBytes)
     {
         NS_LOG_LOGIC("priority " << +priority << " queue full, drop");
         ++m_ctr[priority].txQueueDrops;
-        m_macTxDropTrace(packet);
+        if (!m_macTxDropTrace.IsEmpty())
+        {
+            WriteFrameHeader(frame);
+            m_macTxDropTrace(frame.packet.Share());
+        }
         return false;
     }
-    q.frames.push_back({packet, bytes, cookie});
+    q.frames.push_back({std::move(frame), bytes, cookie});
     q.bytes += bytes;
     m_txQueueBytes += bytes;
     if (!m_queueBytesTrace.IsEmpty())
@@ -599,6 +653,79 @@ RoceNetDevice::Enqueue(Ptr<Packet> packet,
         TryTransmit();
     }
     return true;
+}
+
+void
+RoceNetDevice::WriteFrameHeader(RoceWireFrame& frame) const
+{
+    if (frame.state == RoceWireFrame::FRAMED)
+    {
+        return;
+    }
+    Ptr<Packet> p = frame.packet.Share();
+    const bool tagged = frame.state == RoceWireFrame::UNFRAMED_VLAN;
+    uint32_t headerBytes = tagged ? 18 : 14;
+    EthernetHeader eth(false);
+    eth.SetSource(m_address);
+    eth.SetDestination(frame.dst);
+    if (p->GetSize() + headerBytes < MIN_FRAME_BYTES)
+    {
+        p->AddPaddingAtEnd(MIN_FRAME_BYTES - headerBytes - p->GetSize());
+    }
+    if (tagged)
+    {
+        VlanHeader tag;
+        tag.SetPriority(frame.pcp);
+        tag.SetVlanId(m_vlanId);
+        tag.SetInnerType(ETHERTYPE_IPV4);
+        p->AddHeader(tag);
+        eth.SetLengthType(VlanHeader::TPID);
+    }
+    else
+    {
+        eth.SetLengthType(ETHERTYPE_IPV4);
+    }
+    p->AddHeader(eth);
+    if (m_fcsEnabled)
+    {
+        EthernetTrailer fcs;
+        fcs.EnableFcs(true);
+        fcs.CalcFcs(p);
+        p->AddTrailer(fcs);
+    }
+    frame.state = RoceWireFrame::FRAMED;
+}
+
+void
+RoceNetDevice::MarkCe(RoceWireFrame& frame) const
+{
+    if (frame.state == RoceWireFrame::FRAMED)
+    {
+        MarkCeInFrame(frame.packet.Share());
+    }
+    else
+    {
+        MarkCeIpv4(frame.packet.Share());
+    }
+    if (frame.desc.flags)
+    {
+        frame.desc.tos |= Ipv4Header::ECN_CE;
+    }
+}
+
+bool
+RoceNetDevice::TxNeedsBytes() const
+{
+    return !m_phyTxBeginTrace.IsEmpty() || !m_snifferTrace.IsEmpty() ||
+           !m_promiscSnifferTrace.IsEmpty() || !m_phyTxEndTrace.IsEmpty() ||
+           (!m_sink && !m_txDequeueCallback.IsNull());
+}
+
+void
+RoceNetDevice::SetFrameSink(RoceFrameSink* sink, uint32_t port)
+{
+    m_sink = sink;
+    m_sinkPort = port;
 }
 
 int
@@ -668,16 +795,16 @@ RoceNetDevice::TryTransmit()
         return;
     }
     TxQueue& q = m_queues[sel];
-    QueuedFrame qf = q.frames.front();
+    QueuedFrame qf = std::move(q.frames.front());
     q.frames.pop_front();
     q.bytes -= qf.bytes;
     // the wire is taken from here on: a frame queued from the dequeue callback below waits
     m_txBusy = true;
-    m_current = qf.frame;
+    RoceWireFrame& f = qf.frame;
     if (static_cast<uint32_t>(sel) == CONTROL_QUEUE)
     {
         PfcHeader pfc;
-        Ptr<Packet> copy = qf.frame->Copy();
+        Ptr<Packet> copy = f.packet.Get()->Copy();
         EthernetHeader eth(false);
         copy->RemoveHeader(eth);
         copy->PeekHeader(pfc);
@@ -701,9 +828,17 @@ RoceNetDevice::TryTransmit()
         }
         ++m_ctr[sel].txFrames;
         m_ctr[sel].txBytes += qf.bytes;
-        if (!m_txDequeueCallback.IsNull())
+        if (f.state != RoceWireFrame::FRAMED && TxNeedsBytes())
         {
-            m_txDequeueCallback(this, qf.frame, sel, qf.cookie);
+            WriteFrameHeader(f);
+        }
+        if (m_sink)
+        {
+            m_sink->FrameDequeued(m_sinkPort, this, f, sel, qf.cookie);
+        }
+        else if (!m_txDequeueCallback.IsNull())
+        {
+            m_txDequeueCallback(this, f.packet.Share(), sel, qf.cookie);
         }
     }
 
@@ -714,19 +849,26 @@ RoceNetDevice::TryTransmit()
     m_txCarry = static_cast<uint64_t>(num % bps);
     const Time txTime = NanoSeconds(ns);
 
-    if (!m_phyTxBeginTrace.IsEmpty())
-
+    if (f.state == RoceWireFrame::FRAMED)
     {
-        m_phyTxBeginTrace(qf.frame);
+        if (!m_phyTxBeginTrace.IsEmpty())
+        {
+            m_phyTxBeginTrace(f.packet.Share());
+        }
+        if (!m_snifferTrace.IsEmpty())
+        {
+            m_snifferTrace(f.packet.Share());
+        }
+        if (!m_promiscSnifferTrace.IsEmpty())
+        {
+            m_promiscSnifferTrace(f.packet.Share());
+        }
+        if (!m_phyTxEndTrace.IsEmpty())
+        {
+            m_current = f.packet.Share();
+        }
     }
-    if (!m_snifferTrace.IsEmpty())
-    {
-        m_snifferTrace(qf.frame);
-    }
-    if (!m_promiscSnifferTrace.IsEmpty())
-    {
-        m_promiscSnifferTrace(qf.frame);
-    }
+    m_currentBytes = qf.bytes;
     NS_LOG_LOGIC("tx priority " << sel << " " << qf.bytes << " B for " << txTime.As(Time::NS));
     if (!m_txCompleteEvent)
     {
@@ -736,18 +878,25 @@ RoceNetDevice::TryTransmit()
     m_txCompleteEvent->Schedule(txTime);
     if (m_channel)
     {
-        m_channel->TransmitStart(qf.frame, this, txTime);
+        m_channel->TransmitStart(std::move(f), this, txTime);
     }
 }
 
 void
 RoceNetDevice::TransmitComplete()
 {
-    if (!m_phyTxEndTrace.IsEmpty())
+    if (m_current)
     {
-        m_phyTxEndTrace(m_current);
+        if (!m_phyTxEndTrace.IsEmpty())
+        {
+            m_phyTxEndTrace(m_current);
+        }
+        m_current = nullptr;
     }
-    m_current = nullptr;
+    if (!m_phyTxEndBytesTrace.IsEmpty())
+    {
+        m_phyTxEndBytesTrace(m_currentBytes);
+    }
     if (m_ifg.IsStrictlyPositive())
     {
         if (!m_gapCompleteEvent)
@@ -799,7 +948,9 @@ RoceNetDevice::SendPfcFrame(const PfcHeader& header)
         p->AddTrailer(fcs);
     }
     TxQueue& q = m_queues[CONTROL_QUEUE];
-    q.frames.push_back({p, p->GetSize(), 0});
+    RoceWireFrame f;
+    f.packet = OwnedPacket(p);
+    q.frames.push_back({std::move(f), p->GetSize(), 0});
     q.bytes += p->GetSize();
     TryTransmit();
 }
@@ -1019,6 +1170,57 @@ RoceNetDevice::ReceiveControl(Ptr<Packet> frame)
 void
 RoceNetDevice::Receive(Ptr<Packet> frame)
 {
+    RoceWireFrame f;
+    f.packet = OwnedPacket(frame);
+    ReceiveFramed(f);
+}
+
+void
+RoceNetDevice::Receive(RoceWireFrame& f)
+{
+    if (f.state != RoceWireFrame::FRAMED)
+    {
+        if (m_receiveErrorModel || m_fcsEnabled || !m_snifferTrace.IsEmpty() ||
+            !m_promiscSnifferTrace.IsEmpty() || !m_phyRxEndTrace.IsEmpty())
+        {
+            // someone looks at the bytes: the sender writes its header
+            m_channel->GetPeer(this)->WriteFrameHeader(f);
+            ReceiveFramed(f);
+            return;
+        }
+        // an unframed IPv4 datagram with its descriptor: nothing to parse or strip
+        const uint8_t priority =
+            f.state == RoceWireFrame::UNFRAMED_VLAN ? f.pcp : static_cast<uint8_t>(f.desc.tos >> 5);
+        ++m_ctr[priority].rxFrames;
+        m_ctr[priority].rxBytes += f.ipBytes;
+        if (m_sink)
+        {
+            if (!m_macRxTrace.IsEmpty())
+            {
+                m_macRxTrace(f.packet.Share());
+            }
+            m_sink->ReceiveFrame(m_sinkPort, this, f, ETHERTYPE_IPV4, priority);
+            return;
+        }
+        if (!m_roceRxCallback.IsNull())
+        {
+            if (!m_macRxTrace.IsEmpty())
+            {
+                m_macRxTrace(f.packet.Share());
+            }
+            m_roceRxCallback(this, f.packet.Release(), ETHERTYPE_IPV4, priority);
+            return;
+        }
+        HandUp(f.packet.Release(), ETHERTYPE_IPV4, m_channel->GetPeer(this)->m_address, f.dst);
+        return;
+    }
+    ReceiveFramed(f);
+}
+
+void
+RoceNetDevice::ReceiveFramed(RoceWireFrame& f)
+{
+    Ptr<Packet> frame = f.packet.Share();
     if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(frame))
     {
         ++m_rxDrops;
@@ -1091,23 +1293,42 @@ RoceNetDevice::Receive(Ptr<Packet> frame)
             frame->RemoveAtEnd(frame->GetSize() - totalLength);
         }
     }
+    f.ipBytes = frame->GetSize();
+    f.state = RoceWireFrame::UNFRAMED; // the packet is the datagram now
     ++m_ctr[priority].rxFrames;
-    m_ctr[priority].rxBytes += frame->GetSize();
+    m_ctr[priority].rxBytes += f.ipBytes;
 
+    if (m_sink)
+    {
+        if (!m_macRxTrace.IsEmpty())
+        {
+            m_macRxTrace(frame);
+        }
+        frame = nullptr;
+        m_sink->ReceiveFrame(m_sinkPort, this, f, protocol, priority);
+        return;
+    }
     if (!m_roceRxCallback.IsNull())
     {
         if (!m_macRxTrace.IsEmpty())
         {
             m_macRxTrace(frame);
         }
+        f.packet.Reset();
         m_roceRxCallback(this, frame, protocol, priority);
         return;
     }
-
     Mac48Address dst;
     dst.CopyFrom(h);
     Mac48Address src;
     src.CopyFrom(h + 6);
+    f.packet.Reset();
+    HandUp(frame, protocol, src, dst);
+}
+
+void
+RoceNetDevice::HandUp(Ptr<Packet> frame, uint16_t protocol, Mac48Address src, Mac48Address dst)
+{
     PacketType type;
     if (dst.IsBroadcast())
     {

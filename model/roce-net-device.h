@@ -6,6 +6,8 @@
 
 #include "reusable-event.h"
 #include "ring-fifo.h"
+#include "roce-frame-sink.h"
+#include "roce-wire-frame.h"
 
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
@@ -197,6 +199,51 @@ class RoceNetDevice : public NetDevice
                           uint64_t cookie = 0);
 
     /**
+     * \brief Queue an IPv4 datagram with its descriptor: the per-packet path of NICs and
+     *        switches.
+     *
+     * The datagram travels unframed (see RoceWireFrame): the Ethernet header, tag and padding
+     * are written into the bytes only when something looks at them (a sniffer or pcap, the
+     * PhyTx/PhyRx traces, an error model, FCS, a generic callback); what is seen is then
+     * byte for byte what SendWithPriority() would have sent.
+     * \param frame packet = the datagram (at most Mtu bytes), desc = its descriptor (filled
+     *        as RoceFrameDescriptor::Parse() would), ipBytes = its size
+     * \param dest destination MAC address
+     * \param priority 0..7
+     * \param cookie opaque value handed back to the frame sink / TxDequeueCallback
+     * \return false if the frame was dropped because the priority queue is full
+     */
+    bool SendFrame(RoceWireFrame&& frame, Mac48Address dest, uint8_t priority, uint64_t cookie);
+
+    /**
+     * \brief Hand data frames to a sink (a switch port or a NIC) instead of the
+     *        RoceReceiveCallback / TxDequeueCallback (which then stay unused).
+     * \param sink the sink (nullptr: none); it must outlive the device or unset itself
+     * \param port the index passed back to the sink
+     */
+    void SetFrameSink(RoceFrameSink* sink, uint32_t port);
+
+    /**
+     * \brief A frame from the cable (called by RoceChannel).
+     * \param frame the frame, framed or not; the packet may be moved away
+     */
+    void Receive(RoceWireFrame& frame);
+
+    /**
+     * \brief Write a frame's Ethernet header (tag, padding) into its bytes, as this device
+     *        sends it; nothing if it is framed already.
+     * \param frame a frame this device sent
+     */
+    void WriteFrameHeader(RoceWireFrame& frame) const;
+
+    /**
+     * \brief Set the ECN field of a frame's IPv4 datagram to CE (framed or not; the descriptor
+     *        follows).
+     * \param frame a frame of this device
+     */
+    void MarkCe(RoceWireFrame& frame) const;
+
+    /**
      * \brief Set the callback run when a data frame is dequeued for transmission.
      * \param cb the callback
      */
@@ -337,9 +384,9 @@ class RoceNetDevice : public NetDevice
     /// A queued frame: the finished frame and its wire size.
     struct QueuedFrame
     {
-        Ptr<Packet> frame; //!< complete frame (headers, padding, FCS if enabled)
-        uint32_t bytes;    //!< bytes as carried
-        uint64_t cookie;   //!< opaque value for the TxDequeueCallback
+        RoceWireFrame frame; //!< the frame (framed, or the datagram and its header fields)
+        uint32_t bytes{0};   //!< frame bytes as carried (headers, padding, FCS if enabled)
+        uint64_t cookie{0};  //!< opaque value for the frame sink / TxDequeueCallback
     };
 
     /// A priority queue.
@@ -377,6 +424,30 @@ class RoceNetDevice : public NetDevice
                Mac48Address dst,
                uint16_t protocol,
                uint8_t priority) const;
+    /**
+     * \brief Queue a frame.
+     * \param frame the frame
+     * \param bytes its bytes as carried
+     * \param priority priority queue
+     * \param cookie opaque value for the sink
+     * \return false if dropped (queue full)
+     */
+    bool Queue(RoceWireFrame&& frame, uint32_t bytes, uint8_t priority, uint64_t cookie);
+    /// \return true if a trace that receives the bytes of sent frames is connected
+    bool TxNeedsBytes() const;
+    /**
+     * \brief Receive a framed frame (the Ethernet header is in the bytes).
+     * \param frame the frame
+     */
+    void ReceiveFramed(RoceWireFrame& frame);
+    /**
+     * \brief Hand a received datagram up to the generic NetDevice callbacks.
+     * \param packet the datagram
+     * \param protocol EtherType
+     * \param src source MAC
+     * \param dst destination MAC
+     */
+    void HandUp(Ptr<Packet> packet, uint16_t protocol, Mac48Address src, Mac48Address dst);
     /// Start the next frame if the wire is free.
     void TryTransmit();
     /**
@@ -456,7 +527,10 @@ class RoceNetDevice : public NetDevice
     Time m_ifg;               //!< interframe gap
     uint64_t m_maxQueueBytes; //!< per-priority queue limit in bytes (0 = unlimited)
     Ptr<RoceChannel> m_channel;                              //!< attached channel
-    Ptr<Packet> m_current;                                   //!< frame being serialized
+    RoceFrameSink* m_sink{nullptr};                          //!< where data frames go
+    uint32_t m_sinkPort{0};                                  //!< index passed to the sink
+    uint32_t m_currentBytes{0};                              //!< bytes of the frame on the wire
+    Ptr<Packet> m_current;                                   //!< frame being serialized (traced)
     Ptr<ReusableEvent<RoceNetDevice>> m_txCompleteEvent;     //!< TransmitComplete, one per device
     Ptr<ErrorModel> m_receiveErrorModel;                     //!< receive error model
     RoceReceiveCallback m_roceRxCallback;                    //!< fast-path callback
@@ -467,6 +541,7 @@ class RoceNetDevice : public NetDevice
     TracedCallback<Ptr<const Packet>> m_snifferTrace;        //!< pcap sniffer (tx and rx)
     TracedCallback<Ptr<const Packet>> m_promiscSnifferTrace; //!< promiscuous sniffer
     TracedCallback<Ptr<const Packet>> m_phyTxEndTrace;       //!< last bit on the wire
+    TracedCallback<uint32_t> m_phyTxEndBytesTrace;           //!< last bit on the wire (bytes)
     TracedCallback<Ptr<const Packet>> m_phyRxEndTrace;       //!< last bit received
     TracedCallback<Ptr<const Packet>> m_macRxTrace;          //!< packet handed up
     TracedValue<uint64_t> m_txQueueBytes;                    //!< bytes queued, all priorities

@@ -26,33 +26,11 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("RoceSwitch");
 
-namespace
-{
-
-/// \return true if the packet carries an INT header (an IntTag the sender attached)
-bool
-CarriesIntHeader(Ptr<const Packet> packet)
-{
-    // data packets carry no tag unless their QP asked for INT: usually an empty list
-    PacketTagIterator it = packet->GetPacketTagIterator();
-    while (it.HasNext())
-    {
-        if (it.Next().GetTypeId() == IntTag::GetTypeId())
-        {
-            return true;
-        }
-    }
-    return false;
-}
-
-} // namespace
-
 NS_OBJECT_ENSURE_REGISTERED(RoceSwitch);
 
 namespace
 {
 constexpr uint32_t NPRIO = RoceNetDevice::NUM_PRIORITIES;
-constexpr uint32_t HDR_BYTES = 40; //!< IPv4 (20) + UDP (8) + BTH (12)
 constexpr uint32_t FLOWLET_TABLE = 4096;
 constexpr uint8_t FLAG_ECT = 1;
 constexpr uint8_t FLAG_INT = 2;
@@ -66,18 +44,6 @@ Mix(uint64_t x)
     x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
     x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
     return x ^ (x >> 31);
-}
-
-inline uint32_t
-Rd32(const uint8_t* p)
-{
-    return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | p[3];
-}
-
-inline uint16_t
-Rd16(const uint8_t* p)
-{
-    return (uint16_t(p[0]) << 8) | p[1];
 }
 
 const char* const LB_NAMES[] = {"Ecmp", "EEcmp", "Spray", "Adaptive", "Flowlet"};
@@ -133,6 +99,11 @@ RoceSwitch::GetTypeId()
                             "A packet was admitted to an egress queue (packet, port, priority).",
                             MakeTraceSourceAccessor(&RoceSwitch::m_enqueueTrace),
                             "ns3::RoceSwitch::EnqueueTracedCallback")
+            .AddTraceSource("EnqueueBytes",
+                            "A packet was admitted to an egress queue (port, priority, bytes): "
+                            "Enqueue without the packet (cheaper to connect).",
+                            MakeTraceSourceAccessor(&RoceSwitch::m_enqueueBytesTrace),
+                            "ns3::RoceSwitch::DequeueTracedCallback")
             .AddTraceSource("Dequeue",
                             "A packet left an egress queue (port, priority, bytes).",
                             MakeTraceSourceAccessor(&RoceSwitch::m_dequeueTrace),
@@ -193,10 +164,7 @@ RoceSwitch::DoDispose()
     }
     for (auto& p : m_ports)
     {
-        p->SetRoceReceiveCallback(
-            MakeNullCallback<void, Ptr<RoceNetDevice>, Ptr<Packet>, uint16_t, uint8_t>());
-        p->SetTxDequeueCallback(
-            MakeNullCallback<void, Ptr<RoceNetDevice>, Ptr<Packet>, uint8_t, uint64_t>());
+        p->SetFrameSink(nullptr, 0);
     }
     m_ports.clear();
     m_node = nullptr;
@@ -256,8 +224,7 @@ RoceSwitch::AddPort(Ptr<RoceNetDevice> device)
     }
     const uint32_t port = m_ports.size();
     m_ports.push_back(device);
-    device->SetRoceReceiveCallback(MakeCallback(&RoceSwitch::Receive, this, port));
-    device->SetTxDequeueCallback(MakeCallback(&RoceSwitch::Dequeued, this, port));
+    device->SetFrameSink(this, port);
     return port;
 }
 
@@ -400,33 +367,19 @@ RoceSwitch::Configure()
 }
 
 uint64_t
-RoceSwitch::FlowHash(const uint8_t* hdr, uint32_t n, bool withQp) const
+RoceSwitch::FlowHash(const RoceFrameDescriptor& d, bool withQp) const
 {
-    const uint32_t src = Rd32(hdr + 12);
-    const uint32_t dst = Rd32(hdr + 16);
-    const uint8_t proto = hdr[9];
-    const uint32_t ihl = (hdr[0] & 0x0f) * 4;
-    uint32_t ports = 0;
-    uint32_t qp = 0;
-    if (proto == 17 && n >= ihl + 8)
-    {
-        ports = (uint32_t(Rd16(hdr + ihl)) << 16) | Rd16(hdr + ihl + 2);
-        if (withQp && n >= ihl + 8 + 8)
-        {
-            qp = Rd32(hdr + ihl + 8 + 4) & 0xffffff;
-        }
-    }
-    uint64_t h = Mix(m_seed ^ ((uint64_t(src) << 32) | dst));
-    h = Mix(h ^ ((uint64_t(proto) << 32) | ports));
+    uint64_t h = Mix(m_seed ^ ((uint64_t(d.src) << 32) | d.dst));
+    h = Mix(h ^ ((uint64_t(d.proto) << 32) | d.ports));
     if (withQp)
     {
-        h = Mix(h ^ qp);
+        h = Mix(h ^ d.destQp);
     }
     return h;
 }
 
 uint32_t
-RoceSwitch::Choose(const uint8_t* hdr, uint32_t n, uint32_t group, uint8_t priority)
+RoceSwitch::Choose(const RoceFrameDescriptor& d, uint32_t group, uint8_t priority)
 {
     const uint32_t size = m_groupSize[group];
     const uint32_t* ports = &m_groupPorts[m_groupStart[group]];
@@ -437,13 +390,13 @@ RoceSwitch::Choose(const uint8_t* hdr, uint32_t n, uint32_t group, uint8_t prior
     switch (m_lb)
     {
     case ECMP:
-        return ports[FlowHash(hdr, n, false) % size];
+        return ports[FlowHash(d, false) % size];
     case E_ECMP:
-        return ports[FlowHash(hdr, n, true) % size];
+        return ports[FlowHash(d, true) % size];
     case SPRAY:
         return ports[(m_sprayCounter++) % size];
     case ADAPTIVE: {
-        const uint32_t start = FlowHash(hdr, n, false) % size;
+        const uint32_t start = FlowHash(d, false) % size;
         uint32_t best = ports[start];
         uint64_t bestBytes = m_mmu->GetEgressBytes(best, priority);
         for (uint32_t k = 1; k < size && bestBytes > 0; ++k)
@@ -459,7 +412,7 @@ RoceSwitch::Choose(const uint8_t* hdr, uint32_t n, uint32_t group, uint8_t prior
         return best;
     }
     case FLOWLET: {
-        const uint64_t h = FlowHash(hdr, n, false);
+        const uint64_t h = FlowHash(d, false);
         Flowlet& f = m_flowlets[h % FLOWLET_TABLE];
         const Time now = Simulator::Now();
         bool valid = f.port != NO_ROUTE && now - f.lastSeen <= m_flowletGap;
@@ -482,18 +435,17 @@ int32_t
 RoceSwitch::SelectEgress(Ptr<const Packet> ipPacket, uint8_t priority)
 {
     Configure();
-    uint8_t hdr[HDR_BYTES];
-    const uint32_t n = ipPacket->CopyData(hdr, HDR_BYTES);
-    if (n < 20)
+    const RoceFrameDescriptor d = RoceFrameDescriptor::Parse(*ipPacket);
+    if (!(d.flags & RoceFrameDescriptor::VALID))
     {
         return -1;
     }
-    const uint32_t idx = Rd32(hdr + 16) - m_base;
+    const uint32_t idx = d.dst - m_base;
     if (idx >= m_hostGroup.size() || m_hostGroup[idx] == NO_ROUTE)
     {
         return -1;
     }
-    return Choose(hdr, n, m_hostGroup[idx], priority);
+    return Choose(d, m_hostGroup[idx], priority);
 }
 
 void
@@ -507,46 +459,49 @@ RoceSwitch::Drop(Ptr<const Packet> packet, uint32_t inPort, uint8_t priority, ui
 }
 
 void
-RoceSwitch::Receive(uint32_t inPort,
-                    Ptr<RoceNetDevice> dev,
-                    Ptr<Packet> packet,
-                    uint16_t protocol,
-                    uint8_t priority)
+RoceSwitch::ReceiveFrame(uint32_t inPort,
+                         RoceNetDevice* dev,
+                         RoceWireFrame& frame,
+                         uint16_t protocol,
+                         uint8_t priority)
 {
     if (!m_configured)
     {
         Configure();
     }
-    uint8_t hdr[HDR_BYTES];
-    const uint32_t n = packet->CopyData(hdr, HDR_BYTES);
-    if (protocol != 0x0800 || n < 20 || (hdr[0] >> 4) != 4)
+    if (!frame.desc.flags)
     {
-        Drop(packet, inPort, priority, DROP_NOT_IPV4);
+        frame.desc = RoceFrameDescriptor::Parse(*frame.packet.Get());
+    }
+    const RoceFrameDescriptor& d = frame.desc;
+    if (protocol != 0x0800 || !(d.flags & RoceFrameDescriptor::VALID))
+    {
+        Drop(frame.packet.Share(), inPort, priority, DROP_NOT_IPV4);
         return;
     }
-    const uint32_t idx = Rd32(hdr + 16) - m_base;
+    const uint32_t idx = d.dst - m_base;
     if (idx >= m_hostGroup.size() || m_hostGroup[idx] == NO_ROUTE)
     {
-        Drop(packet, inPort, priority, DROP_NO_ROUTE);
+        Drop(frame.packet.Share(), inPort, priority, DROP_NO_ROUTE);
         return;
     }
-    const uint32_t out = Choose(hdr, n, m_hostGroup[idx], priority);
-    const uint32_t bytes = packet->GetSize();
+    const uint32_t out = Choose(d, m_hostGroup[idx], priority);
+    const uint32_t bytes = frame.ipBytes;
     const SwitchMmu::DropReason r = m_mmu->CheckAdmission(inPort, priority, out, bytes);
     if (r != SwitchMmu::DROP_NONE)
     {
-        Drop(packet, inPort, priority, r);
+        Drop(frame.packet.Share(), inPort, priority, r);
         return;
     }
     uint8_t flags = 0;
-    const uint8_t ecn = hdr[1] & 3;
+    const uint8_t ecn = d.tos & 3;
     if (m_mmu->IsEcnEnabled() && (ecn == 1 || ecn == 2))
     {
         if (m_mmu->GetEcnMarkPoint() == SwitchMmu::MARK_AT_ENQUEUE)
         {
             if (m_mmu->ShouldMark(out, priority))
             {
-                RoceNetDevice::MarkCeIpv4(packet);
+                m_ports[out]->MarkCe(frame);
                 ++m_stats[out * NPRIO + priority].marked;
                 m_markTrace(out, priority);
             }
@@ -556,16 +511,13 @@ RoceSwitch::Receive(uint32_t inPort,
             flags |= FLAG_ECT;
         }
     }
-    if (m_intEnabled || CarriesIntHeader(packet))
+    if ((m_intEnabled || (d.flags & RoceFrameDescriptor::INT_HEADER)) &&
+        (d.flags & RoceFrameDescriptor::ROCE_BTH))
     {
-        const uint32_t ihl = (hdr[0] & 0x0f) * 4;
-        if (hdr[9] == 17 && n >= ihl + 8 + 1 && Rd16(hdr + ihl + 2) == 4791)
+        const uint8_t op = d.opcode;
+        if (op <= 0x0b || op == 0x64 || op == 0x65)
         {
-            const uint8_t op = hdr[ihl + 8];
-            if (op <= 0x0b || op == 0x64 || op == 0x65)
-            {
-                flags |= FLAG_INT;
-            }
+            flags |= FLAG_INT;
         }
     }
     m_mmu->OnEnqueue(inPort, priority, out, bytes);
@@ -573,10 +525,17 @@ RoceSwitch::Receive(uint32_t inPort,
     ++st.enqueuedPackets;
     st.enqueuedBytes += bytes;
     st.maxQueueBytes = std::max(st.maxQueueBytes, m_mmu->GetEgressBytes(out, priority));
-    m_enqueueTrace(packet, out, priority);
+    if (!m_enqueueTrace.IsEmpty())
+    {
+        m_enqueueTrace(frame.packet.Share(), out, priority);
+    }
+    if (!m_enqueueBytesTrace.IsEmpty())
+    {
+        m_enqueueBytesTrace(out, priority, bytes);
+    }
     const uint64_t cookie = uint64_t(bytes) | (uint64_t(inPort) << 32) |
                             (uint64_t(priority) << 48) | (uint64_t(flags) << 56);
-    m_ports[out]->SendWithPriority(packet, m_nextHopMac[out], 0x0800, priority, cookie);
+    m_ports[out]->SendFrame(std::move(frame), m_nextHopMac[out], priority, cookie);
 
     if (m_mmu->IsLossless(priority) && !m_pausedUpstream[inPort * NPRIO + priority] &&
         m_mmu->ShouldPause(inPort, priority))
@@ -586,11 +545,11 @@ RoceSwitch::Receive(uint32_t inPort,
 }
 
 void
-RoceSwitch::Dequeued(uint32_t outPort,
-                     Ptr<RoceNetDevice> dev,
-                     Ptr<Packet> frame,
-                     uint8_t priority,
-                     uint64_t cookie)
+RoceSwitch::FrameDequeued(uint32_t outPort,
+                          RoceNetDevice* dev,
+                          RoceWireFrame& frame,
+                          uint8_t priority,
+                          uint64_t cookie)
 {
     const uint32_t bytes = cookie & 0xffffffff;
     const uint32_t inPort = (cookie >> 32) & 0xffff;
@@ -601,24 +560,26 @@ RoceSwitch::Dequeued(uint32_t outPort,
     m_dequeueTrace(outPort, priority, bytes);
     if ((flags & FLAG_ECT) && m_mmu->ShouldMark(outPort, priority))
     {
-        dev->MarkCeInFrame(frame);
+        dev->MarkCe(frame);
         ++st.marked;
         m_markTrace(outPort, priority);
     }
     if (flags & FLAG_INT)
     {
+        Packet* p = frame.packet.Get();
         IntTag tag;
-        frame->RemovePacketTag(tag);
+        p->RemovePacketTag(tag);
         uint64_t tx = 0;
-        for (uint8_t p = 0; p < NPRIO; ++p)
+        for (uint8_t q = 0; q < NPRIO; ++q)
         {
-            tx += dev->GetCounters(p).txBytes;
+            tx += dev->GetCounters(q).txBytes;
         }
         tag.AddHop({static_cast<uint64_t>(Simulator::Now().GetNanoSeconds()),
                     tx,
                     static_cast<uint32_t>(m_mmu->GetEgressBytes(outPort, priority)),
                     dev->GetDataRate().GetBitRate()});
-        frame->AddPacketTag(tag);
+        p->AddPacketTag(tag);
+        frame.desc.flags |= RoceFrameDescriptor::INT_HEADER;
     }
     if (m_pausedUpstream[inPort * NPRIO + priority] && m_mmu->ShouldResume(inPort, priority))
     {

@@ -4,6 +4,7 @@
 #ifndef ROCE_SWITCH_H
 #define ROCE_SWITCH_H
 
+#include "roce-frame-sink.h"
 #include "roce-net-device.h"
 #include "switch-mmu.h"
 
@@ -42,7 +43,7 @@ class UniformRandomVariable;
  * Buffering is done by the SwitchMmu (shared buffer, PFC on lossless priorities, drops on lossy
  * ones, ECN marking); egress scheduling by the ports (strict priority + DWRR).
  */
-class RoceSwitch : public Object
+class RoceSwitch : public Object, public RoceFrameSink
 {
   public:
     /// Load-balancing schemes.
@@ -181,49 +182,32 @@ class RoceSwitch : public Object
         uint32_t port; //!< its egress port
     };
 
-    /**
-     * \brief Fast-path receive from a port.
-     * \param inPort ingress port index
-     * \param dev ingress device
-     * \param packet IPv4 datagram
-     * \param protocol EtherType
-     * \param priority priority
-     */
-    void Receive(uint32_t inPort,
-                 Ptr<RoceNetDevice> dev,
-                 Ptr<Packet> packet,
-                 uint16_t protocol,
-                 uint8_t priority);
-    /**
-     * \brief A frame left an egress queue.
-     * \param outPort egress port index
-     * \param dev egress device
-     * \param frame the frame
-     * \param priority priority
-     * \param cookie what Receive() stored
-     */
-    void Dequeued(uint32_t outPort,
-                  Ptr<RoceNetDevice> dev,
-                  Ptr<Packet> frame,
-                  uint8_t priority,
-                  uint64_t cookie);
+    // RoceFrameSink: the per-packet path of the ports
+    void ReceiveFrame(uint32_t inPort,
+                      RoceNetDevice* dev,
+                      RoceWireFrame& frame,
+                      uint16_t protocol,
+                      uint8_t priority) override;
+    void FrameDequeued(uint32_t outPort,
+                       RoceNetDevice* dev,
+                       RoceWireFrame& frame,
+                       uint8_t priority,
+                       uint64_t cookie) override;
     /**
      * \brief Choose the egress port among a group.
-     * \param hdr the first bytes of the packet (IPv4, UDP, BTH)
-     * \param n how many of them are valid
+     * \param d the packet's descriptor
      * \param group the ECMP group index
      * \param priority priority
      * \return the port
      */
-    uint32_t Choose(const uint8_t* hdr, uint32_t n, uint32_t group, uint8_t priority);
+    uint32_t Choose(const RoceFrameDescriptor& d, uint32_t group, uint8_t priority);
     /**
      * \brief Hash of a packet's flow fields.
-     * \param hdr first bytes of the packet
-     * \param n valid bytes
+     * \param d the packet's descriptor
      * \param withQp include the BTH destination QP
      * \return the hash
      */
-    uint64_t FlowHash(const uint8_t* hdr, uint32_t n, bool withQp) const;
+    uint64_t FlowHash(const RoceFrameDescriptor& d, bool withQp) const;
     /**
      * \brief Drop a packet.
      * \param packet the packet
@@ -289,9 +273,10 @@ class RoceSwitch : public Object
 
     TracedCallback<Ptr<const Packet>, uint32_t, uint32_t> m_dropTrace; //!< drop (pkt, port, reason)
     TracedCallback<Ptr<const Packet>, uint32_t, uint8_t>
-        m_enqueueTrace;                                         //!< enqueue (pkt, out, prio)
-    TracedCallback<uint32_t, uint8_t, uint32_t> m_dequeueTrace; //!< dequeue (out, prio, bytes)
-    TracedCallback<uint32_t, uint8_t> m_markTrace;              //!< CE mark (out, prio)
+        m_enqueueTrace;                                              //!< enqueue (pkt, out, prio)
+    TracedCallback<uint32_t, uint8_t, uint32_t> m_enqueueBytesTrace; //!< enqueue (out, prio, bytes)
+    TracedCallback<uint32_t, uint8_t, uint32_t> m_dequeueTrace;      //!< dequeue (out, prio, bytes)
+    TracedCallback<uint32_t, uint8_t> m_markTrace;                   //!< CE mark (out, prio)
     TracedCallback<uint32_t, uint8_t, bool> m_pfcTrace; //!< pause (true) / resume sent (port, prio)
 };
 
