@@ -333,7 +333,7 @@ NetworkStatsHelper::Install(RoceTopologyHelper& topology, const std::vector<Ptr<
     for (uint32_t s = 0; s < m_switches.size(); ++s)
     {
         Ptr<RoceSwitch> sw = m_switches[s].sw;
-        sw->TraceConnectWithoutContext("Enqueue",
+        sw->TraceConnectWithoutContext("EnqueueBytes",
                                        MakeCallback(&NetworkStatsHelper::OnEnqueue, this, s));
         sw->TraceConnectWithoutContext("Mark", MakeCallback(&NetworkStatsHelper::OnMark, this, s));
         sw->TraceConnectWithoutContext("Drop", MakeCallback(&NetworkStatsHelper::OnDrop, this, s));
@@ -350,7 +350,7 @@ NetworkStatsHelper::Install(RoceTopologyHelper& topology, const std::vector<Ptr<
         if (m_linkInterval.IsStrictlyPositive())
         {
             m_dirs[d].dev->TraceConnectWithoutContext(
-                "PhyTxEnd",
+                "PhyTxEndBytes",
                 MakeCallback(&NetworkStatsHelper::OnPhyTxEnd, this, d));
         }
     }
@@ -395,7 +395,7 @@ NetworkStatsHelper::OnMessage(uint32_t src,
 }
 
 void
-NetworkStatsHelper::OnEnqueue(uint32_t sw, Ptr<const Packet> packet, uint32_t port, uint8_t prio)
+NetworkStatsHelper::OnEnqueue(uint32_t sw, uint32_t port, uint8_t prio, uint32_t bytes)
 {
     SwitchInfo& info = m_switches[sw];
     const uint32_t i = port * NPRIO + prio;
@@ -460,14 +460,14 @@ NetworkStatsHelper::OnPfcRx(uint32_t dir, uint8_t priority, uint16_t quanta)
 }
 
 void
-NetworkStatsHelper::OnPhyTxEnd(uint32_t dir, Ptr<const Packet> frame)
+NetworkStatsHelper::OnPhyTxEnd(uint32_t dir, uint32_t frameBytes)
 {
     Direction& d = m_dirs[dir];
     if (d.bytes == 0)
     {
         m_busyDirs.push_back(dir);
     }
-    d.bytes += frame->GetSize() + d.fcsExtra;
+    d.bytes += frameBytes + d.fcsExtra;
     if (!m_linkSampling)
     {
         m_linkSampling = true;

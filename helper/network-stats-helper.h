@@ -408,13 +408,13 @@ class NetworkStatsHelper
                    Time posted,
                    Time completed);
     /**
-     * \brief Trace sink of RoceSwitch Enqueue.
+     * \brief Trace sink of RoceSwitch EnqueueBytes.
      * \param sw switch index (bound)
-     * \param packet the packet
      * \param port egress port
      * \param priority priority
+     * \param bytes packet bytes
      */
-    void OnEnqueue(uint32_t sw, Ptr<const Packet> packet, uint32_t port, uint8_t priority);
+    void OnEnqueue(uint32_t sw, uint32_t port, uint8_t priority, uint32_t bytes);
     /**
      * \brief Trace sink of RoceSwitch Mark.
      * \param sw switch index (bound)
@@ -446,11 +446,11 @@ class NetworkStatsHelper
      */
     void OnPfcRx(uint32_t dir, uint8_t priority, uint16_t quanta);
     /**
-     * \brief Trace sink of RoceNetDevice PhyTxEnd.
+     * \brief Trace sink of RoceNetDevice PhyTxEndBytes.
      * \param dir direction index (bound)
-     * \param frame the frame
+     * \param frameBytes bytes of the frame as carried
      */
-    void OnPhyTxEnd(uint32_t dir, Ptr<const Packet> frame);
+    void OnPhyTxEnd(uint32_t dir, uint32_t frameBytes);
     /// Take a queue sample and schedule the next one (or stop).
     void SampleQueues();
     /// Close a link interval and schedule the next one (or stop).
