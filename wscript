@@ -64,6 +64,7 @@ def build(bld):
         'test/cc-convergence-test.cc',
         'test/communicator-test.cc',
         'test/flat-heap-scheduler-test.cc',
+        'test/frame-descriptor-test.cc',
         'test/halving-doubling-test.cc',
         'test/training-job-test.cc',
         'test/training-workload-test.cc',

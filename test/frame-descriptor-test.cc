@@ -1,0 +1,282 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Unframed frames (RoceWireFrame) and their descriptor (RoceFrameDescriptor): Parse() reads the
+ * fields a switch acts on exactly as the byte parser did (addresses, TOS, ports, BTH opcode and
+ * destination QP, IHL options, short and non-UDP packets, the INT tag); and a k=4 fabric gives
+ * the same results whether frames travel unframed (no trace connected), framed everywhere (a
+ * sniffer on every device) or mixed (sniffers on half the devices, so that receivers write the
+ * sender's header), with the sniffed bytes of every device identical in the framed and mixed
+ * runs: DCQCN with ECN marks, HPCC with INT and spraying, 802.1Q-tagged frames.
+ */
+#include "ait-test-fixture.h"
+
+#include "ns3/communicator.h"
+#include "ns3/fat-tree-helper.h"
+#include "ns3/int-tag.h"
+#include "ns3/node-list.h"
+#include "ns3/packet.h"
+#include "ns3/rdma-helper.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/rdma-queue-pair.h"
+#include "ns3/roce-frame-descriptor.h"
+#include "ns3/roce-net-device.h"
+#include "ns3/roce-switch.h"
+#include "ns3/string.h"
+
+#include <map>
+#include <vector>
+
+using namespace ns3;
+using namespace ns3::test;
+
+namespace
+{
+
+/// IPv4 (IHL 5, TOS 0x8a, proto 17, 10.0.0.1 -> 10.0.0.2) + UDP 49152 -> 4791 + BTH op 0x0a QP
+/// 0x123456.
+std::vector<uint8_t>
+RoceBytes()
+{
+    return {0x45, 0x8a, 0x00, 0x40, 0,    0,    0x40, 0,    64,   17,   0,    0,    10, 0,
+            0,    1,    10,   0,    0,    2,    0xc0, 0x00, 0x12, 0xb7, 0x00, 0x2c, 0,  0,
+            0x0a, 0x40, 0xff, 0xff, 0x00, 0x12, 0x34, 0x56, 0x80, 0,    0,    7};
+}
+
+} // namespace
+
+TEST(FrameDescriptor, ParsesWhatSwitchesActOn)
+{
+    const std::vector<uint8_t> b = RoceBytes();
+    const RoceFrameDescriptor d = RoceFrameDescriptor::Parse(b.data(), b.size());
+    EXPECT_EQ(d.flags, RoceFrameDescriptor::VALID | RoceFrameDescriptor::ROCE_BTH);
+    EXPECT_EQ(d.src, 0x0a000001u);
+    EXPECT_EQ(d.dst, 0x0a000002u);
+    EXPECT_EQ(d.tos, 0x8a);
+    EXPECT_EQ(d.proto, 17);
+    EXPECT_EQ(d.ports, (49152u << 16) | 4791u);
+    EXPECT_EQ(d.opcode, 0x0a);
+    EXPECT_EQ(d.destQp, 0x123456u);
+}
+
+TEST(FrameDescriptor, ShortNonUdpAndOptionPacketsGiveWhatTheBytesHold)
+{
+    std::vector<uint8_t> b = RoceBytes();
+    // not IPv4
+    b[0] = 0x65;
+    EXPECT_EQ(RoceFrameDescriptor::Parse(b.data(), b.size()).flags, 0);
+    b[0] = 0x45;
+    EXPECT_EQ(RoceFrameDescriptor::Parse(b.data(), 19).flags, 0);
+    // IPv4 only: no ports, no QP
+    RoceFrameDescriptor d = RoceFrameDescriptor::Parse(b.data(), 27);
+    EXPECT_EQ(d.flags, RoceFrameDescriptor::VALID);
+    EXPECT_EQ(d.ports, 0u);
+    // UDP, BTH opcode but not up to the QP
+    d = RoceFrameDescriptor::Parse(b.data(), 29);
+    EXPECT_EQ(d.flags, RoceFrameDescriptor::VALID | RoceFrameDescriptor::ROCE_BTH);
+    EXPECT_EQ(d.destQp, 0u);
+    // another UDP port: no BTH
+    b[22] = 0x12;
+    b[23] = 0x34;
+    d = RoceFrameDescriptor::Parse(b.data(), b.size());
+    EXPECT_EQ(d.flags, RoceFrameDescriptor::VALID);
+    EXPECT_EQ(d.destQp, 0x123456u); // the switches' E-ECMP hash reads it all the same
+    // TCP: no ports
+    b[9] = 6;
+    d = RoceFrameDescriptor::Parse(b.data(), b.size());
+    EXPECT_EQ(d.ports, 0u);
+    EXPECT_EQ(d.destQp, 0u);
+    // IHL 6 (4 option bytes): UDP starts at 24, the BTH QP lies past the 40 bytes parsed
+    std::vector<uint8_t> o = RoceBytes();
+    o[0] = 0x46;
+    o.insert(o.begin() + 20, {1, 1, 1, 1});
+    d = RoceFrameDescriptor::Parse(o.data(), o.size());
+    EXPECT_EQ(d.ports, (49152u << 16) | 4791u);
+    EXPECT_EQ(d.opcode, 0x0a);
+    EXPECT_EQ(d.destQp, 0x123456u); // 24 + 8 + 8 = 40: just inside
+    o[0] = 0x47;
+    o.insert(o.begin() + 20, {1, 1, 1, 1});
+    d = RoceFrameDescriptor::Parse(o.data(), o.size());
+    EXPECT_EQ(d.ports, (49152u << 16) | 4791u);
+    EXPECT_EQ(d.destQp, 0u); // past the 40 bytes
+}
+
+TEST(FrameDescriptor, SeesTheIntTagOfAPacket)
+{
+    const std::vector<uint8_t> b = RoceBytes();
+    Ptr<Packet> p = Create<Packet>(b.data(), b.size());
+    EXPECT_EQ(RoceFrameDescriptor::Parse(*p).flags & RoceFrameDescriptor::INT_HEADER, 0);
+    p->AddPacketTag(IntTag());
+    EXPECT_NE(RoceFrameDescriptor::Parse(*p).flags & RoceFrameDescriptor::INT_HEADER, 0);
+    EXPECT_EQ(RoceFrameDescriptor::Parse(*p).destQp, 0x123456u);
+}
+
+namespace
+{
+
+/// Which devices get a sniffer.
+enum Sniffers
+{
+    NONE,
+    ALL,
+    HALF
+};
+
+/// What a fabric run measured.
+struct Run
+{
+    std::vector<uint64_t> numbers;        //!< completion times, QP and device counters
+    std::map<uint32_t, uint64_t> sniffed; //!< device index -> hash of the bytes it sniffed
+    uint64_t marks{0};                    //!< ECN marks of all switches
+};
+
+/// FNV-1a over a frame's bytes, folded into a device's running hash.
+void
+HashFrame(uint64_t* h, Ptr<const Packet> frame)
+{
+    std::vector<uint8_t> buf(frame->GetSize());
+    frame->CopyData(buf.data(), buf.size());
+    for (uint8_t c : buf)
+    {
+        *h = (*h ^ c) * 0x100000001b3ULL;
+    }
+    *h = (*h ^ buf.size()) * 0x100000001b3ULL;
+}
+
+/// A 1 MB ring all-reduce and a 4 MB all-to-all on a k=4 fat-tree.
+Run
+RunFabric(Sniffers sniffers, const std::string& cc, const std::string& lb, bool vlan)
+{
+    RngSeedManager::SetSeed(1);
+    RngSeedManager::SetRun(1);
+    Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue(cc));
+    Config::SetDefault("ns3::RoceNetDevice::VlanEnabled", BooleanValue(vlan));
+    FatTreeHelper fabric(4);
+    fabric.SetSwitchAttribute("LoadBalancing", StringValue(lb));
+    fabric.Install();
+    fabric.AssignStreams(1);
+    RdmaHelper rdma;
+    if (lb == "Spray")
+    {
+        rdma.SetNicAttribute("LossRecovery", StringValue("SelectiveRepeat"));
+    }
+    std::vector<Ptr<RdmaNic>> nics = rdma.Install(fabric);
+    Ptr<Communicator> comm = CreateObject<Communicator>();
+    comm->Setup(nics);
+    comm->Start(Communicator::ALL_REDUCE, 1000 * 1000);
+    comm->Start(Communicator::ALL_TO_ALL, 4 * 1000 * 1000); // incast: ECN marks
+
+    Run r;
+    std::vector<Ptr<RoceNetDevice>> devs;
+    for (uint32_t n = 0; n < NodeList::GetNNodes(); ++n)
+    {
+        Ptr<Node> node = NodeList::GetNode(n);
+        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+        {
+            if (Ptr<RoceNetDevice> dev = DynamicCast<RoceNetDevice>(node->GetDevice(d)))
+            {
+                devs.push_back(dev);
+            }
+        }
+    }
+    for (uint32_t i = 0; i < devs.size(); ++i)
+    {
+        if (sniffers == ALL || (sniffers == HALF && i % 2 == 0))
+        {
+            uint64_t* h = &r.sniffed[i];
+            *h = 0xcbf29ce484222325ULL;
+            devs[i]->TraceConnectWithoutContext("Sniffer", MakeBoundCallback(&HashFrame, h));
+        }
+    }
+    Simulator::Stop(Seconds(1));
+    Simulator::Run();
+
+    EXPECT_EQ(comm->GetResults().size(), 2u);
+    for (const Communicator::Result& res : comm->GetResults())
+    {
+        r.numbers.push_back(res.end.GetTimeStep());
+    }
+    r.numbers.push_back(Simulator::Now().GetTimeStep());
+    for (const Ptr<RdmaNic>& nic : nics)
+    {
+        for (uint32_t q = 0; q < nic->GetNQps(); ++q)
+        {
+            const RdmaQueuePair::Stats& s = nic->GetQpByIndex(q)->GetStats();
+            for (uint64_t v : {s.bytesAcked,
+                               s.packetsSent,
+                               s.packetsRetransmitted,
+                               s.acksSent,
+                               s.naksSent,
+                               s.cnpsReceived,
+                               s.bytesReceived})
+            {
+                r.numbers.push_back(v);
+            }
+        }
+    }
+    for (const Ptr<RoceNetDevice>& dev : devs)
+    {
+        for (uint8_t p = 0; p < 8; ++p)
+        {
+            const RoceNetDevice::PriorityCounters& c = dev->GetCounters(p);
+            for (uint64_t v : {c.txFrames, c.txBytes, c.rxFrames, c.rxBytes, c.pausesSent})
+            {
+                r.numbers.push_back(v);
+            }
+        }
+    }
+    for (uint32_t s = 0; s < fabric.GetNSwitches(); ++s)
+    {
+        Ptr<RoceSwitch> sw = fabric.GetSwitch(s);
+        for (uint32_t port = 0; port < sw->GetNPorts(); ++port)
+        {
+            for (uint8_t p = 0; p < 8; ++p)
+            {
+                r.marks += sw->GetPortStats(port, p).marked;
+                r.numbers.push_back(sw->GetPortStats(port, p).marked);
+                r.numbers.push_back(sw->GetPortStats(port, p).enqueuedBytes);
+            }
+        }
+    }
+    Simulator::Destroy();
+    Config::Reset();
+    return r;
+}
+
+/// Run a configuration unframed, framed and mixed; compare.
+void
+CheckSameEverywhere(const std::string& cc, const std::string& lb, bool vlan, bool expectMarks)
+{
+    const Run none = RunFabric(NONE, cc, lb, vlan);
+    const Run all = RunFabric(ALL, cc, lb, vlan);
+    const Run half = RunFabric(HALF, cc, lb, vlan);
+    ASSERT_GT(none.numbers.size(), 1000u);
+    EXPECT_EQ(none.numbers, all.numbers);
+    EXPECT_EQ(none.numbers, half.numbers);
+    if (expectMarks)
+    {
+        EXPECT_GT(none.marks, 0u);
+    }
+    ASSERT_GT(half.sniffed.size(), 10u);
+    for (const auto& [dev, h] : half.sniffed)
+    {
+        EXPECT_EQ(h, all.sniffed.at(dev)) << "device " << dev;
+    }
+}
+
+} // namespace
+
+TEST_F(Ns3Fixture, UnframedFramedAndMixedRunsAgreeWithDcqcnAndEcnMarks)
+{
+    CheckSameEverywhere("Dcqcn", "Ecmp", false, true);
+}
+
+TEST_F(Ns3Fixture, UnframedFramedAndMixedRunsAgreeWithHpccIntAndSpraying)
+{
+    CheckSameEverywhere("Hpcc", "Spray", false, false);
+}
+
+TEST_F(Ns3Fixture, UnframedFramedAndMixedRunsAgreeWithVlanTags)
+{
+    CheckSameEverywhere("Dcqcn", "EEcmp", true, true);
+}
