@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <utility>
 
 namespace ns3
@@ -22,7 +23,7 @@ namespace ns3
  * starts at 4 slots and doubles when full (it never shrinks, so a busy queue reaches a steady
  * size and then allocates nothing).
  *
- * \tparam T the element type (default-constructible and movable)
+ * \tparam T the element type (movable)
  */
 template <typename T>
 class RingFifo
@@ -31,6 +32,11 @@ class RingFifo
     RingFifo() = default;
     RingFifo(const RingFifo&) = delete;
     RingFifo& operator=(const RingFifo&) = delete;
+
+    ~RingFifo()
+    {
+        clear();
+    }
 
     /// \return true if no element is queued
     bool empty() const
@@ -44,7 +50,7 @@ class RingFifo
         return m_size;
     }
 
-    /// \return the slots allocated (0 before the first push)
+    /// \return the number of slots allocated
     uint32_t capacity() const
     {
         return m_cap;
@@ -53,35 +59,35 @@ class RingFifo
     /// \return the oldest element (the FIFO must not be empty)
     T& front()
     {
-        return m_buf[m_head];
+        return *Slot(m_head);
     }
 
     /// \return the oldest element (the FIFO must not be empty)
     const T& front() const
     {
-        return m_buf[m_head];
+        return *Slot(m_head);
     }
 
     /**
-     * \param i position from the front (i < size())
+     * \param i position from the front (< size())
      * \return the element
      */
     T& operator[](uint32_t i)
     {
-        return m_buf[(m_head + i) & (m_cap - 1)];
+        return *Slot((m_head + i) & (m_cap - 1));
     }
 
     /**
-     * \param i position from the front (i < size())
+     * \param i position from the front (< size())
      * \return the element
      */
     const T& operator[](uint32_t i) const
     {
-        return m_buf[(m_head + i) & (m_cap - 1)];
+        return *Slot((m_head + i) & (m_cap - 1));
     }
 
     /**
-     * \brief Grow to \p n elements by appending copies of \p v (nothing if size() >= n).
+     * \brief Append copies of v until the FIFO holds n elements.
      * \param n the size wanted
      * \param v the value of the new elements
      */
@@ -94,7 +100,10 @@ class RingFifo
     }
 
     /**
-     * \brief Append an element at the back.
+     * \brief Append an element.
+     *
+     * The element is constructed in its slot: the slot's old bytes are never read (at scale
+     * a queue's slot is cold in the cache when it is reused, and only a load would stall).
      * \param v the element
      */
     void push_back(T v)
@@ -103,14 +112,14 @@ class RingFifo
         {
             Grow();
         }
-        m_buf[(m_head + m_size) & (m_cap - 1)] = std::move(v);
+        new (Slot((m_head + m_size) & (m_cap - 1))) T(std::move(v));
         ++m_size;
     }
 
-    /// Remove the oldest element (the FIFO must not be empty); its slot is reset to T().
+    /// Remove the oldest element (the FIFO must not be empty).
     void pop_front()
     {
-        m_buf[m_head] = T();
+        Slot(m_head)->~T();
         m_head = (m_head + 1) & (m_cap - 1);
         --m_size;
     }
@@ -126,24 +135,41 @@ class RingFifo
     }
 
   private:
-    /// Double the ring (4 slots the first time), keeping the order.
+    /// Raw storage of one element.
+    struct alignas(T) Storage
+    {
+        unsigned char bytes[sizeof(T)]; //!< the element's bytes
+    };
+
+    /**
+     * \param i slot index
+     * \return the element in slot i
+     */
+    T* Slot(uint32_t i) const
+    {
+        return std::launder(reinterpret_cast<T*>(m_buf[i].bytes));
+    }
+
+    /// Double the slots (4 at first), moving the elements to the front of the new ring.
     void Grow()
     {
         const uint32_t cap = m_cap ? 2 * m_cap : 4;
-        std::unique_ptr<T[]> buf(new T[cap]);
+        std::unique_ptr<Storage[]> buf(new Storage[cap]);
         for (uint32_t i = 0; i < m_size; ++i)
         {
-            buf[i] = std::move(m_buf[(m_head + i) & (m_cap - 1)]);
+            T* old = Slot((m_head + i) & (m_cap - 1));
+            new (buf[i].bytes) T(std::move(*old));
+            old->~T();
         }
         m_buf = std::move(buf);
         m_cap = cap;
         m_head = 0;
     }
 
-    std::unique_ptr<T[]> m_buf; //!< the ring (nullptr until the first push)
-    uint32_t m_cap{0};          //!< slots (0 or a power of two)
-    uint32_t m_head{0};         //!< index of the oldest element
-    uint32_t m_size{0};         //!< queued elements
+    std::unique_ptr<Storage[]> m_buf; //!< the ring (nullptr until the first push)
+    uint32_t m_cap{0};                //!< slots (0 or a power of two)
+    uint32_t m_head{0};               //!< index of the oldest element
+    uint32_t m_size{0};               //!< queued elements
 };
 
 } // namespace ns3
