@@ -271,6 +271,7 @@ RoceNetDevice::DoDispose()
         q.frames.clear();
         q.bytes = 0;
     }
+    m_nonEmpty = 0;
     m_current = nullptr;
     m_sink = nullptr;
     for (auto* ev : {&m_txCompleteEvent, &m_gapCompleteEvent})
@@ -642,6 +643,7 @@ RoceNetDevice::Queue(RoceWireFrame&& frame, uint32_t bytes, uint8_t priority, ui
         return false;
     }
     q.frames.push_back({std::move(frame), bytes, cookie});
+    m_nonEmpty |= 1u << priority;
     q.bytes += bytes;
     m_txQueueBytes += bytes;
     if (!m_queueBytesTrace.IsEmpty())
@@ -731,20 +733,32 @@ RoceNetDevice::SetFrameSink(RoceFrameSink* sink, uint32_t port)
 int
 RoceNetDevice::SelectQueue()
 {
-    if (!m_queues[CONTROL_QUEUE].frames.empty())
+    if (m_nonEmpty & (1u << CONTROL_QUEUE))
     {
         return CONTROL_QUEUE;
     }
     const uint32_t firstStrict = NUM_PRIORITIES - m_strictClasses;
-    for (int p = NUM_PRIORITIES - 1; p >= static_cast<int>(firstStrict); --p)
+    if (m_nonEmpty >> firstStrict)
     {
-        if (!m_queues[p].frames.empty() && !m_paused[p])
+        for (int p = NUM_PRIORITIES - 1; p >= static_cast<int>(firstStrict); --p)
         {
-            return p;
+            if ((m_nonEmpty & (1u << p)) && !m_paused[p])
+            {
+                return p;
+            }
         }
     }
     if (firstStrict == 0)
     {
+        return -1;
+    }
+    if ((m_nonEmpty & ((1u << firstStrict) - 1)) == 0)
+    {
+        // every DWRR class is empty: what the round below would leave behind, in one step
+        // (each class visited, its deficit reset, the round moved one class on)
+        std::fill(m_deficit.begin(), m_deficit.begin() + firstStrict, 0);
+        m_dwrrCurrent = (m_dwrrCurrent + 1) % firstStrict;
+        m_dwrrNewTurn = true;
         return -1;
     }
     // Deficit weighted round robin over priorities 0..firstStrict-1. The quantum (weight x the
@@ -753,10 +767,10 @@ RoceNetDevice::SelectQueue()
     for (uint32_t visits = 0; visits <= 2 * firstStrict; ++visits)
     {
         const uint32_t c = m_dwrrCurrent;
-        TxQueue& q = m_queues[c];
-        if (q.frames.empty() || m_paused[c])
+        const bool empty = !(m_nonEmpty & (1u << c));
+        if (empty || m_paused[c])
         {
-            if (q.frames.empty())
+            if (empty)
             {
                 m_deficit[c] = 0;
             }
@@ -769,7 +783,7 @@ RoceNetDevice::SelectQueue()
             m_deficit[c] += unit * m_weights[c];
             m_dwrrNewTurn = false;
         }
-        const int64_t head = q.frames.front().bytes;
+        const int64_t head = m_queues[c].frames.front().bytes;
         if (m_deficit[c] >= head)
         {
             m_deficit[c] -= head;
@@ -797,6 +811,10 @@ RoceNetDevice::TryTransmit()
     TxQueue& q = m_queues[sel];
     QueuedFrame qf = std::move(q.frames.front());
     q.frames.pop_front();
+    if (q.frames.empty())
+    {
+        m_nonEmpty &= ~(1u << sel);
+    }
     q.bytes -= qf.bytes;
     // the wire is taken from here on: a frame queued from the dequeue callback below waits
     m_txBusy = true;
@@ -951,6 +969,7 @@ RoceNetDevice::SendPfcFrame(const PfcHeader& header)
     RoceWireFrame f;
     f.packet = OwnedPacket(p);
     q.frames.push_back({std::move(f), p->GetSize(), 0});
+    m_nonEmpty |= 1u << CONTROL_QUEUE;
     q.bytes += p->GetSize();
     TryTransmit();
 }

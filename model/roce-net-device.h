@@ -514,6 +514,7 @@ class RoceNetDevice : public NetDevice
     // per-packet state first, packed (at scale every device is cold in the cache: the
     // fewer lines a frame touches, the faster)
     bool m_txBusy;                             //!< a frame (or gap) occupies the wire
+    uint16_t m_nonEmpty{0};                    //!< bit p: queue p holds frames (8 = control)
     bool m_fcsEnabled;                         //!< carry and check a computed FCS
     bool m_vlanEnabled;                        //!< send 802.1Q-tagged frames
     bool m_dwrrNewTurn;                        //!< the class at m_dwrrCurrent gets a quantum
