@@ -61,11 +61,20 @@ AethHeader::GetSerializedSize() const
 }
 
 void
+AethHeader::Write(uint8_t* out) const
+{
+    out[0] = m_syndrome;
+    out[1] = static_cast<uint8_t>(m_msn >> 16);
+    out[2] = static_cast<uint8_t>(m_msn >> 8);
+    out[3] = static_cast<uint8_t>(m_msn);
+}
+
+void
 AethHeader::Serialize(Buffer::Iterator start) const
 {
-    start.WriteU8(m_syndrome);
-    start.WriteU8(static_cast<uint8_t>(m_msn >> 16));
-    start.WriteHtonU16(static_cast<uint16_t>(m_msn & 0xffff));
+    uint8_t b[4];
+    Write(b);
+    start.Write(b, 4);
 }
 
 uint32_t

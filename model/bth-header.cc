@@ -63,18 +63,29 @@ BthHeader::GetSerializedSize() const
 }
 
 void
+BthHeader::Write(uint8_t* out) const
+{
+    out[0] = m_opcode;
+    out[1] = static_cast<uint8_t>((m_solicitedEvent ? 0x80 : 0) | (m_migReq ? 0x40 : 0) |
+                                  (m_padCount << 4) | m_tver);
+    out[2] = static_cast<uint8_t>(m_pKey >> 8);
+    out[3] = static_cast<uint8_t>(m_pKey);
+    out[4] = m_resv8a;
+    out[5] = static_cast<uint8_t>(m_destQp >> 16);
+    out[6] = static_cast<uint8_t>(m_destQp >> 8);
+    out[7] = static_cast<uint8_t>(m_destQp);
+    out[8] = static_cast<uint8_t>((m_ackReq ? 0x80 : 0) | m_resv7);
+    out[9] = static_cast<uint8_t>(m_psn >> 16);
+    out[10] = static_cast<uint8_t>(m_psn >> 8);
+    out[11] = static_cast<uint8_t>(m_psn);
+}
+
+void
 BthHeader::Serialize(Buffer::Iterator start) const
 {
-    start.WriteU8(m_opcode);
-    start.WriteU8(static_cast<uint8_t>((m_solicitedEvent ? 0x80 : 0) | (m_migReq ? 0x40 : 0) |
-                                       (m_padCount << 4) | m_tver));
-    start.WriteHtonU16(m_pKey);
-    start.WriteU8(m_resv8a);
-    start.WriteU8(static_cast<uint8_t>(m_destQp >> 16));
-    start.WriteHtonU16(static_cast<uint16_t>(m_destQp & 0xffff));
-    start.WriteU8(static_cast<uint8_t>((m_ackReq ? 0x80 : 0) | m_resv7));
-    start.WriteU8(static_cast<uint8_t>(m_psn >> 16));
-    start.WriteHtonU16(static_cast<uint16_t>(m_psn & 0xffff));
+    uint8_t b[12];
+    Write(b);
+    start.Write(b, 12);
 }
 
 uint32_t

@@ -70,6 +70,11 @@ class BthHeader : public Header
     void Print(std::ostream& os) const override;
     uint32_t GetSerializedSize() const override;
     void Serialize(Buffer::Iterator start) const override;
+    /**
+     * \brief Write the 12 header bytes to memory, exactly as Serialize() writes them.
+     * \param out at least 12 bytes
+     */
+    void Write(uint8_t* out) const;
     uint32_t Deserialize(Buffer::Iterator start) override;
 
     /**

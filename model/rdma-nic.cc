@@ -10,6 +10,7 @@
 #include "reth-header.h"
 #include "roce-icrc-trailer.h"
 #include "roce-net-device.h"
+#include "roce-raw-header.h"
 
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
@@ -760,23 +761,39 @@ RdmaNic::SendNext(Ptr<RdmaQueuePair> qp)
     }
     const uint32_t pad = (4 - payload % 4) % 4;
     Ptr<Packet> p = Create<Packet>(payload + pad);
+    uint8_t raw[RoceRawHeader::MAX_BYTES];
+    const bool asBytes = HeadersAsBytes(p);
     uint32_t ext = 0;
-    if (BthHeader::HasReth(opcode))
-    {
-        RethHeader reth;
-        reth.SetVirtualAddress((uint64_t(qp->m_qpn) << 40) | (msg->id << 20));
-        reth.SetRkey(qp->m_peerQpn);
-        reth.SetDmaLength(static_cast<uint32_t>(std::min<uint64_t>(msg->bytes, 0xffffffff)));
-        p->AddHeader(reth);
-        ext = 16;
-    }
     BthHeader bth;
     bth.SetOpcode(opcode);
     bth.SetPadCount(pad);
     bth.SetDestQp(qp->m_peerQpn);
     bth.SetAckRequest(last);
     bth.SetPsn(seq & SEQ_MASK);
-    p->AddHeader(bth);
+    if (BthHeader::HasReth(opcode))
+    {
+        RethHeader reth;
+        reth.SetVirtualAddress((uint64_t(qp->m_qpn) << 40) | (msg->id << 20));
+        reth.SetRkey(qp->m_peerQpn);
+        reth.SetDmaLength(static_cast<uint32_t>(std::min<uint64_t>(msg->bytes, 0xffffffff)));
+        ext = 16;
+        if (asBytes)
+        {
+            reth.Write(raw + IP_UDP_BYTES + 12);
+        }
+        else
+        {
+            p->AddHeader(reth);
+        }
+    }
+    if (asBytes)
+    {
+        bth.Write(raw + IP_UDP_BYTES);
+    }
+    else
+    {
+        p->AddHeader(bth);
+    }
     if (qp->m_cc->NeedsInt())
     {
         // the INT header every switch of the path appends its record to
@@ -805,6 +822,7 @@ RdmaNic::SendNext(Ptr<RdmaQueuePair> qp)
 
     const uint8_t dscp = qp->m_priority ? qp->m_priority * 8 + 2 : 0;
     Transmit(p,
+             asBytes ? raw : nullptr,
              qp->m_peer,
              qp->m_sport,
              qp->m_priority,
@@ -827,8 +845,23 @@ RdmaNic::SendNext(Ptr<RdmaQueuePair> qp)
     }
 }
 
+bool
+RdmaNic::HeadersAsBytes(Ptr<const Packet> p)
+{
+    // packet metadata, once on, stays on; a packet with payload shows whether it is on (its
+    // payload is recorded as an item), and every packet without payload (an ACK) answers a
+    // data packet that was checked before it
+    static bool s_metadata = false;
+    if (!s_metadata && p->GetSize() > 0 && p->BeginItem().HasNext())
+    {
+        s_metadata = true;
+    }
+    return !s_metadata;
+}
+
 void
 RdmaNic::Transmit(Ptr<Packet> p,
+                  uint8_t* raw,
                   Ipv4Address dst,
                   uint16_t sport,
                   uint8_t priority,
@@ -840,25 +873,81 @@ RdmaNic::Transmit(Ptr<Packet> p,
                   uint32_t destQp,
                   bool intHeader)
 {
-    UdpHeader udp;
-    udp.SetSourcePort(sport);
-    udp.SetDestinationPort(BthHeader::UDP_PORT);
-    udp.ForcePayloadSize(p->GetSize() + 8 + 4);
-    p->AddHeader(udp);
-    Ipv4Header ip;
-    ip.SetSource(m_address);
-    ip.SetDestination(dst);
-    ip.SetProtocol(17);
-    ip.SetPayloadSize(p->GetSize() + 4);
-    ip.SetTtl(64);
-    ip.SetIdentification(m_ipId++);
-    ip.SetDontFragment();
-    ip.SetDscp(static_cast<Ipv4Header::DscpType>(dscp));
-    ip.SetEcn(static_cast<Ipv4Header::EcnType>(ecn));
-    ip.EnableChecksum();
-    p->AddHeader(ip);
     RoceIcrcTrailer icrc;
-    icrc.SetIcrc(RoceIcrcTrailer::ComputeZeroPayload(p, 20 + 8 + transportHeaderBytes));
+    if (raw)
+    {
+        // the IPv4 and UDP headers as Ipv4Header/UdpHeader serialize them, the transport
+        // headers already in raw: one header, and the ICRC from these bytes
+        const uint32_t headerBytes = IP_UDP_BYTES + transportHeaderBytes;
+        const uint32_t length = headerBytes + p->GetSize(); // without the ICRC
+        const uint32_t total = length + RoceIcrcTrailer::SIZE;
+        const uint32_t udpLength = total - 20;
+        const uint16_t id = m_ipId++;
+        const uint32_t src = m_address.Get();
+        const uint32_t to = dst.Get();
+        uint8_t* ip = raw;
+        ip[0] = 0x45;
+        ip[1] = static_cast<uint8_t>((dscp << 2) | ecn);
+        ip[2] = static_cast<uint8_t>(total >> 8);
+        ip[3] = static_cast<uint8_t>(total);
+        ip[4] = static_cast<uint8_t>(id >> 8);
+        ip[5] = static_cast<uint8_t>(id);
+        ip[6] = 0x40; // don't fragment
+        ip[7] = 0;
+        ip[8] = 64; // TTL
+        ip[9] = 17; // UDP
+        ip[10] = 0;
+        ip[11] = 0;
+        for (int i = 0; i < 4; ++i)
+        {
+            ip[12 + i] = static_cast<uint8_t>(src >> (24 - 8 * i));
+            ip[16 + i] = static_cast<uint8_t>(to >> (24 - 8 * i));
+        }
+        uint32_t sum = 0;
+        for (int i = 0; i < 20; i += 2)
+        {
+            sum += (uint32_t(ip[i]) << 8) | ip[i + 1];
+        }
+        while (sum >> 16)
+        {
+            sum = (sum & 0xffff) + (sum >> 16);
+        }
+        const uint16_t checksum = static_cast<uint16_t>(~sum);
+        ip[10] = static_cast<uint8_t>(checksum >> 8);
+        ip[11] = static_cast<uint8_t>(checksum);
+        uint8_t* udp = raw + 20;
+        udp[0] = static_cast<uint8_t>(sport >> 8);
+        udp[1] = static_cast<uint8_t>(sport);
+        udp[2] = static_cast<uint8_t>(BthHeader::UDP_PORT >> 8);
+        udp[3] = static_cast<uint8_t>(BthHeader::UDP_PORT & 0xff);
+        udp[4] = static_cast<uint8_t>(udpLength >> 8);
+        udp[5] = static_cast<uint8_t>(udpLength);
+        udp[6] = 0; // no UDP checksum
+        udp[7] = 0;
+        icrc.SetIcrc(RoceIcrcTrailer::ComputeZeroPayload(raw, headerBytes, length));
+        p->AddHeader(RoceRawHeader(raw, headerBytes));
+    }
+    else
+    {
+        UdpHeader udp;
+        udp.SetSourcePort(sport);
+        udp.SetDestinationPort(BthHeader::UDP_PORT);
+        udp.ForcePayloadSize(p->GetSize() + 8 + 4);
+        p->AddHeader(udp);
+        Ipv4Header ip;
+        ip.SetSource(m_address);
+        ip.SetDestination(dst);
+        ip.SetProtocol(17);
+        ip.SetPayloadSize(p->GetSize() + 4);
+        ip.SetTtl(64);
+        ip.SetIdentification(m_ipId++);
+        ip.SetDontFragment();
+        ip.SetDscp(static_cast<Ipv4Header::DscpType>(dscp));
+        ip.SetEcn(static_cast<Ipv4Header::EcnType>(ecn));
+        ip.EnableChecksum();
+        p->AddHeader(ip);
+        icrc.SetIcrc(RoceIcrcTrailer::ComputeZeroPayload(p, 20 + 8 + transportHeaderBytes));
+    }
     p->AddTrailer(icrc);
     if (!m_txTrace.IsEmpty())
     {
@@ -1116,6 +1205,8 @@ RdmaNic::SendAck(Ptr<RdmaQueuePair> qp,
                  bool duplicate)
 {
     Ptr<Packet> p = Create<Packet>();
+    uint8_t raw[RoceRawHeader::MAX_BYTES];
+    const bool asBytes = HeadersAsBytes(p);
     AethHeader aeth;
     if (nak)
     {
@@ -1126,12 +1217,20 @@ RdmaNic::SendAck(Ptr<RdmaQueuePair> qp,
         aeth.SetAck(0x1f);
     }
     aeth.SetMsn(qp->m_rxMessages & SEQ_MASK);
-    p->AddHeader(aeth);
     BthHeader bth;
     bth.SetOpcode(BthHeader::RC_ACK);
     bth.SetDestQp(qp->m_peerQpn);
     bth.SetPsn(seq & SEQ_MASK);
-    p->AddHeader(bth);
+    if (asBytes)
+    {
+        bth.Write(raw + IP_UDP_BYTES);
+        aeth.Write(raw + IP_UDP_BYTES + 12);
+    }
+    else
+    {
+        p->AddHeader(aeth);
+        p->AddHeader(bth);
+    }
     const bool sack = nak && m_recovery == SELECTIVE_REPEAT && sackSeq > seq;
     if (qp->m_unackedMarked > 0 || sack || duplicate)
     {
@@ -1155,6 +1254,7 @@ RdmaNic::SendAck(Ptr<RdmaQueuePair> qp,
     qp->m_unackedMarked = 0;
     ++(nak ? qp->m_stats.naksSent : qp->m_stats.acksSent);
     Transmit(p,
+             asBytes ? raw : nullptr,
              qp->m_peer,
              qp->m_sport,
              m_controlPriority,
@@ -1171,16 +1271,26 @@ void
 RdmaNic::SendCnp(Ptr<RdmaQueuePair> qp)
 {
     Ptr<Packet> p = Create<Packet>(16);
+    uint8_t raw[RoceRawHeader::MAX_BYTES];
+    const bool asBytes = HeadersAsBytes(p);
     BthHeader bth;
     bth.SetOpcode(BthHeader::CNP);
     bth.SetDestQp(qp->m_peerQpn);
     bth.SetBecn(true);
     bth.SetPsn(0);
-    p->AddHeader(bth);
+    if (asBytes)
+    {
+        bth.Write(raw + IP_UDP_BYTES);
+    }
+    else
+    {
+        p->AddHeader(bth);
+    }
     qp->m_lastCnp = Simulator::Now();
     qp->m_cnpSentOnce = true;
     ++qp->m_stats.cnpsSent;
     Transmit(p,
+             asBytes ? raw : nullptr,
              qp->m_peer,
              qp->m_sport,
              m_controlPriority,

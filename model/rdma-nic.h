@@ -235,7 +235,10 @@ class RdmaNic : public Object, public RoceFrameSink
     void SendCnp(Ptr<RdmaQueuePair> qp);
     /**
      * \brief Put the IPv4/UDP headers, ICRC and hand the packet to the port.
-     * \param p BTH and what follows
+     * \param p BTH and what follows, or (raw) only the zero payload
+     * \param raw nullptr, or RoceRawHeader::MAX_BYTES bytes whose bytes IP_UDP_BYTES.. hold
+     *        the transport headers (BTH, RETH/AETH): the IPv4 and UDP headers are written in
+     *        front of them and all go into p as one RoceRawHeader (see HeadersAsBytes())
      * \param dst destination
      * \param sport UDP source port
      * \param priority priority
@@ -249,6 +252,7 @@ class RdmaNic : public Object, public RoceFrameSink
      * \param intHeader p carries an IntTag
      */
     void Transmit(Ptr<Packet> p,
+                  uint8_t* raw,
                   Ipv4Address dst,
                   uint16_t sport,
                   uint8_t priority,
@@ -259,6 +263,16 @@ class RdmaNic : public Object, public RoceFrameSink
                   uint8_t opcode,
                   uint32_t destQp,
                   bool intHeader);
+    /**
+     * \brief Whether the NIC writes a packet's headers as one RoceRawHeader of bytes (packet
+     *        metadata off, the usual case) or as the individual header classes (metadata on,
+     *        for printing).
+     * \param p the packet being built (only its payload so far)
+     * \return true for bytes
+     */
+    static bool HeadersAsBytes(Ptr<const Packet> p);
+    /// Bytes of the IPv4 (20) and UDP (8) headers.
+    static constexpr uint32_t IP_UDP_BYTES = 28;
     /**
      * \brief Make a QP eligible to send if it has something to send.
      * \param qp the QP

@@ -51,11 +51,25 @@ RethHeader::GetSerializedSize() const
 }
 
 void
+RethHeader::Write(uint8_t* out) const
+{
+    for (int i = 0; i < 8; ++i)
+    {
+        out[i] = static_cast<uint8_t>(m_virtualAddress >> (56 - 8 * i));
+    }
+    for (int i = 0; i < 4; ++i)
+    {
+        out[8 + i] = static_cast<uint8_t>(m_rkey >> (24 - 8 * i));
+        out[12 + i] = static_cast<uint8_t>(m_dmaLength >> (24 - 8 * i));
+    }
+}
+
+void
 RethHeader::Serialize(Buffer::Iterator start) const
 {
-    start.WriteHtonU64(m_virtualAddress);
-    start.WriteHtonU32(m_rkey);
-    start.WriteHtonU32(m_dmaLength);
+    uint8_t b[16];
+    Write(b);
+    start.Write(b, 16);
 }
 
 uint32_t

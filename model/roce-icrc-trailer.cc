@@ -303,7 +303,6 @@ struct ZeroOperators
 uint32_t
 RoceIcrcTrailer::ComputeZeroPayload(Ptr<const Packet> ipPacket, uint32_t headerBytes)
 {
-    static const ZeroOperators ops;
     const uint32_t length = ipPacket->GetSize();
     if (headerBytes > length)
     {
@@ -312,9 +311,29 @@ RoceIcrcTrailer::ComputeZeroPayload(Ptr<const Packet> ipPacket, uint32_t headerB
     }
     uint8_t* buf = Scratch(ICRC_PREFIX + headerBytes);
     ipPacket->CopyData(buf + ICRC_PREFIX, headerBytes);
-    const uint32_t crcHeaders = MaskAndCompute(buf, headerBytes, headerBytes, "ComputeZeroPayload");
-    uint32_t reg = ~crcHeaders; // raw register after the headers
-    uint32_t zeros = length - headerBytes;
+    return ZeroExtend(MaskAndCompute(buf, headerBytes, headerBytes, "ComputeZeroPayload"),
+                      length - headerBytes);
+}
+
+uint32_t
+RoceIcrcTrailer::ComputeZeroPayload(const uint8_t* headers, uint32_t headerBytes, uint32_t length)
+{
+    if (headerBytes > length)
+    {
+        NS_FATAL_ERROR("RoceIcrcTrailer::ComputeZeroPayload: "
+                       << headerBytes << " header bytes in a packet of " << length);
+    }
+    uint8_t* buf = Scratch(ICRC_PREFIX + headerBytes);
+    std::memcpy(buf + ICRC_PREFIX, headers, headerBytes);
+    return ZeroExtend(MaskAndCompute(buf, headerBytes, headerBytes, "ComputeZeroPayload"),
+                      length - headerBytes);
+}
+
+uint32_t
+RoceIcrcTrailer::ZeroExtend(uint32_t crc, uint32_t zeros)
+{
+    static const ZeroOperators ops;
+    uint32_t reg = ~crc; // raw register after the bytes so far
     for (uint32_t k = 0; zeros != 0; ++k, zeros >>= 1)
     {
         if (zeros & 1)

@@ -111,6 +111,18 @@ class RoceIcrcTrailer : public Trailer
      */
     static uint32_t ComputeZeroPayload(Ptr<const Packet> ipPacket, uint32_t headerBytes);
 
+    /**
+     * \brief The ICRC of an IPv4 packet of `length` bytes whose first `headerBytes` are
+     *        `headers` and whose rest is zero (ComputeZeroPayload() from bytes in memory).
+     * \param headers the IPv4 packet's first bytes (not modified)
+     * \param headerBytes how many
+     * \param length the packet's length (without ICRC)
+     * \return the ICRC
+     */
+    static uint32_t ComputeZeroPayload(const uint8_t* headers,
+                                       uint32_t headerBytes,
+                                       uint32_t length);
+
   private:
     /**
      * \brief Validate the IPv4 packet held in the scratch buffer, mask it and compute the CRC.
@@ -124,6 +136,14 @@ class RoceIcrcTrailer : public Trailer
                                    uint32_t ipLength,
                                    uint32_t available,
                                    const char* where);
+
+    /**
+     * \brief Extend a CRC over that many more zero bytes.
+     * \param crc the CRC-32 of the bytes so far
+     * \param zeros how many zero bytes follow
+     * \return the CRC-32 of the bytes and the zeros
+     */
+    static uint32_t ZeroExtend(uint32_t crc, uint32_t zeros);
 
     uint32_t m_icrc; //!< the ICRC value
 };
