@@ -174,6 +174,7 @@ FlatHeapScheduler::Refill() const
 {
     // the next window: every far event earlier than the first far one plus WINDOW. They come
     // out of the far heap in order, so appending them keeps the near heap a heap.
+    m_cachedSource = NO_SOURCE;
     const uint64_t first = m_far[0].key.m_ts;
     m_boundary = first > UINT64_MAX - m_window ? UINT64_MAX : first + m_window;
     while (!m_far.empty() && (m_far[0].key.m_ts < m_boundary || m_boundary == UINT64_MAX))
@@ -205,6 +206,7 @@ FlatHeapScheduler::NextSource() const
 void
 FlatHeapScheduler::PopSource(std::size_t source) const
 {
+    m_cachedSource = NO_SOURCE;
     --m_nearSize;
     if (source == NEAR_HEAP)
     {
@@ -238,7 +240,11 @@ FlatHeapScheduler::DropRemoved() const
             }
             Refill();
         }
-        const std::size_t source = NextSource();
+        if (m_cachedSource == NO_SOURCE)
+        {
+            m_cachedSource = NextSource(); // IsEmpty() and RemoveNext() ask in turn: once
+        }
+        const std::size_t source = m_cachedSource;
         // every removed event is queued, so the smallest removed one is the next event as soon
         // as nothing smaller is left
         if (m_removed.empty())
@@ -262,6 +268,7 @@ FlatHeapScheduler::DropRemoved() const
 void
 FlatHeapScheduler::Insert(const Event& ev)
 {
+    m_cachedSource = NO_SOURCE;
     if (ev.key.m_ts >= m_boundary)
     {
         Push(m_far, ev);

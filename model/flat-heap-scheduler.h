@@ -142,7 +142,10 @@ class FlatHeapScheduler : public Scheduler
     mutable std::vector<Event> m_far;     //!< the events at or after m_boundary, a heap
     mutable std::vector<Event> m_removed; //!< removed events still queued, a heap
     mutable uint64_t m_boundary{0};       //!< time stamp that splits m_near and m_far
-    uint64_t m_window;                    //!< WINDOW in time steps
+    /// m_cachedSource when nothing is cached
+    static constexpr std::size_t NO_SOURCE = ~std::size_t(0);
+    mutable std::size_t m_cachedSource{NO_SOURCE}; //!< NextSource() until the queue changes
+    uint64_t m_window;                             //!< WINDOW in time steps
 };
 
 } // namespace ns3

@@ -333,12 +333,29 @@ uint32_t
 RoceIcrcTrailer::ZeroExtend(uint32_t crc, uint32_t zeros)
 {
     static const ZeroOperators ops;
+    // each operator as four byte-indexed tables, built when first used (a NIC sends a handful
+    // of payload sizes): four lookups instead of a 32-step matrix product per packet
+    static uint32_t tables[32][4][256];
+    static bool built[32] = {};
     uint32_t reg = ~crc; // raw register after the bytes so far
     for (uint32_t k = 0; zeros != 0; ++k, zeros >>= 1)
     {
         if (zeros & 1)
         {
-            reg = Gf2Times(ops.op[k], reg);
+            if (!built[k])
+            {
+                for (uint32_t j = 0; j < 4; ++j)
+                {
+                    for (uint32_t b = 0; b < 256; ++b)
+                    {
+                        tables[k][j][b] = Gf2Times(ops.op[k], b << (8 * j));
+                    }
+                }
+                built[k] = true;
+            }
+            const auto& t = tables[k];
+            reg = t[0][reg & 0xff] ^ t[1][(reg >> 8) & 0xff] ^ t[2][(reg >> 16) & 0xff] ^
+                  t[3][reg >> 24];
         }
     }
     return ~reg;

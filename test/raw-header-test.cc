@@ -18,6 +18,7 @@
 #include "ns3/rdma-helper.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/reth-header.h"
+#include "ns3/roce-icrc-trailer.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-raw-header.h"
 #include "ns3/string.h"
@@ -199,4 +200,49 @@ TEST(RawHeaders, FramesAreTheSameBytesWithPacketMetadataOffAndOn)
     // with metadata the individual headers are there to print
     EXPECT_NE(printOn.find("ns3::BthHeader"), std::string::npos) << printOn;
     EXPECT_NE(printOn.find("ns3::Ipv4Header"), std::string::npos) << printOn;
+}
+
+TEST(RawHeaders, IcrcOfZeroPayloadEqualsTheIcrcOfTheWholePacket)
+{
+    // IPv4 + UDP + BTH (+ RETH) headers, then `zeros` zero bytes: the folded-in zeros (any
+    // length: every power-of-two operator table) give the CRC of the bytes themselves
+    std::mt19937 rng(11);
+    for (uint32_t zeros : {0u,
+                           1u,
+                           2u,
+                           3u,
+                           4u,
+                           15u,
+                           16u,
+                           255u,
+                           256u,
+                           1000u,
+                           1024u,
+                           1027u,
+                           4096u,
+                           4099u,
+                           65535u,
+                           70000u})
+    {
+        for (uint32_t headerBytes : {40u, 56u})
+        {
+            std::vector<uint8_t> ip(headerBytes + zeros, 0);
+            for (uint32_t i = 0; i < headerBytes; ++i)
+            {
+                ip[i] = rng() & 0xff;
+            }
+            ip[0] = 0x45;
+            const uint32_t whole =
+                RoceIcrcTrailer::Compute(ip.data(), static_cast<uint32_t>(ip.size()));
+            const std::vector<uint8_t> headers(ip.begin(), ip.begin() + headerBytes);
+            EXPECT_EQ(RoceIcrcTrailer::ComputeZeroPayload(headers.data(),
+                                                          headerBytes,
+                                                          static_cast<uint32_t>(ip.size())),
+                      whole)
+                << zeros << " zeros after " << headerBytes << " header bytes";
+            Ptr<Packet> p = Create<Packet>(zeros);
+            p->AddHeader(RoceRawHeader(headers.data(), headerBytes));
+            EXPECT_EQ(RoceIcrcTrailer::ComputeZeroPayload(p, headerBytes), whole);
+        }
+    }
 }
