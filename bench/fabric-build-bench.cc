@@ -73,7 +73,8 @@ RunOne(uint32_t k)
               << std::setprecision(3) << std::setw(12)
               << std::chrono::duration<double>(t1 - t0).count() << std::setw(12)
               << std::chrono::duration<double>(t2 - t1).count() << std::setprecision(1)
-              << std::setw(12) << peakMb << std::setw(11) << rssMb
+              << std::setw(12) << peakMb << std::setw(11) << rssMb << std::setprecision(2)
+              << std::setw(11) << rssMb * 1024.0 / (2.0 * ft.GetNLinks())
               << (peakReset ? "" : "  (peak not reset)") << std::endl;
 }
 
@@ -102,7 +103,11 @@ main(int argc, char* argv[])
         ks.push_back(k);
     }
     std::cout << "fabric-build-bench: k-ary fat-trees, one fresh process each\n"
+              << "  KB/port = the whole fabric's memory (nodes, devices, switches, MMUs, "
+                 "cables) per device port; sizeof(RoceNetDevice) = "
+              << sizeof(RoceNetDevice) << " B\n"
               << "   k   hosts  switches   links  install[s]  reroute[s]  peak+[MB]  rss+[MB]"
+                 "    KB/port"
               << std::endl;
     int status = 0;
     for (uint32_t k : ks)

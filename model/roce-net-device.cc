@@ -256,13 +256,16 @@ void
 RoceNetDevice::DoDispose()
 {
     NS_LOG_FUNCTION(this);
-    for (auto& ev : m_resumeEvent)
+    if (m_pause)
     {
-        ev.Cancel();
-    }
-    for (auto& ev : m_watchdogEvent)
-    {
-        ev.Cancel();
+        for (auto& ev : m_pause->resume)
+        {
+            ev.Cancel();
+        }
+        for (auto& ev : m_pause->watchdog)
+        {
+            ev.Cancel();
+        }
     }
     m_txDequeueCallback =
         MakeNullCallback<void, Ptr<RoceNetDevice>, Ptr<Packet>, uint8_t, uint64_t>();
@@ -981,14 +984,28 @@ RoceNetDevice::IsPaused(uint8_t priority) const
     return m_paused[priority];
 }
 
+RoceNetDevice::PauseState&
+RoceNetDevice::Pause()
+{
+    if (!m_pause)
+    {
+        m_pause = std::make_unique<PauseState>();
+    }
+    return *m_pause;
+}
+
 Time
 RoceNetDevice::GetPausedTime(uint8_t priority) const
 {
     CheckPriority(priority, "GetPausedTime");
-    Time t = m_pausedTotal[priority];
+    if (!m_pause)
+    {
+        return Time(0);
+    }
+    Time t = m_pause->total[priority];
     if (m_paused[priority])
     {
-        t += Simulator::Now() - m_pauseStart[priority];
+        t += Simulator::Now() - m_pause->start[priority];
     }
     return t;
 }
@@ -996,7 +1013,8 @@ RoceNetDevice::GetPausedTime(uint8_t priority) const
 void
 RoceNetDevice::ApplyPause(uint8_t priority, uint16_t quanta)
 {
-    m_resumeEvent[priority].Cancel();
+    PauseState& ps = Pause();
+    ps.resume[priority].Cancel();
     if (quanta == 0)
     {
         ++m_ctr[priority].resumesReceived;
@@ -1010,30 +1028,31 @@ RoceNetDevice::ApplyPause(uint8_t priority, uint16_t quanta)
     if (!m_paused[priority])
     {
         m_paused[priority] = true;
-        m_pauseStart[priority] = Simulator::Now();
+        ps.start[priority] = Simulator::Now();
         if (m_watchdogLimit.IsStrictlyPositive())
         {
-            m_watchdogEvent[priority] = Simulator::Schedule(m_watchdogLimit,
-                                                            &RoceNetDevice::WatchdogCheck,
-                                                            this,
-                                                            priority,
-                                                            Simulator::Now());
+            ps.watchdog[priority] = Simulator::Schedule(m_watchdogLimit,
+                                                        &RoceNetDevice::WatchdogCheck,
+                                                        this,
+                                                        priority,
+                                                        Simulator::Now());
         }
     }
-    m_resumeEvent[priority] = Simulator::Schedule(PfcHeader::QuantaToTime(quanta, m_bps),
-                                                  &RoceNetDevice::Resume,
-                                                  this,
-                                                  priority);
+    ps.resume[priority] = Simulator::Schedule(PfcHeader::QuantaToTime(quanta, m_bps),
+                                              &RoceNetDevice::Resume,
+                                              this,
+                                              priority);
 }
 
 void
 RoceNetDevice::Resume(uint8_t priority)
 {
     NS_LOG_FUNCTION(this << +priority);
-    Time d = Simulator::Now() - m_pauseStart[priority];
+    PauseState& ps = Pause();
+    Time d = Simulator::Now() - ps.start[priority];
     m_paused[priority] = false;
-    m_watchdogEvent[priority].Cancel();
-    m_pausedTotal[priority] += d;
+    ps.watchdog[priority].Cancel();
+    ps.total[priority] += d;
     m_pauseEndTrace(priority, d);
     TryTransmit();
 }
@@ -1041,7 +1060,7 @@ RoceNetDevice::Resume(uint8_t priority)
 void
 RoceNetDevice::WatchdogCheck(uint8_t priority, Time since)
 {
-    if (!m_paused[priority] || m_pauseStart[priority] != since)
+    if (!m_paused[priority] || Pause().start[priority] != since)
     {
         return;
     }
@@ -1063,11 +1082,11 @@ RoceNetDevice::WatchdogCheck(uint8_t priority, Time since)
     else
     {
         // keep watching this pause
-        m_watchdogEvent[priority] = Simulator::Schedule(m_watchdogLimit,
-                                                        &RoceNetDevice::WatchdogCheck,
-                                                        this,
-                                                        priority,
-                                                        since);
+        Pause().watchdog[priority] = Simulator::Schedule(m_watchdogLimit,
+                                                         &RoceNetDevice::WatchdogCheck,
+                                                         this,
+                                                         priority,
+                                                         since);
     }
 }
 
@@ -1091,7 +1110,7 @@ RoceNetDevice::ReportPausedPorts(std::ostream& os)
                     ++n;
                     os << "  node " << (*it)->GetId() << " device " << i << " (" << d->m_address
                        << ") priority " << +p << ": paused since "
-                       << d->m_pauseStart[p].As(Time::US) << ", " << d->GetQueueFrames(p)
+                       << d->Pause().start[p].As(Time::US) << ", " << d->GetQueueFrames(p)
                        << " frames (" << d->GetQueueBytes(p) << " B) waiting\n";
                 }
             }

@@ -18,6 +18,7 @@
 #include "ns3/traced-value.h"
 
 #include <array>
+#include <memory>
 #include <string>
 
 namespace ns3
@@ -552,17 +553,28 @@ class RoceNetDevice : public NetDevice
     std::array<PriorityCounters, NUM_PRIORITIES> m_ctr;      //!< counters
 
     // control and configuration
-    Ptr<Node> m_node;                                      //!< owning node
-    Mac48Address m_address;                                //!< MAC address
-    uint32_t m_ifIndex;                                    //!< interface index
-    Ptr<ReusableEvent<RoceNetDevice>> m_gapCompleteEvent;  //!< GapComplete, one per device
-    std::array<Time, NUM_PRIORITIES> m_pauseStart;         //!< start of the current pause
-    std::array<Time, NUM_PRIORITIES> m_pausedTotal;        //!< finished pauses, summed
-    std::array<EventId, NUM_PRIORITIES> m_resumeEvent;     //!< scheduled end of a pause
+    Ptr<Node> m_node;                                     //!< owning node
+    Mac48Address m_address;                               //!< MAC address
+    uint32_t m_ifIndex;                                   //!< interface index
+    Ptr<ReusableEvent<RoceNetDevice>> m_gapCompleteEvent; //!< GapComplete, one per device
+
+    /// PFC pause state of the priorities, allocated when the first pause arrives (most
+    /// devices of a fabric are never paused: 512 B each saved).
+    struct PauseState
+    {
+        std::array<Time, NUM_PRIORITIES> start;       //!< start of the current pause
+        std::array<Time, NUM_PRIORITIES> total;       //!< finished pauses, summed
+        std::array<EventId, NUM_PRIORITIES> resume;   //!< scheduled end of a pause
+        std::array<EventId, NUM_PRIORITIES> watchdog; //!< pending watchdog checks
+    };
+
+    /// \return the pause state (allocated on first use)
+    PauseState& Pause();
+
+    std::unique_ptr<PauseState> m_pause;                   //!< pause state (null: never paused)
     uint64_t m_rxDrops;                                    //!< receive drops
     Time m_watchdogLimit;                                  //!< PFC watchdog limit (0 = off)
     bool m_watchdogStop;                                   //!< stop the simulation when it fires
-    std::array<EventId, NUM_PRIORITIES> m_watchdogEvent;   //!< pending watchdog checks
     uint64_t m_watchdogEvents;                             //!< times the watchdog fired
     NetDevice::ReceiveCallback m_rxCallback;               //!< generic receive callback
     NetDevice::PromiscReceiveCallback m_promiscRxCallback; //!< promiscuous callback

@@ -357,7 +357,7 @@ RoceSwitch::Configure()
     m_mmu->Configure(pc);
     m_stats.assign(m_ports.size() * NPRIO, PortStats{});
     m_pausedUpstream.assign(m_ports.size() * NPRIO, 0);
-    m_refreshEvent.assign(m_ports.size() * NPRIO, EventId());
+    m_refreshEvent.clear(); // allocated when the first pause is sent
     m_seed = Mix(m_seedAttr ? m_seedAttr : 0x5eed0000ULL + (m_node ? m_node->GetId() : 0));
     if (m_lb == FLOWLET)
     {
@@ -591,6 +591,10 @@ void
 RoceSwitch::SendPause(uint32_t port, uint8_t priority)
 {
     const uint32_t i = port * NPRIO + priority;
+    if (m_refreshEvent.empty())
+    {
+        m_refreshEvent.assign(m_ports.size() * NPRIO, EventId());
+    }
     m_pausedUpstream[i] = 1;
     const uint16_t quanta = m_mmu->GetPauseQuanta();
     m_ports[port]->SendPfc(priority, quanta);
