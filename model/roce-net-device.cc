@@ -1446,6 +1446,10 @@ RoceNetDevice::SetRoceReceiveCallback(RoceReceiveCallback cb)
 Mac48Address
 RoceNetDevice::GetRemoteAddress() const
 {
+    if (m_remoteKnown)
+    {
+        return m_remoteAddress; // a NIC asks on every packet: no visit to the peer device
+    }
     if (!m_channel)
     {
         NS_FATAL_ERROR("RoceNetDevice::GetRemoteAddress: device is not attached to a channel");
@@ -1454,6 +1458,11 @@ RoceNetDevice::GetRemoteAddress() const
     if (!peer)
     {
         NS_FATAL_ERROR("RoceNetDevice::GetRemoteAddress: nothing at the other end of the cable");
+    }
+    if (peer->m_address != Mac48Address())
+    {
+        m_remoteAddress = peer->m_address; // addresses are set before the first packet
+        m_remoteKnown = true;
     }
     return peer->m_address;
 }
@@ -1480,6 +1489,13 @@ void
 RoceNetDevice::SetAddress(Address address)
 {
     m_address = Mac48Address::ConvertFrom(address);
+    if (m_channel)
+    {
+        if (Ptr<RoceNetDevice> peer = m_channel->GetPeer(this))
+        {
+            peer->m_remoteKnown = false; // it caches our address
+        }
+    }
 }
 
 Address

@@ -532,6 +532,8 @@ class RoceNetDevice : public NetDevice
     RoceFrameSink* m_sink{nullptr};                          //!< where data frames go
     uint32_t m_sinkPort{0};                                  //!< index passed to the sink
     uint32_t m_currentBytes{0};                              //!< bytes of the frame on the wire
+    mutable bool m_remoteKnown{false};                       //!< m_remoteAddress is valid
+    mutable Mac48Address m_remoteAddress;                    //!< the peer's MAC address
     Ptr<Packet> m_current;                                   //!< frame being serialized (traced)
     Ptr<ReusableEvent<RoceNetDevice>> m_txCompleteEvent;     //!< TransmitComplete, one per device
     Ptr<ErrorModel> m_receiveErrorModel;                     //!< receive error model
