@@ -191,6 +191,14 @@ RunInChild(bool metadata, std::string* print)
 
 TEST(RawHeaders, FramesAreTheSameBytesWithPacketMetadataOffAndOn)
 {
+#ifdef NS3_ASSERT_ENABLE
+    // ns-3 with asserts refuses to turn metadata on once a packet exists in the process (the
+    // child inherits this one's packets); the standalone Release suite runs this test
+    if (Create<Packet>()->GetUid() > 1)
+    {
+        GTEST_SKIP() << "packets were created before in this process (ns-3 asserts on)";
+    }
+#endif
     std::string printOff;
     std::string printOn;
     const std::string off = RunInChild(false, &printOff);
