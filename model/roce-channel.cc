@@ -4,6 +4,8 @@
 #include "roce-channel.h"
 
 #include "roce-net-device.h"
+#include "roce-remote-link.h"
+#include "roce-wire-tag.h"
 
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -65,6 +67,7 @@ RoceChannel::DoDispose()
         }
         d.arrival = nullptr;
         d.contextKnown = false;
+        d.remote = false;
     }
     m_nDevices = 0;
     Channel::DoDispose();
@@ -117,6 +120,11 @@ RoceChannel::TransmitStart(Ptr<Packet> frame, Ptr<RoceNetDevice> src, Time txTim
     }
     const uint32_t dir = (src == m_dev[0]) ? 1 : 0;
     Direction& d = m_dir[dir];
+    if (d.remote)
+    {
+        TransmitRemote(frame, dst, txTime);
+        return;
+    }
     if (!d.contextKnown)
     {
         d.context = dst->GetNode()->GetId();
@@ -188,6 +196,54 @@ void
 RoceChannel::DeliverNext1()
 {
     DeliverNext(1);
+}
+
+void
+RoceChannel::PrepareEnd(Ptr<RoceNetDevice> device)
+{
+    NS_LOG_FUNCTION(this << device);
+    Ptr<RoceNetDevice> peer = GetPeer(device);
+    if (!peer || !RoceRemoteLink::IsRemote(peer->GetNode()) ||
+        RoceRemoteLink::IsRemote(device->GetNode()))
+    {
+        return; // not a cable cut by the partition, or not this process's end
+    }
+    RoceRemoteLink::CheckCut(device, peer, m_delay);
+    const uint32_t toPeer = (peer == m_dev[0]) ? 0 : 1;
+    m_dir[toPeer].remote = true;
+    RoceRemoteLink::AttachReceiver(
+        device,
+        MakeCallback(toPeer == 0 ? &RoceChannel::ReceiveRemote1 : &RoceChannel::ReceiveRemote0,
+                     this));
+}
+
+void
+RoceChannel::TransmitRemote(Ptr<Packet> frame, Ptr<RoceNetDevice> dst, Time txTime)
+{
+    frame->AddPacketTag(RoceWireTag(m_generation));
+    RoceRemoteLink::Send(frame, Simulator::Now() + txTime + m_delay, dst);
+    RoceWireTag tag;
+    frame->RemovePacketTag(tag); // the sender may still look at the frame (traces)
+}
+
+void
+RoceChannel::ReceiveRemote(uint32_t dir, Ptr<Packet> frame)
+{
+    RoceWireTag tag;
+    frame->RemovePacketTag(tag);
+    Deliver(m_dev[dir], frame, tag.GetGeneration());
+}
+
+void
+RoceChannel::ReceiveRemote0(Ptr<Packet> frame)
+{
+    ReceiveRemote(0, frame);
+}
+
+void
+RoceChannel::ReceiveRemote1(Ptr<Packet> frame)
+{
+    ReceiveRemote(1, frame);
 }
 
 void
