@@ -4,12 +4,13 @@
 # Shares the ns-3 source, configuration (debug, -Werror, --enable-mpi with Debian's OpenMPI)
 # and build with make check-intree (cmake/intree-build.sh). Then runs the congested k=4
 # fat-tree scenario examples/distributed-fat-tree.cc (two incasts of RDMA WRITEs under DCQCN,
-# PFC pauses, ECN marks, and a cable between the two processes failing and coming back while
-# frames are on it) on one process without MPI, under mpirun on 1 and 2 processes with the
-# granted-time-window engine and on 2 with the null-message engine, and requires the merged
-# per-flow, per-port and per-cable results to be identical (cmake/compare-distributed.py). Bad
+# PFC pauses, ECN marks, and a cable between two processes failing and coming back while frames
+# are on it) on one process without MPI, under mpirun on 1, 2 and 4 processes with the
+# granted-time-window engine and on 2 and 4 with the null-message engine, and requires the
+# merged per-flow, per-port and per-cable results and the trace of every frame sent and
+# received (time, node, port, size) to be identical (cmake/compare-distributed.py). Bad
 # partitions must be refused with a clear message: a cable of zero delay between processes,
-# more processes than partitions.
+# more processes than partitions, more partitions than processes.
 set -euo pipefail
 t0=$(date +%s)
 source "$(dirname "$0")/intree-build.sh"
@@ -23,7 +24,7 @@ prog="$src/build/contrib/ai-training/examples/ns3.37-distributed-fat-tree-debug"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 # link 33: pod 0's aggregation switch 0 to core 1, pod 0 on process 0, core 1 on process 1
-scenario=(--FailLink=33)
+scenario=(--FailLink=33 --Trace=1)
 run() { # name, then the command
   local name=$1
   shift
@@ -41,8 +42,10 @@ run one "$prog"
 run mpi1 "${mpirun[@]}" -np 1 "$prog" --Distributed=1
 run mpi2 "${mpirun[@]}" -np 2 "$prog" --Distributed=1
 run mpi2-null "${mpirun[@]}" -np 2 "$prog" --Distributed=1 --NullMessage=1
+run mpi4 "${mpirun[@]}" -np 4 "$prog" --Distributed=1
+run mpi4-null "${mpirun[@]}" -np 4 "$prog" --Distributed=1 --NullMessage=1
 python3 "$ait_repo/cmake/compare-distributed.py" --failure "$out/one" "$out/mpi1" "$out/mpi2" \
-  "$out/mpi2-null"
+  "$out/mpi2-null" "$out/mpi4" "$out/mpi4-null"
 
 echo "== bad partitions are refused"
 refused() { # expected message, then the command

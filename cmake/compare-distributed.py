@@ -9,6 +9,9 @@ is an error), the "link <i> down_drops <n>" counts of a cable between processes 
 its two copies. REF (normally the one-process run) must show congestion: every flow completed,
 PFC pauses and ECN marks (and, with --failure, frames lost to the failed cable). Every OTHER run
 must give exactly the same merged lines as REF; the first differences are printed otherwise.
+Lines are compared as sets sorted by their text ("trace <ns> node ..." lines of --Trace=1 runs
+included: every frame sent and received, with its time), so the order in which processes wrote
+them does not matter.
 """
 import glob
 import re
@@ -41,7 +44,8 @@ def total(lines, key):
 
 args = sys.argv[1:]
 failure = "--failure" in args
-args = [a for a in args if a != "--failure"]
+anyref = "--any" in args  # (debugging) no requirement on the reference run
+args = [a for a in args if a not in ("--failure", "--any")]
 if not args:
     sys.exit(__doc__)
 ref, nref = load(args[0])
@@ -62,7 +66,7 @@ if marks == 0:
     bad.append("no ECN mark")
 if failure and lost == 0:
     bad.append("the failed cable lost no frame")
-if bad:
+if bad and not anyref:
     sys.exit("compare-distributed: the reference run is not the congested scenario: " +
              "; ".join(bad))
 rc = 0

@@ -66,6 +66,9 @@ main(int argc, char* argv[])
     uint32_t partitions = 0;
     Time coreDelay = MicroSeconds(1);
     uint32_t buffer = 2 * 1024 * 1024;
+    Time stagger = NanoSeconds(0);
+    bool trace = false;
+    std::string scheduler = "ns3::PartitionIndependentScheduler";
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("Distributed",
@@ -86,10 +89,20 @@ main(int argc, char* argv[])
     cmd.AddValue("StopAt", "end of the simulation (the same on every process)", stopAt);
     cmd.AddValue("CoreDelay", "delay of the aggregation-core cables", coreDelay);
     cmd.AddValue("Partitions", "partitions of the fabric (0: one per process)", partitions);
+    cmd.AddValue("Stagger", "flow i starts at i x Stagger (0: all at once)", stagger);
     cmd.AddValue("BufferBytes", "packet buffer of each switch (small: PFC pauses happen)", buffer);
+    cmd.AddValue("Trace",
+                 "also write every frame sent and received (time, node, port, size)",
+                 trace);
+    cmd.AddValue("Scheduler",
+                 "event scheduler: ns3::PartitionIndependentScheduler gives the same results on "
+                 "any number of processes (ns-3's own order simultaneous events differently)",
+                 scheduler);
     cmd.AddValue("Out", "prefix of the result file (<Out>.<rank>)", out);
     cmd.Parse(argc, argv);
 
+    // before the simulator exists (Enable creates it)
+    Config::SetGlobal("SchedulerType", TypeIdValue(TypeId::LookupByName(scheduler)));
     if (distributed)
     {
         if (!RoceMpiHelper::IsAvailable())
@@ -166,7 +179,9 @@ main(int argc, char* argv[])
         if (RoceMpiHelper::IsLocal(fabric.GetHostNode(f.src)))
         {
             f.qp->SetSendCompletionCallback(MakeBoundCallback(&Completed, &f));
-            f.qp->PostSend(bytes);
+            Ptr<RdmaQueuePair> qp = f.qp;
+            Simulator::Schedule(stagger * int64_t(&f - flows.data()),
+                                [qp, bytes]() { qp->PostSend(bytes); });
         }
     }
     if (failLink >= 0)
@@ -174,9 +189,6 @@ main(int argc, char* argv[])
         fabric.FailLink(failLink, failAt);
         fabric.RestoreLink(failLink, restoreAt);
     }
-    Simulator::Stop(stopAt);
-    Simulator::Run();
-
     const std::string file = out + "." + std::to_string(rank);
     std::ofstream os(file);
     if (!os)
@@ -184,6 +196,35 @@ main(int argc, char* argv[])
         std::cerr << "distributed-fat-tree: cannot write '" << file << "'" << std::endl;
         return 2;
     }
+    if (trace)
+    {
+        for (uint32_t l = 0; l < fabric.GetNLinks(); ++l)
+        {
+            for (auto dev : {fabric.GetLink(l).devA, fabric.GetLink(l).devB})
+            {
+                if (!RoceMpiHelper::IsLocal(dev->GetNode()))
+                {
+                    continue;
+                }
+                const uint32_t node = dev->GetNode()->GetId();
+                const uint32_t ifIndex = dev->GetIfIndex();
+                for (const char* what : {"PhyTxBegin", "PhyRxEnd"})
+                {
+                    const bool tx = what[3] == 'T';
+                    dev->TraceConnectWithoutContext(
+                        what,
+                        Callback<void, Ptr<const Packet>>(
+                            [&os, node, ifIndex, tx](Ptr<const Packet> p) {
+                                os << "trace " << Simulator::Now().GetNanoSeconds() << " node "
+                                   << node << " if " << ifIndex << (tx ? " tx " : " rx ")
+                                   << p->GetSize() << "\n";
+                            }));
+                }
+            }
+        }
+    }
+    Simulator::Stop(stopAt);
+    Simulator::Run();
     for (uint32_t i = 0; i < flows.size(); ++i)
     {
         const Flow& f = flows[i];

@@ -3,6 +3,7 @@
  */
 #include "roce-channel.h"
 
+#include "partition-independent-scheduler.h"
 #include "roce-net-device.h"
 #include "roce-remote-link.h"
 #include "roce-wire-tag.h"
@@ -120,15 +121,16 @@ RoceChannel::TransmitStart(Ptr<Packet> frame, Ptr<RoceNetDevice> src, Time txTim
     }
     const uint32_t dir = (src == m_dev[0]) ? 1 : 0;
     Direction& d = m_dir[dir];
-    if (d.remote)
-    {
-        TransmitRemote(frame, dst, txTime);
-        return;
-    }
     if (!d.contextKnown)
     {
         d.context = dst->GetNode()->GetId();
         d.contextKnown = true;
+        d.remote = RoceRemoteLink::IsRemote(dst->GetNode()); // a cable to another process
+    }
+    if (d.remote)
+    {
+        TransmitRemote(frame, dst, txTime);
+        return;
     }
     const Time delay = txTime + m_delay;
     const Time arrival = Simulator::Now() + delay;
@@ -220,8 +222,12 @@ RoceChannel::PrepareEnd(Ptr<RoceNetDevice> device)
 void
 RoceChannel::TransmitRemote(Ptr<Packet> frame, Ptr<RoceNetDevice> dst, Time txTime)
 {
-    frame->AddPacketTag(RoceWireTag(m_generation));
-    RoceRemoteLink::Send(frame, Simulator::Now() + txTime + m_delay, dst);
+    // The message arrives after the Delay (>= the lookahead); the receiver then schedules the
+    // delivery at the frame's arrival, placed among simultaneous events as in one process.
+    const Time now = Simulator::Now();
+    frame->AddPacketTag(
+        RoceWireTag(m_generation, now + txTime + m_delay, now, Simulator::GetContext()));
+    RoceRemoteLink::Send(frame, now + m_delay, dst);
     RoceWireTag tag;
     frame->RemovePacketTag(tag); // the sender may still look at the frame (traces)
 }
@@ -231,7 +237,13 @@ RoceChannel::ReceiveRemote(uint32_t dir, Ptr<Packet> frame)
 {
     RoceWireTag tag;
     frame->RemovePacketTag(tag);
-    Deliver(m_dev[dir], frame, tag.GetGeneration());
+    PartitionIndependentScheduler::SetNextInsertOrigin(tag.GetSent(), tag.GetContext());
+    Simulator::Schedule(tag.GetArrival() - Simulator::Now(),
+                        &RoceChannel::Deliver,
+                        this,
+                        m_dev[dir],
+                        frame,
+                        tag.GetGeneration());
 }
 
 void

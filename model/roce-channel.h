@@ -129,8 +129,9 @@ class RoceChannel : public Channel
     void TransmitRemote(Ptr<Packet> frame, Ptr<RoceNetDevice> dst, Time txTime);
 
     /**
-     * \brief A frame from another process has arrived for m_dev[dir]: hand it over like
-     *        Deliver() with the failure generation it was sent in.
+     * \brief A frame from another process has come (one Delay after it was sent) for
+     *        m_dev[dir]: deliver it (Deliver()) at its arrival time, with the failure generation
+     *        it was sent in.
      * \param dir the direction (index of the receiving end)
      * \param frame the frame, carrying a RoceWireTag
      */

@@ -16,6 +16,7 @@
 #include "ns3/int-tag.h"
 #include "ns3/node.h"
 #include "ns3/packet.h"
+#include "ns3/partition-independent-scheduler.h"
 #include "ns3/rdma-ack-tag.h"
 #include "ns3/rdma-helper.h"
 #include "ns3/rdma-queue-pair.h"
@@ -129,7 +130,7 @@ TEST_F(Distributed, TagsRoundTripFieldByField)
     Ptr<Packet> p = Create<Packet>(100);
     p->AddPacketTag(in);
     p->AddPacketTag(ack);
-    p->AddPacketTag(RoceWireTag(0xcafe1234));
+    p->AddPacketTag(RoceWireTag(0xcafe1234, NanoSeconds(123456789), NanoSeconds(-5), 0xfffffffe));
     Ptr<Packet> q = RoundTrip(p);
 
     IntTag out;
@@ -153,6 +154,9 @@ TEST_F(Distributed, TagsRoundTripFieldByField)
     RoceWireTag wire;
     ASSERT_TRUE(q->PeekPacketTag(wire));
     EXPECT_EQ(wire.GetGeneration(), 0xcafe1234u);
+    EXPECT_EQ(wire.GetArrival(), NanoSeconds(123456789));
+    EXPECT_EQ(wire.GetSent(), NanoSeconds(-5));
+    EXPECT_EQ(wire.GetContext(), 0xfffffffeu);
     EXPECT_EQ(PacketTags(q), PacketTags(p));
 }
 
@@ -294,4 +298,36 @@ TEST_F(Distributed, EnableWithoutMpiOrWithAnUnknownEngineIsRefused)
         EXPECT_DEATH(RoceMpiHelper::Enable(&argc, &argv),
                      "this build has no MPI: Debian's libns3-dev has no mpi module");
     }
+}
+
+TEST_F(Distributed, PartitionIndependentSchedulerOrdersByInsertionTimeAndContext)
+{
+    // simultaneous events run in the order (time of insertion, inserting context, uid), not in
+    // insertion order alone; an event given an origin (a frame from another process) takes the
+    // place of an event inserted then
+    Simulator::SetScheduler(ObjectFactory("ns3::PartitionIndependentScheduler"));
+    std::vector<std::string> order;
+    auto log = [&order](std::string what) { return [&order, what]() { order.push_back(what); }; };
+    // at t=10 ns, node 7 schedules "late7" and node 3 "late3", both for t=100 ns
+    Simulator::ScheduleWithContext(7, NanoSeconds(10), [&log]() {
+        Simulator::Schedule(NanoSeconds(90), log("late7"));
+    });
+    Simulator::ScheduleWithContext(3, NanoSeconds(10), [&log]() {
+        Simulator::Schedule(NanoSeconds(90), log("late3"));
+    });
+    // at t=50 ns an event re-inserts a delivery for t=100 ns as if node 1 had sent it at 5 ns,
+    // and removes an event it no longer wants
+    EventId gone = Simulator::Schedule(NanoSeconds(100), log("removed"));
+    Simulator::Schedule(NanoSeconds(50), [&log, gone]() {
+        Simulator::Remove(gone);
+        PartitionIndependentScheduler::SetNextInsertOrigin(NanoSeconds(5), 1);
+        Simulator::Schedule(NanoSeconds(50), log("remote"));
+        Simulator::Schedule(NanoSeconds(50), log("now"));
+    });
+    Simulator::Schedule(NanoSeconds(100), log("setup"));
+    Simulator::Run();
+    // setup (inserted at 0) < remote (origin 5 ns) < late3 < late7 (10 ns, contexts 3 < 7) <
+    // now (inserted at 50 ns); ns-3's default (insertion) order would be setup, late7, late3,
+    // remote, now
+    EXPECT_EQ(order, (std::vector<std::string>{"setup", "remote", "late3", "late7", "now"}));
 }
