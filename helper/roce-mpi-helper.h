@@ -29,6 +29,8 @@ class Node;
  * \code
  *   int main(int argc, char* argv[])
  *   {
+ *       Config::SetGlobal("SchedulerType",
+ *                         TypeIdValue(PartitionIndependentScheduler::GetTypeId()));
  *       RoceMpiHelper::Enable(&argc, &argv);   // before any node is created
  *       FatTreeHelper fabric(4);               // one pod per process by default
  *       fabric.Install();
@@ -39,6 +41,11 @@ class Node;
  *       RoceMpiHelper::Disable();
  *   }
  * \endcode
+ *
+ * For results identical to one process, every run to compare (the one-process reference
+ * included) must use ns3::PartitionIndependentScheduler (SchedulerType global, set before the
+ * simulator exists, i.e. before Enable()): with ns-3's own schedulers, simultaneous events
+ * involving a frame from another process run in another order.
  *
  * Distribution needs ns-3 built with MPI: the in-tree build (`make check-mpi` configures ns-3
  * with --enable-mpi). Debian's libns3-dev has no MPI module: there Enable() is a fatal error
