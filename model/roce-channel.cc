@@ -123,14 +123,11 @@ RoceChannel::TransmitStart(Ptr<Packet> frame, Ptr<RoceNetDevice> src, Time txTim
     Direction& d = m_dir[dir];
     if (!d.contextKnown)
     {
-        d.context = dst->GetNode()->GetId();
-        d.contextKnown = true;
-        d.remote = RoceRemoteLink::IsRemote(dst->GetNode()); // a cable to another process
-    }
-    if (d.remote)
-    {
-        TransmitRemote(frame, dst, txTime);
-        return;
+        // the first frame of this direction, or every frame of a cable to another process
+        if (LearnDirection(dir, dst, frame, txTime))
+        {
+            return; // sent to the other process
+        }
     }
     const Time delay = txTime + m_delay;
     const Time arrival = Simulator::Now() + delay;
@@ -219,8 +216,26 @@ RoceChannel::PrepareEnd(Ptr<RoceNetDevice> device)
                      this));
 }
 
+bool
+RoceChannel::LearnDirection(uint32_t dir,
+                            const Ptr<RoceNetDevice>& dst,
+                            const Ptr<Packet>& frame,
+                            Time txTime)
+{
+    Direction& d = m_dir[dir];
+    if (d.remote || RoceRemoteLink::IsRemote(dst->GetNode()))
+    {
+        d.remote = true; // stays !contextKnown: every frame comes here
+        TransmitRemote(frame, dst, txTime);
+        return true;
+    }
+    d.context = dst->GetNode()->GetId();
+    d.contextKnown = true;
+    return false;
+}
+
 void
-RoceChannel::TransmitRemote(Ptr<Packet> frame, Ptr<RoceNetDevice> dst, Time txTime)
+RoceChannel::TransmitRemote(const Ptr<Packet>& frame, const Ptr<RoceNetDevice>& dst, Time txTime)
 {
     // The message arrives after the Delay (>= the lookahead); the receiver then schedules the
     // delivery at the frame's arrival, placed among simultaneous events as in one process.

@@ -121,12 +121,27 @@ class RoceChannel : public Channel
     void DeliverNext1();
 
     /**
+     * \brief Look up the receiving end of a direction (first frame): its node id (the context
+     *        of deliveries), or that another process simulates it; then the frame goes there
+     *        (TransmitRemote()).
+     * \param dir the direction (index of the receiving end)
+     * \param dst the receiving device
+     * \param frame the frame being sent
+     * \param txTime its serialization time
+     * \return true if the receiving end is on another process and the frame was sent to it
+     */
+    bool LearnDirection(uint32_t dir,
+                        const Ptr<RoceNetDevice>& dst,
+                        const Ptr<Packet>& frame,
+                        Time txTime);
+
+    /**
      * \brief Send a frame to the other process that simulates its destination (a cut cable).
      * \param frame the frame
      * \param dst receiving device
      * \param txTime the serialization time of the frame at the sender
      */
-    void TransmitRemote(Ptr<Packet> frame, Ptr<RoceNetDevice> dst, Time txTime);
+    void TransmitRemote(const Ptr<Packet>& frame, const Ptr<RoceNetDevice>& dst, Time txTime);
 
     /**
      * \brief A frame from another process has come (one Delay after it was sent) for
@@ -161,8 +176,8 @@ class RoceChannel : public Channel
         Time lastArrival;                        //!< arrival time of the newest frame in the FIFO
         Ptr<ReusableEvent<RoceChannel>> arrival; //!< the reusable arrival event
         uint32_t context{0};                     //!< node id of the receiving end
-        bool contextKnown{false};                //!< context has been looked up
-        bool remote{false}; //!< the receiving end is simulated by another process (MPI)
+        bool contextKnown{false}; //!< context looked up (never for a cable to another process)
+        bool remote{false};       //!< the receiving end is simulated by another process (MPI)
     };
 
     Time m_delay;                                  //!< one-way propagation delay
