@@ -2,6 +2,7 @@
 #   make run           install what is missing, build, run the bundled study (ai-training-sim)
 #   make test          install what is missing, build, run the whole test suite (ctest)
 #   make check-intree  build and test the module inside an ns-3.37 source tree (Debian's source)
+#   make check-mpi     the same ns-3 build (with MPI): one simulation on 1 and 2 processes, same results
 #   make format        clang-format every C++ file;  make check-format  fail if one is not
 #   make sample        regenerate the sample pcap in traces/ from the demo
 #   make bench         benchmark programs (ratios against a baseline measured in the same run;
@@ -19,7 +20,7 @@ SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Everything the standalone build, its tests, plots and pcap checks need.
 PKGS := cmake g++ make python3 libns3-dev libboost-dev libgtest-dev tshark gnuplot-nox
 
-.PHONY: all deps configure build run test bench check-intree format check-format sample clean
+.PHONY: all deps configure build run test bench check-intree check-mpi format check-format sample clean
 
 all: build
 
@@ -59,6 +60,9 @@ bench: configure
 
 check-intree:
 	bash cmake/check-intree.sh
+
+check-mpi:
+	bash cmake/check-mpi.sh
 
 format:
 	clang-format -i $$(git ls-files '*.cc' '*.h')

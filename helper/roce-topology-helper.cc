@@ -6,9 +6,11 @@
 #include "ns3/log.h"
 #include "ns3/net-device-container.h"
 #include "ns3/node.h"
+#include "ns3/roce-mpi-helper.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <set>
 
 namespace ns3
 {
@@ -133,7 +135,7 @@ RoceTopologyHelper::Router::Compute()
 
 RoceTopologyHelper::RoceTopologyHelper()
     : m_base("10.0.0.1"),
-      m_partitions(1),
+      m_partitions(0),
       m_installing(false),
       m_installed(false)
 {
@@ -228,7 +230,40 @@ RoceTopologyHelper::SetPartitions(uint32_t n)
 uint32_t
 RoceTopologyHelper::GetPartitions() const
 {
-    return m_partitions;
+    return m_partitions > 0 ? m_partitions : RoceMpiHelper::GetSize();
+}
+
+void
+RoceTopologyHelper::CheckPartition() const
+{
+    if (!RoceMpiHelper::IsEnabled())
+    {
+        return; // a sequential run simulates every node
+    }
+    const uint32_t size = RoceMpiHelper::GetSize();
+    std::set<uint32_t> used;
+    for (NodeContainer c : {m_hosts, m_switchNodes})
+    {
+        for (uint32_t i = 0; i < c.GetN(); ++i)
+        {
+            used.insert(c.Get(i)->GetSystemId());
+        }
+    }
+    if (!used.empty() && *used.rbegin() >= size)
+    {
+        NS_FATAL_ERROR("RoceTopologyHelper: " << GetPartitions() << " partitions need "
+                                              << *used.rbegin() + 1 << " processes, the run has "
+                                              << size << " (SetPartitions(n) with n <= " << size
+                                              << ")");
+    }
+    if (used.size() < size)
+    {
+        NS_FATAL_ERROR("RoceTopologyHelper: more processes ("
+                       << size << ") than partitions with nodes (" << used.size()
+                       << "): every process must simulate at least one node (SetPartitions("
+                       << GetPartitions() << "); run with at most " << used.size()
+                       << " processes)");
+    }
 }
 
 bool
@@ -269,7 +304,7 @@ RoceTopologyHelper::BeginInstall(const std::string& who)
 Ptr<Node>
 RoceTopologyHelper::CreateHost(uint32_t group)
 {
-    Ptr<Node> node = CreateObject<Node>(group % m_partitions);
+    Ptr<Node> node = CreateObject<Node>(group % GetPartitions());
     m_hosts.Add(node);
     m_hostGroup[node->GetId()] = group;
     return node;
@@ -284,7 +319,7 @@ RoceTopologyHelper::GetHostGroup(uint32_t i) const
 Ptr<Node>
 RoceTopologyHelper::CreateSwitch(uint32_t group)
 {
-    Ptr<Node> node = CreateObject<Node>(group % m_partitions);
+    Ptr<Node> node = CreateObject<Node>(group % GetPartitions());
     Ptr<RoceSwitch> sw = m_switchFactory.Create<RoceSwitch>();
     node->AggregateObject(sw);
     sw->SetHostAddressBase(m_base);
@@ -420,6 +455,7 @@ RoceTopologyHelper::EndInstall()
     }
     m_router = router;
     m_installed = true;
+    CheckPartition();
     RecomputeRoutes();
     NS_LOG_INFO("fabric installed: " << m_hosts.GetN() << " host nodes, " << nEp
                                      << " host endpoints, " << nSw << " switches, "

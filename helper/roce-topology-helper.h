@@ -120,17 +120,21 @@ class RoceTopologyHelper
     Ipv4Address GetHostAddressBase() const;
 
     /**
-     * \brief Spread the nodes over n logical partitions: every node is created with
+     * \brief Spread the nodes over n partitions: every node is created with
      *        systemId = (its pod or group index) % n.
      *
-     * This is for later distributed (MPI) runs, where each system simulates the nodes of its
-     * systemId; a sequential run ignores the systemId. Which index each node type uses is
-     * documented by the subclass.
-     * \param n number of partitions (>= 1, default 1)
+     * In a distributed (MPI) run (RoceMpiHelper::Enable) process r simulates the nodes of
+     * systemId r, and the cables between nodes of different system ids carry their frames
+     * through MPI. The default is one partition per process (RoceMpiHelper::GetSize(): 1 in a
+     * sequential run); Install() is a fatal error in a distributed run whose partitions do not
+     * give every process at least one node or give a node a systemId >= the number of
+     * processes. A sequential run simulates every node whatever its systemId. Which index each
+     * node type uses is documented by the subclass.
+     * \param n number of partitions (>= 1)
      */
     void SetPartitions(uint32_t n);
 
-    /// \return the number of partitions
+    /// \return the number of partitions (the number of processes unless SetPartitions was called)
     uint32_t GetPartitions() const;
 
     /**
@@ -298,6 +302,9 @@ class RoceTopologyHelper
     /// Called last by Install(): builds the routing graph and computes the routes.
     void EndInstall();
 
+    /// Fatal error if a distributed run cannot simulate the partition (see SetPartitions).
+    void CheckPartition() const;
+
     /**
      * \brief Fatal error if the helper is installed (configuration after Install()).
      * \param what the method, for the message
@@ -365,7 +372,7 @@ class RoceTopologyHelper
     RoceLinkHelper m_linkHelper;   //!< creates the cables
     ObjectFactory m_switchFactory; //!< creates the RoceSwitches
     Ipv4Address m_base;            //!< address of endpoint 0
-    uint32_t m_partitions;         //!< number of partitions
+    uint32_t m_partitions;         //!< number of partitions (0: one per process)
     bool m_installing;             //!< Install() has begun
     bool m_installed;              //!< Install() has finished
 

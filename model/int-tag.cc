@@ -36,14 +36,14 @@ IntTag::IntTag()
 uint32_t
 IntTag::GetSerializedSize() const
 {
-    return 2 + m_nHops * (8 + 8 + 4 + 8);
+    return 1 + 4 + m_nHops * (8 + 8 + 4 + 8);
 }
 
 void
 IntTag::Serialize(TagBuffer i) const
 {
     i.WriteU8(m_nHops);
-    i.WriteU8(m_overflow > 255 ? 255 : m_overflow);
+    i.WriteU32(m_overflow);
     for (uint32_t h = 0; h < m_nHops; ++h)
     {
         i.WriteU64(m_hops[h].timeNs);
@@ -57,7 +57,7 @@ void
 IntTag::Deserialize(TagBuffer i)
 {
     m_nHops = i.ReadU8();
-    m_overflow = i.ReadU8();
+    m_overflow = i.ReadU32();
     for (uint32_t h = 0; h < m_nHops; ++h)
     {
         m_hops[h].timeNs = i.ReadU64();

@@ -3,7 +3,10 @@
  */
 #include "roce-channel.h"
 
+#include "partition-independent-scheduler.h"
 #include "roce-net-device.h"
+#include "roce-remote-link.h"
+#include "roce-wire-tag.h"
 
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -65,6 +68,7 @@ RoceChannel::DoDispose()
         }
         d.arrival = nullptr;
         d.contextKnown = false;
+        d.remote = false;
     }
     m_nDevices = 0;
     Channel::DoDispose();
@@ -132,8 +136,11 @@ RoceChannel::TransmitStart(RoceWireFrame&& frame, RoceNetDevice* src, Time txTim
     Direction& d = m_dir[dir];
     if (!d.contextKnown)
     {
-        d.context = dst->GetNode()->GetId();
-        d.contextKnown = true;
+        // the first frame of this direction, or every frame of a cable to another process
+        if (LearnDirection(dir, src, dst, frame, txTime))
+        {
+            return; // sent to the other process
+        }
     }
     const Time delay = txTime + m_delay;
     const Time arrival = Simulator::Now() + delay;
@@ -206,6 +213,84 @@ void
 RoceChannel::DeliverNext1()
 {
     DeliverNext(1);
+}
+
+void
+RoceChannel::PrepareEnd(Ptr<RoceNetDevice> device)
+{
+    NS_LOG_FUNCTION(this << device);
+    Ptr<RoceNetDevice> peer = GetPeer(device);
+    if (!peer || !RoceRemoteLink::IsRemote(peer->GetNode()) ||
+        RoceRemoteLink::IsRemote(device->GetNode()))
+    {
+        return; // not a cable cut by the partition, or not this process's end
+    }
+    RoceRemoteLink::CheckCut(device, peer, m_delay);
+    const uint32_t toPeer = (peer == m_dev[0]) ? 0 : 1;
+    m_dir[toPeer].remote = true;
+    RoceRemoteLink::AttachReceiver(
+        device,
+        MakeCallback(toPeer == 0 ? &RoceChannel::ReceiveRemote1 : &RoceChannel::ReceiveRemote0,
+                     this));
+}
+
+bool
+RoceChannel::LearnDirection(uint32_t dir,
+                            RoceNetDevice* src,
+                            RoceNetDevice* dst,
+                            RoceWireFrame& frame,
+                            Time txTime)
+{
+    Direction& d = m_dir[dir];
+    if (d.remote || RoceRemoteLink::IsRemote(dst->GetNode()))
+    {
+        d.remote = true;              // stays !contextKnown: every frame comes here
+        src->WriteFrameHeader(frame); // the other process gets the frame's bytes
+        TransmitRemote(frame.packet.Share(), Ptr<RoceNetDevice>(dst), txTime);
+        return true;
+    }
+    d.context = dst->GetNode()->GetId();
+    d.contextKnown = true;
+    return false;
+}
+
+void
+RoceChannel::TransmitRemote(const Ptr<Packet>& frame, const Ptr<RoceNetDevice>& dst, Time txTime)
+{
+    // The message arrives after the Delay (>= the lookahead); the receiver then schedules the
+    // delivery at the frame's arrival, placed among simultaneous events as in one process.
+    const Time now = Simulator::Now();
+    frame->AddPacketTag(
+        RoceWireTag(m_generation, now + txTime + m_delay, now, Simulator::GetContext()));
+    RoceRemoteLink::Send(frame, now + m_delay, dst);
+    RoceWireTag tag;
+    frame->RemovePacketTag(tag); // the sender may still look at the frame (traces)
+}
+
+void
+RoceChannel::ReceiveRemote(uint32_t dir, Ptr<Packet> frame)
+{
+    RoceWireTag tag;
+    frame->RemovePacketTag(tag);
+    PartitionIndependentScheduler::SetNextInsertOrigin(tag.GetSent(), tag.GetContext());
+    Simulator::Schedule(tag.GetArrival() - Simulator::Now(),
+                        &RoceChannel::Deliver,
+                        this,
+                        m_dev[dir],
+                        frame,
+                        tag.GetGeneration());
+}
+
+void
+RoceChannel::ReceiveRemote0(Ptr<Packet> frame)
+{
+    ReceiveRemote(0, frame);
+}
+
+void
+RoceChannel::ReceiveRemote1(Ptr<Packet> frame)
+{
+    ReceiveRemote(1, frame);
 }
 
 void

@@ -89,6 +89,15 @@ class RoceChannel : public Channel
     /// \return frames lost because the cable was down (in flight or sent while down)
     uint64_t GetLinkDownDrops() const;
 
+    /**
+     * \brief Called by an attached device when it is initialized (simulation start): in a
+     *        distributed (MPI) run, if the other end is a node of another process, frames towards
+     *        it go through MPI from now on and frames from it arrive through an MpiReceiver
+     *        aggregated to this device (see RoceRemoteLink). Nothing happens otherwise.
+     * \param device the attached device
+     */
+    void PrepareEnd(Ptr<RoceNetDevice> device);
+
     std::size_t GetNDevices() const override;
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
 
@@ -121,6 +130,50 @@ class RoceChannel : public Channel
     /// Deliver the oldest frame on the wire towards m_dev[1].
     void DeliverNext1();
 
+    /**
+     * \brief Look up the receiving end of a direction (first frame): its node id (the context
+     *        of deliveries), or that another process simulates it; then the frame goes there
+     *        (TransmitRemote()).
+     * \param dir the direction (index of the receiving end)
+     * \param src the sending device
+     * \param dst the receiving device
+     * \param frame the frame being sent (framed here if it goes to another process)
+     * \param txTime its serialization time
+     * \return true if the receiving end is on another process and the frame was sent to it
+     */
+    bool LearnDirection(uint32_t dir,
+                        RoceNetDevice* src,
+                        RoceNetDevice* dst,
+                        RoceWireFrame& frame,
+                        Time txTime);
+
+    /**
+     * \brief Send a frame to the other process that simulates its destination (a cut cable).
+     * \param frame the frame
+     * \param dst receiving device
+     * \param txTime the serialization time of the frame at the sender
+     */
+    void TransmitRemote(const Ptr<Packet>& frame, const Ptr<RoceNetDevice>& dst, Time txTime);
+
+    /**
+     * \brief A frame from another process has come (one Delay after it was sent) for
+     *        m_dev[dir]: deliver it (Deliver()) at its arrival time, with the failure generation
+     *        it was sent in.
+     * \param dir the direction (index of the receiving end)
+     * \param frame the frame, carrying a RoceWireTag
+     */
+    void ReceiveRemote(uint32_t dir, Ptr<Packet> frame);
+    /**
+     * \brief ReceiveRemote() towards m_dev[0] (the MpiReceiver's callback).
+     * \param frame the frame
+     */
+    void ReceiveRemote0(Ptr<Packet> frame);
+    /**
+     * \brief ReceiveRemote() towards m_dev[1].
+     * \param frame the frame
+     */
+    void ReceiveRemote1(Ptr<Packet> frame);
+
     /// A frame on the wire.
     struct InFlight
     {
@@ -135,7 +188,8 @@ class RoceChannel : public Channel
         Time lastArrival;                        //!< arrival time of the newest frame in the FIFO
         Ptr<ReusableEvent<RoceChannel>> arrival; //!< the reusable arrival event
         uint32_t context{0};                     //!< node id of the receiving end
-        bool contextKnown{false};                //!< context has been looked up
+        bool contextKnown{false}; //!< context looked up (never for a cable to another process)
+        bool remote{false};       //!< the receiving end is simulated by another process (MPI)
     };
 
     Time m_delay;                                  //!< one-way propagation delay

@@ -249,6 +249,10 @@ RoceNetDevice::DoInitialize()
                            << "); give it weight 1 or lower StrictPriorityClasses");
         }
     }
+    if (m_channel)
+    {
+        m_channel->PrepareEnd(this); // a cable to another process (MPI) is set up here
+    }
     NetDevice::DoInitialize();
 }
 
@@ -1574,7 +1578,10 @@ RoceNetDevice::GetMulticast(Ipv6Address addr) const
 bool
 RoceNetDevice::IsPointToPoint() const
 {
-    return false; // Ethernet framing with real MAC addresses (ARP works over it)
+    // a cable has exactly two ends: ns-3's distributed engines find the cables between
+    // processes (and the lookahead, the channel's Delay) only through point-to-point devices.
+    // Framing stays Ethernet with real MAC addresses (NeedsArp() is true).
+    return true;
 }
 
 bool

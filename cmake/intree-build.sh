@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Shared by make check-intree and make check-mpi (sourced, not run): one ns-3.37 source tree,
+# one configure (debug, -Werror, MPI enabled), one build directory for both checks.
+#
+# Gets ns-3.37 from Debian's source package (apt-get source ns3) into a cache OUTSIDE the clone
+# (AIT_NS3_CACHE, default /var/cache/ai-training as root, ~/.cache/ai-training otherwise), links
+# this checkout in as contrib/ai-training, installs what is missing with apt (including Debian's
+# OpenMPI), configures ns-3's debug profile with only our module (+ csma, needed by ns-3.37's
+# test-runner) and its examples and tests, with --enable-mpi, and builds. A second run (or the
+# other check) reuses the configuration and builds incrementally.
+#
+# After ait_intree_build: $src is the ns-3 tree, $jobs the build parallelism.
+
+ait_repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+if [ "$(id -u)" = 0 ]; then
+  ait_sudo=""
+  ait_cache=${AIT_NS3_CACHE:-/var/cache/ai-training}
+else
+  ait_sudo="sudo"
+  ait_cache=${AIT_NS3_CACHE:-$HOME/.cache/ai-training}
+fi
+jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+src="$ait_cache/ns3-3.37/ns-3.37"
+# the one configuration both checks use (a change here reconfigures once)
+ait_configure_args=(-d debug --enable-modules="ai-training;csma" --enable-tests --enable-examples
+  --filter-module-examples-and-tests=ai-training --disable-python --enable-mpi)
+
+ait_intree_deps() {
+  local need="" p
+  for p in dpkg-dev cmake g++ make python3 ninja-build libgtest-dev tshark libopenmpi-dev \
+    openmpi-bin; do
+    dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" || need="$need $p"
+  done
+  if [ -n "$need" ]; then
+    echo "== installing:$need"
+    $ait_sudo apt-get update -qq
+    $ait_sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $need >/dev/null
+  fi
+}
+
+ait_intree_source() {
+  if [ -f "$src/ns3" ]; then
+    return 0
+  fi
+  # apt-get source needs deb-src entries: derive them from the machine's own Debian sources.
+  if ! apt-get source --print-uris ns3 >/dev/null 2>&1 ||
+    [ -z "$(apt-get source --print-uris ns3 2>/dev/null | grep -F .dsc)" ]; then
+    if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+      sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources |
+        $ait_sudo tee /etc/apt/sources.list.d/ai-training-deb-src.sources >/dev/null
+    elif [ -f /etc/apt/sources.list ]; then
+      grep -E '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' |
+        $ait_sudo tee /etc/apt/sources.list.d/ai-training-deb-src.list >/dev/null
+    else
+      echo "intree: no Debian apt sources found to derive deb-src entries from" >&2
+      return 1
+    fi
+    $ait_sudo apt-get update -qq
+  fi
+  mkdir -p "$ait_cache"
+  echo "== apt-get source ns3 (into $ait_cache)"
+  (cd "$ait_cache" && apt-get source -qq ns3 >/dev/null 2>&1) || {
+    echo "intree: 'apt-get source ns3' failed" >&2
+    return 1
+  }
+  [ -f "$src/ns3" ] || { echo "intree: $src/ns3 missing after apt-get source" >&2; return 1; }
+  grep -q '3.37' "$src/VERSION" || { echo "intree: $src is not ns-3.37" >&2; return 1; }
+}
+
+ait_intree_configure() {
+  ln -sfn "$ait_repo" "$src/contrib/ai-training"
+  local stamp="$src/cmake-cache/ai-training-configure.stamp"
+  local want
+  want="${ait_configure_args[*]}"
+  if [ -f "$src/cmake-cache/CMakeCache.txt" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+    echo "== configure: reusing $src/cmake-cache (debug, -Werror, MPI, ai-training + csma)"
+    return 0
+  fi
+  echo "== configure (debug, -Werror, MPI, ai-training + csma)"
+  (cd "$src" && ./ns3 configure "${ait_configure_args[@]}" >configure.log 2>&1) || {
+    tail -40 "$src/configure.log"
+    echo "intree: configure failed" >&2
+    return 1
+  }
+  grep -q "ai-training" "$src/configure.log" || { echo "intree: module not configured" >&2; return 1; }
+  grep -qE "MPI was found" "$src/configure.log" || {
+    echo "intree: ns-3 did not find MPI (libopenmpi-dev)" >&2
+    return 1
+  }
+  echo "$want" >"$stamp"
+}
+
+ait_intree_build() {
+  ait_intree_deps
+  ait_intree_source
+  ait_intree_configure
+  echo "== build (-j $jobs)"
+  # (./ns3 build caps the jobs at nproc - 1, i.e. 1 on a 2-core machine: call CMake directly)
+  cmake --build "$src/cmake-cache" -j "$jobs" >"$src/build.log" 2>&1 || {
+    grep -E "error|Error" "$src/build.log" | head -40
+    tail -20 "$src/build.log"
+    echo "intree: build failed" >&2
+    return 1
+  }
+}

@@ -1,0 +1,311 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * distributed-fat-tree: one congested k-ary fat-tree simulation that runs on one process or,
+ * with ns-3's distributed engine (MPI), on several, with the same results.
+ *
+ * Two incasts of RDMA WRITEs under DCQCN with PFC: hosts of the other pods write to host 0 and
+ * to the first host of pod 1 (so PFC pauses and ECN marks happen and cross the cut), and
+ * optionally a cable between processes (an aggregation-core cable) fails and comes back while
+ * frames are on it. Each process writes what its own nodes saw to <Out>.<rank>: one line per
+ * flow (completion time, bytes, CNPs, retransmissions), per switch port and host port (bytes,
+ * PFC frames, ECN marks, drops) and per cable (frames lost to the failure; a cable between two
+ * processes has a count on each side). Sorted and summed, the lines of all processes equal the
+ * lines of one process: make check-mpi compares them byte for byte.
+ *
+ *   ./distributed-fat-tree --Out=one                        # one process
+ *   mpirun -np 2 ./distributed-fat-tree --Distributed=1 --Out=two
+ *   (one pod per process: pods 0, 2 on rank 0, pods 1, 3 on rank 1; core j on rank j % 2)
+ *
+ * Without MPI in the build (Debian's libns3-dev) --Distributed=1 is refused.
+ */
+
+#include "ns3/ai-training-module.h"
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+
+#include <fstream>
+#include <iostream>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+/// One RDMA WRITE of the scenario.
+struct Flow
+{
+    uint32_t src;                 //!< sending host endpoint
+    uint32_t dst;                 //!< receiving host endpoint
+    Ptr<RdmaQueuePair> qp;        //!< requester QP
+    Ptr<RdmaQueuePair> responder; //!< responder QP
+    Time done{Time(-1)};          //!< completion (ACK of the last byte) at the sender
+};
+
+void
+Completed(Flow* f, uint64_t id, uint64_t bytes, Time posted, Time now)
+{
+    f->done = now;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    bool distributed = false;
+    bool nullMessage = false;
+    uint32_t k = 4;
+    uint64_t bytes = 500000;
+    int64_t failLink = -1;
+    Time failAt = MicroSeconds(20);
+    Time restoreAt = MicroSeconds(60);
+    Time stopAt = MilliSeconds(3);
+    std::string out = "distributed-fat-tree";
+    uint32_t partitions = 0;
+    Time coreDelay = MicroSeconds(1);
+    uint32_t buffer = 2 * 1024 * 1024;
+    Time stagger = NanoSeconds(0);
+    bool trace = false;
+    std::string scheduler = "ns3::PartitionIndependentScheduler";
+
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("Distributed",
+                 "run on the MPI processes of mpirun (needs an MPI build)",
+                 distributed);
+    cmd.AddValue("NullMessage",
+                 "with --Distributed: the null-message engine instead of the "
+                 "granted-time window",
+                 nullMessage);
+    cmd.AddValue("k", "fat-tree arity (even, >= 4)", k);
+    cmd.AddValue("Bytes", "bytes of each RDMA WRITE", bytes);
+    cmd.AddValue("FailLink",
+                 "link index that fails at FailAt and comes back at RestoreAt "
+                 "(-1: none)",
+                 failLink);
+    cmd.AddValue("FailAt", "when the link fails", failAt);
+    cmd.AddValue("RestoreAt", "when it comes back", restoreAt);
+    cmd.AddValue("StopAt", "end of the simulation (the same on every process)", stopAt);
+    cmd.AddValue("CoreDelay", "delay of the aggregation-core cables", coreDelay);
+    cmd.AddValue("Partitions", "partitions of the fabric (0: one per process)", partitions);
+    cmd.AddValue("Stagger", "flow i starts at i x Stagger (0: all at once)", stagger);
+    cmd.AddValue("BufferBytes", "packet buffer of each switch (small: PFC pauses happen)", buffer);
+    cmd.AddValue("Trace",
+                 "also write every frame sent and received (time, node, port, size)",
+                 trace);
+    cmd.AddValue("Scheduler",
+                 "event scheduler: ns3::PartitionIndependentScheduler gives the same results on "
+                 "any number of processes (ns-3's own order simultaneous events differently)",
+                 scheduler);
+    cmd.AddValue("Out", "prefix of the result file (<Out>.<rank>)", out);
+    cmd.Parse(argc, argv);
+
+    // before the simulator exists (Enable creates it)
+    Config::SetGlobal("SchedulerType", TypeIdValue(TypeId::LookupByName(scheduler)));
+    if (distributed)
+    {
+        if (!RoceMpiHelper::IsAvailable())
+        {
+            std::cerr << "distributed-fat-tree: --Distributed=1 needs ns-3 built with MPI (the "
+                         "in-tree build: make check-mpi); this build has none"
+                      << std::endl;
+            return 2;
+        }
+        RoceMpiHelper::Enable(&argc,
+                              &argv,
+                              nullMessage ? "ns3::NullMessageSimulatorImpl"
+                                          : "ns3::DistributedSimulatorImpl");
+    }
+    if (k < 4 || k % 2 != 0)
+    {
+        std::cerr << "distributed-fat-tree: --k=" << k << " is not allowed (even, >= 4)"
+                  << std::endl;
+        return 2;
+    }
+    if (bytes == 0)
+    {
+        std::cerr << "distributed-fat-tree: --Bytes=0 is not allowed (>= 1)" << std::endl;
+        return 2;
+    }
+    const uint32_t rank = RoceMpiHelper::GetRank();
+
+    Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("Dcqcn"));
+    Config::SetDefault("ns3::SwitchMmu::LosslessPriorities", StringValue("3"));
+    Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(buffer));
+    Config::SetDefault("ns3::SwitchMmu::EcnKmin", UintegerValue(20000));
+    Config::SetDefault("ns3::SwitchMmu::EcnKmax", UintegerValue(200000));
+
+    FatTreeHelper fabric(k);
+    fabric.SetLinkDelay(2, coreDelay);
+    if (partitions > 0)
+    {
+        fabric.SetPartitions(partitions);
+    }
+    fabric.Install();
+    fabric.AssignStreams(1);
+    if (failLink >= int64_t(fabric.GetNLinks()))
+    {
+        std::cerr << "distributed-fat-tree: --FailLink=" << failLink << " is not allowed (-1.."
+                  << fabric.GetNLinks() - 1 << ")" << std::endl;
+        return 2;
+    }
+    RdmaHelper rdma;
+    rdma.Install(fabric);
+
+    // incast 1: the hosts of pods 1 and 2 write to host 0; incast 2: the hosts of pods 3 and 0
+    // (but host 0) write to the first host of pod 1
+    const uint32_t perPod = fabric.GetNHosts() / k;
+    std::vector<Flow> flows;
+    for (uint32_t h = perPod; h < 3 * perPod; ++h)
+    {
+        flows.push_back({h, 0, nullptr, nullptr});
+    }
+    for (uint32_t h = 3 * perPod; h < 4 * perPod; ++h)
+    {
+        flows.push_back({h, perPod, nullptr, nullptr});
+    }
+    for (uint32_t h = 1; h < perPod; ++h)
+    {
+        flows.push_back({h, perPod, nullptr, nullptr});
+    }
+    for (auto& f : flows)
+    {
+        // every process creates every QP (same QP numbers everywhere); only the sender's
+        // process posts the WRITE
+        auto qps = rdma.Connect(fabric.GetHostAddress(f.src), fabric.GetHostAddress(f.dst));
+        f.qp = qps.first;
+        f.responder = qps.second;
+        if (RoceMpiHelper::IsLocal(fabric.GetHostNode(f.src)))
+        {
+            f.qp->SetSendCompletionCallback(MakeBoundCallback(&Completed, &f));
+            Ptr<RdmaQueuePair> qp = f.qp;
+            Simulator::Schedule(stagger * int64_t(&f - flows.data()),
+                                [qp, bytes]() { qp->PostSend(bytes); });
+        }
+    }
+    if (failLink >= 0)
+    {
+        fabric.FailLink(failLink, failAt);
+        fabric.RestoreLink(failLink, restoreAt);
+    }
+    const std::string file = out + "." + std::to_string(rank);
+    std::ofstream os(file);
+    if (!os)
+    {
+        std::cerr << "distributed-fat-tree: cannot write '" << file << "'" << std::endl;
+        return 2;
+    }
+    if (trace)
+    {
+        for (uint32_t l = 0; l < fabric.GetNLinks(); ++l)
+        {
+            for (auto dev : {fabric.GetLink(l).devA, fabric.GetLink(l).devB})
+            {
+                if (!RoceMpiHelper::IsLocal(dev->GetNode()))
+                {
+                    continue;
+                }
+                const uint32_t node = dev->GetNode()->GetId();
+                const uint32_t ifIndex = dev->GetIfIndex();
+                for (const char* what : {"PhyTxBegin", "PhyRxEnd"})
+                {
+                    const bool tx = what[3] == 'T';
+                    dev->TraceConnectWithoutContext(
+                        what,
+                        Callback<void, Ptr<const Packet>>(
+                            [&os, node, ifIndex, tx](Ptr<const Packet> p) {
+                                os << "trace " << Simulator::Now().GetNanoSeconds() << " node "
+                                   << node << " if " << ifIndex << (tx ? " tx " : " rx ")
+                                   << p->GetSize() << "\n";
+                            }));
+                }
+            }
+        }
+    }
+    Simulator::Stop(stopAt);
+    Simulator::Run();
+    for (uint32_t i = 0; i < flows.size(); ++i)
+    {
+        const Flow& f = flows[i];
+        if (RoceMpiHelper::IsLocal(fabric.GetHostNode(f.src)))
+        {
+            const auto& st = f.qp->GetStats();
+            os << "flow " << i << " src " << f.src << " dst " << f.dst << " done_ns "
+               << f.done.GetNanoSeconds() << " acked " << st.bytesAcked << " sent " << st.bytesSent
+               << " retx " << st.packetsRetransmitted << " cnps " << st.cnpsReceived << " timeouts "
+               << st.timeouts << "\n";
+        }
+        if (RoceMpiHelper::IsLocal(fabric.GetHostNode(f.dst)))
+        {
+            const auto& st = f.responder->GetStats();
+            os << "flow " << i << " responder received " << st.bytesReceived << " cnps_sent "
+               << st.cnpsSent << " naks " << st.naksSent << " duplicates " << st.duplicatesReceived
+               << "\n";
+        }
+    }
+    auto port = [&os](const char* what, uint32_t node, uint32_t p, Ptr<RoceNetDevice> dev) {
+        uint64_t tx = 0;
+        uint64_t rx = 0;
+        uint64_t pauses = 0;
+        uint64_t pausesRx = 0;
+        for (uint8_t q = 0; q < RoceNetDevice::NUM_PRIORITIES; ++q)
+        {
+            const auto& c = dev->GetCounters(q);
+            tx += c.txBytes;
+            rx += c.rxBytes;
+            pauses += c.pausesSent;
+            pausesRx += c.pausesReceived;
+        }
+        os << what << " " << node << " port " << p << " tx_bytes " << tx << " rx_bytes " << rx
+           << " pfc_pauses_sent " << pauses << " pfc_pauses_received " << pausesRx << " paused_ns "
+           << dev->GetPausedTime(3).GetNanoSeconds() << " rx_drops " << dev->GetRxDrops();
+    };
+    for (uint32_t s = 0; s < fabric.GetNSwitches(); ++s)
+    {
+        Ptr<Node> node = fabric.GetSwitchNode(s);
+        if (!RoceMpiHelper::IsLocal(node))
+        {
+            continue;
+        }
+        Ptr<RoceSwitch> sw = fabric.GetSwitch(s);
+        for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+        {
+            port("switch", node->GetId(), p, sw->GetPort(p));
+            const auto& st = sw->GetPortStats(p, 3);
+            os << " ecn_marked " << st.marked << " enqueued " << st.enqueuedPackets << " max_queue "
+               << st.maxQueueBytes << "\n";
+        }
+        os << "switch " << node->GetId() << " drops " << sw->GetTotalDrops() << "\n";
+    }
+    for (uint32_t h = 0; h < fabric.GetNHosts(); ++h)
+    {
+        if (RoceMpiHelper::IsLocal(fabric.GetHostNode(h)))
+        {
+            port("host", fabric.GetHostNode(h)->GetId(), 0, fabric.GetHostDevice(h));
+            os << "\n";
+        }
+    }
+    for (uint32_t l = 0; l < fabric.GetNLinks(); ++l)
+    {
+        const auto& link = fabric.GetLink(l);
+        const bool a = RoceMpiHelper::IsLocal(link.a);
+        const bool b = RoceMpiHelper::IsLocal(link.b);
+        if (a || b)
+        {
+            // a cable between processes has a copy on each: the counts add up
+            os << "link " << l << " down_drops " << link.channel->GetLinkDownDrops() << "\n";
+        }
+    }
+    os.close();
+    if (rank == 0)
+    {
+        std::cout << "distributed-fat-tree: k=" << k << ", " << flows.size() << " flows of "
+                  << bytes << " B, " << RoceMpiHelper::GetSize() << " process(es), "
+                  << fabric.GetPartitions() << " partition(s); results in " << out << ".*"
+                  << std::endl;
+    }
+    Simulator::Destroy();
+    RoceMpiHelper::Disable();
+    return 0;
+}

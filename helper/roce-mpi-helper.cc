@@ -1,0 +1,101 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-mpi-helper.h"
+
+#include "ns3/fatal-error.h"
+#include "ns3/global-value.h"
+#include "ns3/node.h"
+#include "ns3/roce-remote-link.h"
+#include "ns3/string.h"
+
+#ifdef NS3_MPI
+#include "ns3/mpi-interface.h"
+
+#include <mpi.h>
+#endif
+
+namespace ns3
+{
+
+bool
+RoceMpiHelper::IsAvailable()
+{
+    return RoceRemoteLink::IsAvailable();
+}
+
+void
+RoceMpiHelper::Enable(int* argc, char*** argv, const std::string& engine)
+{
+    if (engine != "ns3::DistributedSimulatorImpl" && engine != "ns3::NullMessageSimulatorImpl")
+    {
+        NS_FATAL_ERROR("RoceMpiHelper::Enable: engine '"
+                       << engine
+                       << "' is not a distributed engine (allowed: ns3::DistributedSimulatorImpl, "
+                          "ns3::NullMessageSimulatorImpl)");
+    }
+#ifdef NS3_MPI
+    GlobalValue::Bind("SimulatorImplementationType", StringValue(engine));
+    MpiInterface::Enable(argc, argv);
+#else
+    NS_FATAL_ERROR("RoceMpiHelper::Enable: this build has no MPI: Debian's libns3-dev has no mpi "
+                   "module, so a distributed run needs the in-tree build of ns-3.37 configured "
+                   "with --enable-mpi (make check-mpi builds it)");
+#endif
+}
+
+void
+RoceMpiHelper::Disable()
+{
+#ifdef NS3_MPI
+    if (MpiInterface::IsEnabled())
+    {
+        MpiInterface::Disable();
+    }
+#endif
+}
+
+bool
+RoceMpiHelper::IsEnabled()
+{
+    return RoceRemoteLink::IsDistributed();
+}
+
+uint32_t
+RoceMpiHelper::GetRank()
+{
+    return RoceRemoteLink::GetRank();
+}
+
+uint32_t
+RoceMpiHelper::GetSize()
+{
+    return RoceRemoteLink::GetSize();
+}
+
+bool
+RoceMpiHelper::IsLocal(Ptr<const Node> node)
+{
+    return !RoceRemoteLink::IsRemote(node);
+}
+
+void
+RoceMpiHelper::SumOverProcesses(std::vector<uint64_t>& values)
+{
+#ifdef NS3_MPI
+    if (!MpiInterface::IsEnabled() || values.empty())
+    {
+        return;
+    }
+    std::vector<uint64_t> sum(values.size());
+    MPI_Allreduce(values.data(),
+                  sum.data(),
+                  static_cast<int>(values.size()),
+                  MPI_UINT64_T,
+                  MPI_SUM,
+                  MpiInterface::GetCommunicator());
+    values.swap(sum);
+#endif
+}
+
+} // namespace ns3

@@ -1,0 +1,333 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * What a distributed (MPI) run relies on, checked in one process: ns-3's engines find the cables
+ * between processes only through point-to-point devices with a two-device channel and a Delay
+ * attribute; a frame crosses processes as Packet::Serialize bytes (headers, trailers, packet and
+ * byte tags), so every frame the module puts on a wire must come back intact from its
+ * serialization and fit in ns-3's MPI message (2000 bytes); the tags round-trip field by field;
+ * system ids are ignored by a sequential run. The runs on several processes are
+ * make check-mpi's (examples/distributed-fat-tree.cc).
+ */
+#include "ait-test-fixture.h"
+
+#include "ns3/boolean.h"
+#include "ns3/fat-tree-helper.h"
+#include "ns3/int-tag.h"
+#include "ns3/node.h"
+#include "ns3/packet.h"
+#include "ns3/partition-independent-scheduler.h"
+#include "ns3/rdma-ack-tag.h"
+#include "ns3/rdma-helper.h"
+#include "ns3/rdma-queue-pair.h"
+#include "ns3/roce-link-helper.h"
+#include "ns3/roce-mpi-helper.h"
+#include "ns3/roce-remote-link.h"
+#include "ns3/roce-wire-tag.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include <map>
+#include <memory>
+#include <vector>
+
+using namespace ns3;
+using namespace ns3::test;
+
+namespace
+{
+
+using Distributed = Ns3Fixture;
+
+/// Serialize a packet as MpiInterface::SendPacket does and rebuild it as the receiver does.
+Ptr<Packet>
+RoundTrip(Ptr<const Packet> p, uint32_t* serializedBytes = nullptr)
+{
+    const uint32_t n = p->GetSerializedSize();
+    std::vector<uint8_t> buf(n);
+    EXPECT_EQ(p->Serialize(buf.data(), n), 1u);
+    if (serializedBytes)
+    {
+        *serializedBytes = n;
+    }
+    return Create<Packet>(buf.data(), n, true);
+}
+
+/// The tags of a packet: (type name, the tag's serialized bytes), in list order.
+std::vector<std::pair<std::string, std::vector<uint8_t>>>
+PacketTags(Ptr<const Packet> p)
+{
+    std::vector<std::pair<std::string, std::vector<uint8_t>>> tags;
+    PacketTagIterator it = p->GetPacketTagIterator();
+    while (it.HasNext())
+    {
+        PacketTagIterator::Item item = it.Next();
+        std::unique_ptr<ObjectBase> obj(item.GetTypeId().GetConstructor()());
+        Tag* tag = dynamic_cast<Tag*>(obj.get());
+        EXPECT_NE(tag, nullptr) << item.GetTypeId().GetName();
+        if (!tag)
+        {
+            continue;
+        }
+        item.GetTag(*tag);
+        std::vector<uint8_t> bytes(tag->GetSerializedSize());
+        tag->Serialize(TagBuffer(bytes.data(), bytes.data() + bytes.size()));
+        tags.emplace_back(item.GetTypeId().GetName(), bytes);
+    }
+    return tags;
+}
+
+/// The bytes of a packet.
+std::vector<uint8_t>
+Bytes(Ptr<const Packet> p)
+{
+    std::vector<uint8_t> b(p->GetSize());
+    p->CopyData(b.data(), b.size());
+    return b;
+}
+
+} // namespace
+
+TEST_F(Distributed, RoceDevicesArePointToPointWithADelayAttribute)
+{
+    // ns-3's DistributedSimulatorImpl / NullMessageSimulatorImpl skip devices that are not
+    // point-to-point and read the lookahead from the channel's "Delay"
+    NodeContainer nodes;
+    nodes.Create(2);
+    RoceLinkHelper link;
+    link.SetChannelAttribute("Delay", TimeValue(NanoSeconds(750)));
+    NetDeviceContainer d = link.Install(nodes);
+    for (uint32_t i = 0; i < 2; ++i)
+    {
+        EXPECT_TRUE(d.Get(i)->IsPointToPoint()) << i;
+        EXPECT_TRUE(d.Get(i)->NeedsArp()) << i; // still Ethernet with MAC addresses
+    }
+    Ptr<Channel> ch = d.Get(0)->GetChannel();
+    ASSERT_EQ(ch->GetNDevices(), 2u);
+    EXPECT_EQ(ch->GetDevice(0), d.Get(0));
+    EXPECT_EQ(ch->GetDevice(1), d.Get(1));
+    TimeValue delay;
+    ch->GetAttribute("Delay", delay);
+    EXPECT_EQ(delay.Get(), NanoSeconds(750));
+}
+
+TEST_F(Distributed, TagsRoundTripFieldByField)
+{
+    IntTag in;
+    for (uint32_t h = 0; h < IntTag::MAX_HOPS + 300; ++h)
+    {
+        in.AddHop({0x0123456789abcdefULL + h,
+                   0xfedcba9876543210ULL - h,
+                   0x89abcdefu + h,
+                   400000000000ULL + h});
+    }
+    RdmaAckTag ack;
+    ack.packets = 0xdeadbeef;
+    ack.marked = 0x12345678;
+    ack.hasSack = true;
+    ack.sackSeq = 0x1122334455667788ULL;
+    ack.duplicate = true;
+    Ptr<Packet> p = Create<Packet>(100);
+    p->AddPacketTag(in);
+    p->AddPacketTag(ack);
+    p->AddPacketTag(RoceWireTag(0xcafe1234, NanoSeconds(123456789), NanoSeconds(-5), 0xfffffffe));
+    Ptr<Packet> q = RoundTrip(p);
+
+    IntTag out;
+    ASSERT_TRUE(q->PeekPacketTag(out));
+    ASSERT_EQ(out.GetNHops(), IntTag::MAX_HOPS);
+    EXPECT_EQ(out.GetOverflow(), 300u); // more than 255 hops that did not fit
+    for (uint32_t h = 0; h < IntTag::MAX_HOPS; ++h)
+    {
+        EXPECT_EQ(out.GetHop(h).timeNs, in.GetHop(h).timeNs) << h;
+        EXPECT_EQ(out.GetHop(h).txBytes, in.GetHop(h).txBytes) << h;
+        EXPECT_EQ(out.GetHop(h).qlenBytes, in.GetHop(h).qlenBytes) << h;
+        EXPECT_EQ(out.GetHop(h).rateBps, in.GetHop(h).rateBps) << h;
+    }
+    RdmaAckTag ack2;
+    ASSERT_TRUE(q->PeekPacketTag(ack2));
+    EXPECT_EQ(ack2.packets, ack.packets);
+    EXPECT_EQ(ack2.marked, ack.marked);
+    EXPECT_EQ(ack2.hasSack, true);
+    EXPECT_EQ(ack2.sackSeq, ack.sackSeq);
+    EXPECT_EQ(ack2.duplicate, true);
+    RoceWireTag wire;
+    ASSERT_TRUE(q->PeekPacketTag(wire));
+    EXPECT_EQ(wire.GetGeneration(), 0xcafe1234u);
+    EXPECT_EQ(wire.GetArrival(), NanoSeconds(123456789));
+    EXPECT_EQ(wire.GetSent(), NanoSeconds(-5));
+    EXPECT_EQ(wire.GetContext(), 0xfffffffeu);
+    EXPECT_EQ(PacketTags(q), PacketTags(p));
+}
+
+TEST_F(Distributed, EveryFrameOfACongestedFabricSurvivesSerializationAndFitsAnMpiMessage)
+{
+    // HPCC (INT records on data and ACKs) over PFC, then DCQCN with selective repeat over a
+    // lossy fabric with low ECN thresholds (ACKs with mark counts, NAKs with SACK information):
+    // every frame that starts on any wire is serialized and rebuilt as MpiInterface does;
+    // bytes and every packet and byte tag must come back unchanged, and the message must fit in
+    // ns-3's MPI receive buffer.
+    struct Seen
+    {
+        uint64_t frames{0};
+        uint64_t bad{0};
+        uint32_t largest{0};
+        std::map<std::string, uint64_t> tags;
+        uint64_t sacks{0};
+    } seen;
+
+    auto check = [&seen](Ptr<const Packet> p) {
+        uint32_t n = 0;
+        Ptr<Packet> q = RoundTrip(p, &n);
+        ++seen.frames;
+        seen.largest = std::max(seen.largest, n);
+        const auto tags = PacketTags(p);
+        for (const auto& t : tags)
+        {
+            ++seen.tags[t.first];
+        }
+        RdmaAckTag ack;
+        if (p->PeekPacketTag(ack) && ack.hasSack)
+        {
+            ++seen.sacks;
+        }
+        if (Bytes(q) != Bytes(p) || PacketTags(q) != tags ||
+            q->GetByteTagIterator().HasNext() != p->GetByteTagIterator().HasNext())
+        {
+            ++seen.bad;
+        }
+    };
+    auto run = [&check](const std::string& cc, bool lossless) {
+        Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue(cc));
+        Config::SetDefault("ns3::RdmaNic::LossRecovery", StringValue("SelectiveRepeat"));
+        Config::SetDefault("ns3::SwitchMmu::LosslessPriorities", StringValue(lossless ? "3" : ""));
+        Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(1 << 20));
+        Config::SetDefault("ns3::SwitchMmu::EcnKmin", UintegerValue(20000));
+        Config::SetDefault("ns3::SwitchMmu::EcnKmax", UintegerValue(200000));
+        FatTreeHelper fabric(4);
+        fabric.Install();
+        RdmaHelper rdma;
+        rdma.Install(fabric);
+        for (uint32_t h = 4; h < 12; ++h)
+        {
+            rdma.Connect(fabric.GetHostAddress(h), fabric.GetHostAddress(0))
+                .first->PostSend(300000);
+        }
+        for (uint32_t l = 0; l < fabric.GetNLinks(); ++l)
+        {
+            for (auto dev : {fabric.GetLink(l).devA, fabric.GetLink(l).devB})
+            {
+                dev->TraceConnectWithoutContext(
+                    "PhyTxBegin",
+                    Callback<void, Ptr<const Packet>>([&check](Ptr<const Packet> p) { check(p); }));
+            }
+        }
+        Simulator::Stop(MilliSeconds(2));
+        Simulator::Run();
+        Simulator::Destroy();
+    };
+    run("Hpcc", true);
+    run("Dcqcn", false);
+    EXPECT_GT(seen.frames, 5000u);
+    EXPECT_EQ(seen.bad, 0u);
+    EXPECT_GT(seen.tags["ns3::IntTag"], 1000u);
+    EXPECT_GT(seen.tags["ns3::RdmaAckTag"], 100u);
+    EXPECT_GT(seen.sacks, 0u);
+    EXPECT_LE(seen.largest, RoceRemoteLink::MAX_MESSAGE_BYTES);
+}
+
+TEST_F(Distributed, ASequentialRunIgnoresSystemIds)
+{
+    // the same incast with every node on system 0 and with the pods on systems 0..3: in one
+    // process without MPI every node is simulated and no frame takes the MPI path
+    auto run = [](uint32_t partitions) {
+        Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("Dcqcn"));
+        FatTreeHelper fabric(4);
+        fabric.SetPartitions(partitions);
+        fabric.Install();
+        RdmaHelper rdma;
+        rdma.Install(fabric);
+        std::vector<Ptr<RdmaQueuePair>> qps;
+        for (uint32_t h = 4; h < 16; h += 3)
+        {
+            qps.push_back(rdma.Connect(fabric.GetHostAddress(h), fabric.GetHostAddress(1)).first);
+            qps.back()->PostSend(200000);
+        }
+        std::vector<uint64_t> done;
+        for (auto& qp : qps)
+        {
+            qp->SetSendCompletionCallback(Callback<void, uint64_t, uint64_t, Time, Time>(
+                [&done](uint64_t, uint64_t, Time, Time now) {
+                    done.push_back(now.GetNanoSeconds());
+                }));
+        }
+        Simulator::Stop(MilliSeconds(2));
+        Simulator::Run();
+        EXPECT_EQ(fabric.GetCore(3)->GetSystemId(), 3 % partitions);
+        Simulator::Destroy();
+        return done;
+    };
+    EXPECT_EQ(RoceMpiHelper::GetSize(), 1u);
+    EXPECT_FALSE(RoceMpiHelper::IsEnabled());
+    const auto one = run(1);
+    EXPECT_EQ(one.size(), 4u);
+    EXPECT_EQ(run(4), one);
+}
+
+TEST_F(Distributed, DefaultPartitionsAreOnePerProcess)
+{
+    FatTreeHelper fabric(4);
+    EXPECT_EQ(fabric.GetPartitions(), 1u); // one process
+    fabric.Install();
+    for (uint32_t s = 0; s < fabric.GetNSwitches(); ++s)
+    {
+        EXPECT_EQ(fabric.GetSwitchNode(s)->GetSystemId(), 0u) << s;
+    }
+}
+
+TEST_F(Distributed, EnableWithoutMpiOrWithAnUnknownEngineIsRefused)
+{
+    int argc = 1;
+    char name[] = "test";
+    char* args[] = {name, nullptr};
+    char** argv = args;
+    EXPECT_DEATH(RoceMpiHelper::Enable(&argc, &argv, "ns3::DefaultSimulatorImpl"),
+                 "engine 'ns3::DefaultSimulatorImpl' is not a distributed engine");
+    if (!RoceMpiHelper::IsAvailable())
+    {
+        EXPECT_DEATH(RoceMpiHelper::Enable(&argc, &argv),
+                     "this build has no MPI: Debian's libns3-dev has no mpi module");
+    }
+}
+
+TEST_F(Distributed, PartitionIndependentSchedulerOrdersByInsertionTimeAndContext)
+{
+    // simultaneous events run in the order (time of insertion, inserting context, uid), not in
+    // insertion order alone; an event given an origin (a frame from another process) takes the
+    // place of an event inserted then
+    Simulator::SetScheduler(ObjectFactory("ns3::PartitionIndependentScheduler"));
+    std::vector<std::string> order;
+    auto log = [&order](std::string what) { return [&order, what]() { order.push_back(what); }; };
+    // at t=10 ns, node 7 schedules "late7" and node 3 "late3", both for t=100 ns
+    Simulator::ScheduleWithContext(7, NanoSeconds(10), [&log]() {
+        Simulator::Schedule(NanoSeconds(90), log("late7"));
+    });
+    Simulator::ScheduleWithContext(3, NanoSeconds(10), [&log]() {
+        Simulator::Schedule(NanoSeconds(90), log("late3"));
+    });
+    // at t=50 ns an event re-inserts a delivery for t=100 ns as if node 1 had sent it at 5 ns,
+    // and removes an event it no longer wants
+    EventId gone = Simulator::Schedule(NanoSeconds(100), log("removed"));
+    Simulator::Schedule(NanoSeconds(50), [&log, gone]() {
+        Simulator::Remove(gone);
+        PartitionIndependentScheduler::SetNextInsertOrigin(NanoSeconds(5), 1);
+        Simulator::Schedule(NanoSeconds(50), log("remote"));
+        Simulator::Schedule(NanoSeconds(50), log("now"));
+    });
+    Simulator::Schedule(NanoSeconds(100), log("setup"));
+    Simulator::Run();
+    // setup (inserted at 0) < remote (origin 5 ns) < late3 < late7 (10 ns, contexts 3 < 7) <
+    // now (inserted at 50 ns); ns-3's default (insertion) order would be setup, late7, late3,
+    // remote, now
+    EXPECT_EQ(order, (std::vector<std::string>{"setup", "remote", "late3", "late7", "now"}));
+}
