@@ -541,11 +541,22 @@ RoceNetDevice::Frame(Ptr<Packet> packet,
                      uint16_t protocol,
                      uint8_t priority) const
 {
+    FrameAs(packet, src, dst, protocol, priority, m_vlanEnabled);
+}
+
+void
+RoceNetDevice::FrameAs(Ptr<Packet> packet,
+                       Mac48Address src,
+                       Mac48Address dst,
+                       uint16_t protocol,
+                       uint8_t priority,
+                       bool tagged) const
+{
     uint32_t headerBytes = 14;
     EthernetHeader eth(false);
     eth.SetSource(src);
     eth.SetDestination(dst);
-    if (m_vlanEnabled)
+    if (tagged)
     {
         headerBytes += 4;
     }
@@ -553,7 +564,7 @@ RoceNetDevice::Frame(Ptr<Packet> packet,
     {
         packet->AddPaddingAtEnd(MIN_FRAME_BYTES - headerBytes - packet->GetSize());
     }
-    if (m_vlanEnabled)
+    if (tagged)
     {
         VlanHeader tag;
         tag.SetPriority(priority);
@@ -671,37 +682,12 @@ RoceNetDevice::WriteFrameHeader(RoceWireFrame& frame) const
     {
         return;
     }
-    Ptr<Packet> p = frame.packet.Share();
-    const bool tagged = frame.state == RoceWireFrame::UNFRAMED_VLAN;
-    uint32_t headerBytes = tagged ? 18 : 14;
-    EthernetHeader eth(false);
-    eth.SetSource(m_address);
-    eth.SetDestination(frame.dst);
-    if (p->GetSize() + headerBytes < MIN_FRAME_BYTES)
-    {
-        p->AddPaddingAtEnd(MIN_FRAME_BYTES - headerBytes - p->GetSize());
-    }
-    if (tagged)
-    {
-        VlanHeader tag;
-        tag.SetPriority(frame.pcp);
-        tag.SetVlanId(m_vlanId);
-        tag.SetInnerType(ETHERTYPE_IPV4);
-        p->AddHeader(tag);
-        eth.SetLengthType(VlanHeader::TPID);
-    }
-    else
-    {
-        eth.SetLengthType(ETHERTYPE_IPV4);
-    }
-    p->AddHeader(eth);
-    if (m_fcsEnabled)
-    {
-        EthernetTrailer fcs;
-        fcs.EnableFcs(true);
-        fcs.CalcFcs(p);
-        p->AddTrailer(fcs);
-    }
+    FrameAs(frame.packet.Share(),
+            m_address,
+            frame.dst,
+            ETHERTYPE_IPV4,
+            frame.pcp,
+            frame.state == RoceWireFrame::UNFRAMED_VLAN);
     frame.state = RoceWireFrame::FRAMED;
 }
 

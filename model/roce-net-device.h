@@ -426,6 +426,22 @@ class RoceNetDevice : public NetDevice
                uint16_t protocol,
                uint8_t priority) const;
     /**
+     * \brief Frame() with the 802.1Q tag given (an unframed frame keeps whether it was sent
+     *        tagged).
+     * \param packet the payload, modified in place
+     * \param src source MAC
+     * \param dst destination MAC
+     * \param protocol EtherType
+     * \param priority priority (PCP)
+     * \param tagged add an 802.1Q tag
+     */
+    void FrameAs(Ptr<Packet> packet,
+                 Mac48Address src,
+                 Mac48Address dst,
+                 uint16_t protocol,
+                 uint8_t priority,
+                 bool tagged) const;
+    /**
      * \brief Queue a frame.
      * \param frame the frame
      * \param bytes its bytes as carried
