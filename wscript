@@ -128,6 +128,7 @@ def build(bld):
         'model/reusable-event.h',
         'model/ring-fifo.h',
         'model/owned-packet.h',
+        'model/lazy-trace-source-accessor.h',
         'model/roce-frame-descriptor.h',
         'model/roce-raw-header.h',
         'model/roce-frame-sink.h',

@@ -3,6 +3,7 @@
  */
 #include "roce-net-device.h"
 
+#include "lazy-trace-source-accessor.h"
 #include "pfc-header.h"
 #include "roce-channel.h"
 #include "vlan-header.h"
@@ -133,75 +134,88 @@ RoceNetDevice::GetTypeId()
                           MakePointerChecker<ErrorModel>())
             .AddTraceSource("MacTx",
                             "A packet was accepted for transmission (before framing).",
-                            MakeTraceSourceAccessor(&RoceNetDevice::m_macTxTrace),
+                            MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::macTx),
                             "ns3::Packet::TracedCallback")
-            .AddTraceSource("MacTxDrop",
-                            "A packet was dropped because its priority queue was full.",
-                            MakeTraceSourceAccessor(&RoceNetDevice::m_macTxDropTrace),
-                            "ns3::Packet::TracedCallback")
+            .AddTraceSource(
+                "MacTxDrop",
+                "A packet was dropped because its priority queue was full.",
+                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::macTxDrop),
+                "ns3::Packet::TracedCallback")
             .AddTraceSource("MacRx",
                             "A packet was received and handed up (headers removed).",
-                            MakeTraceSourceAccessor(&RoceNetDevice::m_macRxTrace),
+                            MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::macRx),
                             "ns3::Packet::TracedCallback")
-            .AddTraceSource("MacPromiscRx",
-                            "A packet was received and handed to the promiscuous callback.",
-                            MakeTraceSourceAccessor(&RoceNetDevice::m_macPromiscRxTrace),
-                            "ns3::Packet::TracedCallback")
-            .AddTraceSource("PhyTxBegin",
-                            "The first bit of a frame is put on the wire.",
-                            MakeTraceSourceAccessor(&RoceNetDevice::m_phyTxBeginTrace),
-                            "ns3::Packet::TracedCallback")
-            .AddTraceSource("PhyTxEnd",
-                            "The last bit of a frame left.",
-                            MakeTraceSourceAccessor(&RoceNetDevice::m_phyTxEndTrace),
-                            "ns3::Packet::TracedCallback")
-            .AddTraceSource("PhyTxEndBytes",
-                            "The last bit of a frame left: its bytes as carried (as PhyTxEnd, "
-                            "without handing over the frame, so that the frame's bytes need "
-                            "not be written).",
-                            MakeTraceSourceAccessor(&RoceNetDevice::m_phyTxEndBytesTrace),
-                            "ns3::TracedValueCallback::Uint32")
-            .AddTraceSource("PhyRxEnd",
-                            "The last bit of a frame arrived.",
-                            MakeTraceSourceAccessor(&RoceNetDevice::m_phyRxEndTrace),
-                            "ns3::Packet::TracedCallback")
-            .AddTraceSource("PhyRxDrop",
-                            "A received frame was dropped (error model, bad FCS, unknown "
-                            "MAC-control opcode).",
-                            MakeTraceSourceAccessor(&RoceNetDevice::m_phyRxDropTrace),
-                            "ns3::Packet::TracedCallback")
-            .AddTraceSource("Sniffer",
-                            "Every frame sent or received, as on the wire (for pcap).",
-                            MakeTraceSourceAccessor(&RoceNetDevice::m_snifferTrace),
-                            "ns3::Packet::TracedCallback")
-            .AddTraceSource("PromiscSniffer",
-                            "Every frame sent or received, as on the wire (for pcap).",
-                            MakeTraceSourceAccessor(&RoceNetDevice::m_promiscSnifferTrace),
-                            "ns3::Packet::TracedCallback")
+            .AddTraceSource(
+                "MacPromiscRx",
+                "A packet was received and handed to the promiscuous callback.",
+                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::macPromiscRx),
+                "ns3::Packet::TracedCallback")
+            .AddTraceSource(
+                "PhyTxBegin",
+                "The first bit of a frame is put on the wire.",
+                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::phyTxBegin),
+                "ns3::Packet::TracedCallback")
+            .AddTraceSource(
+                "PhyTxEnd",
+                "The last bit of a frame left.",
+                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::phyTxEnd),
+                "ns3::Packet::TracedCallback")
+            .AddTraceSource(
+                "PhyTxEndBytes",
+                "The last bit of a frame left: its bytes as carried (as PhyTxEnd, "
+                "without handing over the frame, so that the frame's bytes need "
+                "not be written).",
+                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::phyTxEndBytes),
+                "ns3::TracedValueCallback::Uint32")
+            .AddTraceSource(
+                "PhyRxEnd",
+                "The last bit of a frame arrived.",
+                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::phyRxEnd),
+                "ns3::Packet::TracedCallback")
+            .AddTraceSource(
+                "PhyRxDrop",
+                "A received frame was dropped (error model, bad FCS, unknown "
+                "MAC-control opcode).",
+                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::phyRxDrop),
+                "ns3::Packet::TracedCallback")
+            .AddTraceSource(
+                "Sniffer",
+                "Every frame sent or received, as on the wire (for pcap).",
+                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::sniffer),
+                "ns3::Packet::TracedCallback")
+            .AddTraceSource(
+                "PromiscSniffer",
+                "Every frame sent or received, as on the wire (for pcap).",
+                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::promiscSniffer),
+                "ns3::Packet::TracedCallback")
             .AddTraceSource("PfcTx",
                             "A PFC frame was put on the wire: one call per enabled priority.",
-                            MakeTraceSourceAccessor(&RoceNetDevice::m_pfcTxTrace),
+                            MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::pfcTx),
                             "ns3::RoceNetDevice::PfcTracedCallback")
             .AddTraceSource("PfcRx",
                             "A PFC frame was received: one call per enabled priority.",
-                            MakeTraceSourceAccessor(&RoceNetDevice::m_pfcRxTrace),
+                            MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::pfcRx),
                             "ns3::RoceNetDevice::PfcTracedCallback")
-            .AddTraceSource("PauseEnd",
-                            "A pause of an egress priority ended (expired or resumed).",
-                            MakeTraceSourceAccessor(&RoceNetDevice::m_pauseEndTrace),
-                            "ns3::RoceNetDevice::PauseEndTracedCallback")
-            .AddTraceSource("PfcWatchdog",
-                            "An egress priority has been paused longer than PfcWatchdogLimit.",
-                            MakeTraceSourceAccessor(&RoceNetDevice::m_watchdogTrace),
-                            "ns3::RoceNetDevice::WatchdogTracedCallback")
-            .AddTraceSource("PriorityQueueBytes",
-                            "The bytes queued in one egress priority changed.",
-                            MakeTraceSourceAccessor(&RoceNetDevice::m_queueBytesTrace),
-                            "ns3::RoceNetDevice::QueueBytesTracedCallback")
-            .AddTraceSource("TxQueueBytes",
-                            "Bytes queued for transmission, all priorities together.",
-                            MakeTraceSourceAccessor(&RoceNetDevice::m_txQueueBytes),
-                            "ns3::TracedValueCallback::Uint64");
+            .AddTraceSource(
+                "PauseEnd",
+                "A pause of an egress priority ended (expired or resumed).",
+                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::pauseEnd),
+                "ns3::RoceNetDevice::PauseEndTracedCallback")
+            .AddTraceSource(
+                "PfcWatchdog",
+                "An egress priority has been paused longer than PfcWatchdogLimit.",
+                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::watchdog),
+                "ns3::RoceNetDevice::WatchdogTracedCallback")
+            .AddTraceSource(
+                "PriorityQueueBytes",
+                "The bytes queued in one egress priority changed.",
+                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::queueBytes),
+                "ns3::RoceNetDevice::QueueBytesTracedCallback")
+            .AddTraceSource(
+                "TxQueueBytes",
+                "Bytes queued for transmission, all priorities together.",
+                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::txQueueBytes),
+                "ns3::TracedValueCallback::Uint64");
     return tid;
 }
 
@@ -324,7 +338,10 @@ RoceNetDevice::Attach(Ptr<RoceChannel> channel)
     NS_ABORT_MSG_IF(!channel, "RoceNetDevice::Attach: null channel");
     m_channel = channel;
     m_channel->Attach(this);
-    m_linkChangeCallbacks();
+    if (m_traces)
+    {
+        m_traces->linkChange();
+    }
     return true;
 }
 
@@ -600,9 +617,9 @@ RoceNetDevice::Enqueue(Ptr<Packet> packet,
         NS_FATAL_ERROR("RoceNetDevice::Send: packet of "
                        << packet->GetSize() << " bytes exceeds the Mtu of " << m_mtu << " bytes");
     }
-    if (!m_macTxTrace.IsEmpty())
+    if ((m_traces && !m_traces->macTx.IsEmpty()))
     {
-        m_macTxTrace(packet);
+        m_traces->macTx(packet);
     }
     Frame(packet, src, dst, protocol, priority);
     RoceWireFrame f;
@@ -628,9 +645,9 @@ RoceNetDevice::SendFrame(RoceWireFrame&& frame,
         NS_FATAL_ERROR("RoceNetDevice::Send: packet of "
                        << frame.ipBytes << " bytes exceeds the Mtu of " << m_mtu << " bytes");
     }
-    if (!m_macTxTrace.IsEmpty())
+    if ((m_traces && !m_traces->macTx.IsEmpty()))
     {
-        m_macTxTrace(frame.packet.Share());
+        m_traces->macTx(frame.packet.Share());
     }
     frame.dst = dest;
     frame.pcp = priority;
@@ -652,21 +669,21 @@ RoceNetDevice::Queue(RoceWireFrame&& frame, uint32_t bytes, uint8_t priority, ui
     if (m_maxQueueBytes != 0 && q.bytes + bytes > m_maxQueueBytes)
     {
         NS_LOG_LOGIC("priority " << +priority << " queue full, drop");
-        ++m_ctr[priority].txQueueDrops;
-        if (!m_macTxDropTrace.IsEmpty())
+        ++Rare(priority).txQueueDrops;
+        if ((m_traces && !m_traces->macTxDrop.IsEmpty()))
         {
             WriteFrameHeader(frame);
-            m_macTxDropTrace(frame.packet.Share());
+            m_traces->macTxDrop(frame.packet.Share());
         }
         return false;
     }
     q.frames.push_back({std::move(frame), bytes, cookie});
     m_nonEmpty |= 1u << priority;
     q.bytes += bytes;
-    m_txQueueBytes += bytes;
-    if (!m_queueBytesTrace.IsEmpty())
+    SetTxQueueBytes(m_txQueueBytes + bytes);
+    if ((m_traces && !m_traces->queueBytes.IsEmpty()))
     {
-        m_queueBytesTrace(priority, q.bytes);
+        m_traces->queueBytes(priority, q.bytes);
     }
     if (!m_txBusy)
     {
@@ -711,8 +728,10 @@ RoceNetDevice::MarkCe(RoceWireFrame& frame) const
 bool
 RoceNetDevice::TxNeedsBytes() const
 {
-    return !m_phyTxBeginTrace.IsEmpty() || !m_snifferTrace.IsEmpty() ||
-           !m_promiscSnifferTrace.IsEmpty() || !m_phyTxEndTrace.IsEmpty() ||
+    return (m_traces && !m_traces->phyTxBegin.IsEmpty()) ||
+           (m_traces && !m_traces->sniffer.IsEmpty()) ||
+           (m_traces && !m_traces->promiscSniffer.IsEmpty()) ||
+           (m_traces && !m_traces->phyTxEnd.IsEmpty()) ||
            (!m_sink && !m_txDequeueCallback.IsNull());
 }
 
@@ -825,17 +844,20 @@ RoceNetDevice::TryTransmit()
             if (all || pfc.IsEnabled(p))
             {
                 uint16_t quanta = all ? pfc.GetPauseTime() : pfc.GetQuanta(p);
-                ++(quanta ? m_ctr[p].pausesSent : m_ctr[p].resumesSent);
-                m_pfcTxTrace(p, quanta);
+                ++(quanta ? Rare(p).pausesSent : Rare(p).resumesSent);
+                if (m_traces)
+                {
+                    m_traces->pfcTx(p, quanta);
+                }
             }
         }
     }
     else
     {
-        m_txQueueBytes -= qf.bytes;
-        if (!m_queueBytesTrace.IsEmpty())
+        SetTxQueueBytes(m_txQueueBytes - qf.bytes);
+        if ((m_traces && !m_traces->queueBytes.IsEmpty()))
         {
-            m_queueBytesTrace(sel, q.bytes);
+            m_traces->queueBytes(sel, q.bytes);
         }
         ++m_ctr[sel].txFrames;
         m_ctr[sel].txBytes += qf.bytes;
@@ -862,19 +884,19 @@ RoceNetDevice::TryTransmit()
 
     if (f.state == RoceWireFrame::FRAMED)
     {
-        if (!m_phyTxBeginTrace.IsEmpty())
+        if ((m_traces && !m_traces->phyTxBegin.IsEmpty()))
         {
-            m_phyTxBeginTrace(f.packet.Share());
+            m_traces->phyTxBegin(f.packet.Share());
         }
-        if (!m_snifferTrace.IsEmpty())
+        if ((m_traces && !m_traces->sniffer.IsEmpty()))
         {
-            m_snifferTrace(f.packet.Share());
+            m_traces->sniffer(f.packet.Share());
         }
-        if (!m_promiscSnifferTrace.IsEmpty())
+        if ((m_traces && !m_traces->promiscSniffer.IsEmpty()))
         {
-            m_promiscSnifferTrace(f.packet.Share());
+            m_traces->promiscSniffer(f.packet.Share());
         }
-        if (!m_phyTxEndTrace.IsEmpty())
+        if ((m_traces && !m_traces->phyTxEnd.IsEmpty()))
         {
             m_current = f.packet.Share();
         }
@@ -898,15 +920,15 @@ RoceNetDevice::TransmitComplete()
 {
     if (m_current)
     {
-        if (!m_phyTxEndTrace.IsEmpty())
+        if ((m_traces && !m_traces->phyTxEnd.IsEmpty()))
         {
-            m_phyTxEndTrace(m_current);
+            m_traces->phyTxEnd(m_current);
         }
         m_current = nullptr;
     }
-    if (!m_phyTxEndBytesTrace.IsEmpty())
+    if ((m_traces && !m_traces->phyTxEndBytes.IsEmpty()))
     {
-        m_phyTxEndBytesTrace(m_currentBytes);
+        m_traces->phyTxEndBytes(m_currentBytes);
     }
     if (m_ifg.IsStrictlyPositive())
     {
@@ -984,6 +1006,37 @@ RoceNetDevice::Pause()
     return *m_pause;
 }
 
+RoceNetDevice::Traces&
+RoceNetDevice::GetTraces()
+{
+    if (!m_traces)
+    {
+        m_traces = std::make_unique<Traces>();
+    }
+    return *m_traces;
+}
+
+RoceNetDevice::RareCounters&
+RoceNetDevice::Rare(uint8_t priority)
+{
+    if (!m_rare)
+    {
+        m_rare = std::make_unique<std::array<RareCounters, NUM_PRIORITIES>>();
+    }
+    return (*m_rare)[priority];
+}
+
+void
+RoceNetDevice::SetTxQueueBytes(uint64_t bytes)
+{
+    const uint64_t old = m_txQueueBytes;
+    m_txQueueBytes = bytes;
+    if (m_traces && old != bytes)
+    {
+        m_traces->txQueueBytes(old, bytes); // as TracedValue: only changes are traced
+    }
+}
+
 Time
 RoceNetDevice::GetPausedTime(uint8_t priority) const
 {
@@ -1007,14 +1060,14 @@ RoceNetDevice::ApplyPause(uint8_t priority, uint16_t quanta)
     ps.resume[priority].Cancel();
     if (quanta == 0)
     {
-        ++m_ctr[priority].resumesReceived;
+        ++Rare(priority).resumesReceived;
         if (m_paused[priority])
         {
             Resume(priority);
         }
         return;
     }
-    ++m_ctr[priority].pausesReceived;
+    ++Rare(priority).pausesReceived;
     if (!m_paused[priority])
     {
         m_paused[priority] = true;
@@ -1043,7 +1096,10 @@ RoceNetDevice::Resume(uint8_t priority)
     m_paused[priority] = false;
     ps.watchdog[priority].Cancel();
     ps.total[priority] += d;
-    m_pauseEndTrace(priority, d);
+    if (m_traces)
+    {
+        m_traces->pauseEnd(priority, d);
+    }
     TryTransmit();
 }
 
@@ -1056,7 +1112,10 @@ RoceNetDevice::WatchdogCheck(uint8_t priority, Time since)
     }
     const Time paused = Simulator::Now() - since;
     ++m_watchdogEvents;
-    m_watchdogTrace(priority, paused);
+    if (m_traces)
+    {
+        m_traces->watchdog(priority, paused);
+    }
     NS_LOG_WARN("PFC watchdog: node " << m_node->GetId() << " device " << m_ifIndex << " priority "
                                       << +priority << " paused for " << paused.As(Time::MS));
     if (m_watchdogStop)
@@ -1162,7 +1221,10 @@ RoceNetDevice::ReceiveControl(Ptr<Packet> frame)
     if (frame->GetSize() < pfc.GetSerializedSize())
     {
         ++m_rxDrops;
-        m_phyRxDropTrace(frame);
+        if (m_traces)
+        {
+            m_traces->phyRxDrop(frame);
+        }
         return;
     }
     frame->RemoveHeader(pfc);
@@ -1172,7 +1234,10 @@ RoceNetDevice::ReceiveControl(Ptr<Packet> frame)
         {
             if (pfc.IsEnabled(p))
             {
-                m_pfcRxTrace(p, pfc.GetQuanta(p));
+                if (m_traces)
+                {
+                    m_traces->pfcRx(p, pfc.GetQuanta(p));
+                }
                 ApplyPause(p, pfc.GetQuanta(p));
             }
         }
@@ -1181,7 +1246,10 @@ RoceNetDevice::ReceiveControl(Ptr<Packet> frame)
     {
         for (uint8_t p = 0; p < NUM_PRIORITIES; ++p)
         {
-            m_pfcRxTrace(p, pfc.GetPauseTime());
+            if (m_traces)
+            {
+                m_traces->pfcRx(p, pfc.GetPauseTime());
+            }
             ApplyPause(p, pfc.GetPauseTime());
         }
     }
@@ -1189,7 +1257,10 @@ RoceNetDevice::ReceiveControl(Ptr<Packet> frame)
     {
         NS_LOG_WARN("unknown MAC control opcode " << pfc.GetOpcode() << ", frame dropped");
         ++m_rxDrops;
-        m_phyRxDropTrace(frame);
+        if (m_traces)
+        {
+            m_traces->phyRxDrop(frame);
+        }
     }
 }
 
@@ -1208,8 +1279,9 @@ RoceNetDevice::Receive(RoceWireFrame& f)
 {
     if (f.state != RoceWireFrame::FRAMED)
     {
-        if (m_receiveErrorModel || m_fcsEnabled || !m_snifferTrace.IsEmpty() ||
-            !m_promiscSnifferTrace.IsEmpty() || !m_phyRxEndTrace.IsEmpty())
+        if (m_receiveErrorModel || m_fcsEnabled || (m_traces && !m_traces->sniffer.IsEmpty()) ||
+            (m_traces && !m_traces->promiscSniffer.IsEmpty()) ||
+            (m_traces && !m_traces->phyRxEnd.IsEmpty()))
         {
             // someone looks at the bytes: the sender writes its header
             m_channel->GetPeer(this)->WriteFrameHeader(f);
@@ -1223,18 +1295,18 @@ RoceNetDevice::Receive(RoceWireFrame& f)
         m_ctr[priority].rxBytes += f.ipBytes;
         if (m_sink)
         {
-            if (!m_macRxTrace.IsEmpty())
+            if ((m_traces && !m_traces->macRx.IsEmpty()))
             {
-                m_macRxTrace(f.packet.Share());
+                m_traces->macRx(f.packet.Share());
             }
             m_sink->ReceiveFrame(m_sinkPort, this, f, ETHERTYPE_IPV4, priority);
             return;
         }
         if (!m_roceRxCallback.IsNull())
         {
-            if (!m_macRxTrace.IsEmpty())
+            if ((m_traces && !m_traces->macRx.IsEmpty()))
             {
-                m_macRxTrace(f.packet.Share());
+                m_traces->macRx(f.packet.Share());
             }
             m_roceRxCallback(this, f.packet.Release(), ETHERTYPE_IPV4, priority);
             return;
@@ -1252,20 +1324,23 @@ RoceNetDevice::ReceiveFramed(RoceWireFrame& f)
     if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(frame))
     {
         ++m_rxDrops;
-        m_phyRxDropTrace(frame);
+        if (m_traces)
+        {
+            m_traces->phyRxDrop(frame);
+        }
         return;
     }
-    if (!m_snifferTrace.IsEmpty())
+    if ((m_traces && !m_traces->sniffer.IsEmpty()))
     {
-        m_snifferTrace(frame);
+        m_traces->sniffer(frame);
     }
-    if (!m_promiscSnifferTrace.IsEmpty())
+    if ((m_traces && !m_traces->promiscSniffer.IsEmpty()))
     {
-        m_promiscSnifferTrace(frame);
+        m_traces->promiscSniffer(frame);
     }
-    if (!m_phyRxEndTrace.IsEmpty())
+    if ((m_traces && !m_traces->phyRxEnd.IsEmpty()))
     {
-        m_phyRxEndTrace(frame);
+        m_traces->phyRxEnd(frame);
     }
 
     if (m_fcsEnabled)
@@ -1276,7 +1351,10 @@ RoceNetDevice::ReceiveFramed(RoceWireFrame& f)
         if (!fcs.CheckFcs(frame))
         {
             ++m_rxDrops;
-            m_phyRxDropTrace(frame);
+            if (m_traces)
+            {
+                m_traces->phyRxDrop(frame);
+            }
             return;
         }
     }
@@ -1298,7 +1376,10 @@ RoceNetDevice::ReceiveFramed(RoceWireFrame& f)
     if (got < l2)
     {
         ++m_rxDrops;
-        m_phyRxDropTrace(frame);
+        if (m_traces)
+        {
+            m_traces->phyRxDrop(frame);
+        }
         return;
     }
     frame->RemoveAtStart(l2);
@@ -1328,9 +1409,9 @@ RoceNetDevice::ReceiveFramed(RoceWireFrame& f)
 
     if (m_sink)
     {
-        if (!m_macRxTrace.IsEmpty())
+        if ((m_traces && !m_traces->macRx.IsEmpty()))
         {
-            m_macRxTrace(frame);
+            m_traces->macRx(frame);
         }
         frame = nullptr;
         m_sink->ReceiveFrame(m_sinkPort, this, f, protocol, priority);
@@ -1338,9 +1419,9 @@ RoceNetDevice::ReceiveFramed(RoceWireFrame& f)
     }
     if (!m_roceRxCallback.IsNull())
     {
-        if (!m_macRxTrace.IsEmpty())
+        if ((m_traces && !m_traces->macRx.IsEmpty()))
         {
-            m_macRxTrace(frame);
+            m_traces->macRx(frame);
         }
         f.packet.Reset();
         m_roceRxCallback(this, frame, protocol, priority);
@@ -1376,17 +1457,17 @@ RoceNetDevice::HandUp(Ptr<Packet> frame, uint16_t protocol, Mac48Address src, Ma
     }
     if (!m_promiscRxCallback.IsNull())
     {
-        if (!m_macPromiscRxTrace.IsEmpty())
+        if ((m_traces && !m_traces->macPromiscRx.IsEmpty()))
         {
-            m_macPromiscRxTrace(frame);
+            m_traces->macPromiscRx(frame);
         }
         m_promiscRxCallback(this, frame, protocol, src, dst, type);
     }
     if (type != NS3_PACKET_OTHERHOST && !m_rxCallback.IsNull())
     {
-        if (!m_macRxTrace.IsEmpty())
+        if ((m_traces && !m_traces->macRx.IsEmpty()))
         {
-            m_macRxTrace(frame);
+            m_traces->macRx(frame);
         }
         m_rxCallback(this, frame, protocol, src);
     }
@@ -1394,11 +1475,26 @@ RoceNetDevice::HandUp(Ptr<Packet> frame, uint16_t protocol, Mac48Address src, Ma
 
 // ------------------------------------------------------------------ accessors
 
-const RoceNetDevice::PriorityCounters&
+RoceNetDevice::PriorityCounters
 RoceNetDevice::GetCounters(uint8_t priority) const
 {
     CheckPriority(priority, "GetCounters");
-    return m_ctr[priority];
+    PriorityCounters c;
+    const HotCounters& h = m_ctr[priority];
+    c.txFrames = h.txFrames;
+    c.txBytes = h.txBytes;
+    c.rxFrames = h.rxFrames;
+    c.rxBytes = h.rxBytes;
+    if (m_rare)
+    {
+        const RareCounters& r = (*m_rare)[priority];
+        c.txQueueDrops = r.txQueueDrops;
+        c.pausesSent = r.pausesSent;
+        c.resumesSent = r.resumesSent;
+        c.pausesReceived = r.pausesReceived;
+        c.resumesReceived = r.resumesReceived;
+    }
+    return c;
 }
 
 uint64_t
@@ -1522,13 +1618,16 @@ RoceNetDevice::IsLinkUp() const
 void
 RoceNetDevice::NotifyLinkChange()
 {
-    m_linkChangeCallbacks();
+    if (m_traces)
+    {
+        m_traces->linkChange();
+    }
 }
 
 void
 RoceNetDevice::AddLinkChangeCallback(Callback<void> callback)
 {
-    m_linkChangeCallbacks.ConnectWithoutContext(callback);
+    GetTraces().linkChange.ConnectWithoutContext(callback);
 }
 
 bool

@@ -296,12 +296,13 @@ class RoceNetDevice : public NetDevice
      * \param priority the priority
      * \return the counters of the priority
      */
-    const PriorityCounters& GetCounters(uint8_t priority)
-        const; /**
-                * \brief Print every RoceNetDevice of the simulation that has a paused priority now.
-                * \param os the stream
-                * \return number of paused (device, priority) pairs printed
-                */
+    PriorityCounters GetCounters(uint8_t priority) const;
+
+    /**
+     * \brief Print every RoceNetDevice of the simulation that has a paused priority now.
+     * \param os the stream
+     * \return number of paused (device, priority) pairs printed
+     */
     static uint32_t ReportPausedPorts(std::ostream& os);
 
     /// \return frames dropped on receive (error model, bad FCS or unknown control frame)
@@ -544,31 +545,83 @@ class RoceNetDevice : public NetDevice
     DataRate m_bps;           //!< line rate
     Time m_ifg;               //!< interframe gap
     uint64_t m_maxQueueBytes; //!< per-priority queue limit in bytes (0 = unlimited)
-    Ptr<RoceChannel> m_channel;                              //!< attached channel
-    RoceFrameSink* m_sink{nullptr};                          //!< where data frames go
-    uint32_t m_sinkPort{0};                                  //!< index passed to the sink
-    uint32_t m_currentBytes{0};                              //!< bytes of the frame on the wire
-    mutable bool m_remoteKnown{false};                       //!< m_remoteAddress is valid
-    mutable Mac48Address m_remoteAddress;                    //!< the peer's MAC address
-    Ptr<Packet> m_current;                                   //!< frame being serialized (traced)
-    Ptr<ReusableEvent<RoceNetDevice>> m_txCompleteEvent;     //!< TransmitComplete, one per device
-    Ptr<ErrorModel> m_receiveErrorModel;                     //!< receive error model
-    RoceReceiveCallback m_roceRxCallback;                    //!< fast-path callback
-    TxDequeueCallback m_txDequeueCallback;                   //!< dequeue callback
-    TracedCallback<Ptr<const Packet>> m_macTxTrace;          //!< packet accepted for sending
-    TracedCallback<uint8_t, uint64_t> m_queueBytesTrace;     //!< queue length of a priority
-    TracedCallback<Ptr<const Packet>> m_phyTxBeginTrace;     //!< first bit on the wire
-    TracedCallback<Ptr<const Packet>> m_snifferTrace;        //!< pcap sniffer (tx and rx)
-    TracedCallback<Ptr<const Packet>> m_promiscSnifferTrace; //!< promiscuous sniffer
-    TracedCallback<Ptr<const Packet>> m_phyTxEndTrace;       //!< last bit on the wire
-    TracedCallback<uint32_t> m_phyTxEndBytesTrace;           //!< last bit on the wire (bytes)
-    TracedCallback<Ptr<const Packet>> m_phyRxEndTrace;       //!< last bit received
-    TracedCallback<Ptr<const Packet>> m_macRxTrace;          //!< packet handed up
-    TracedValue<uint64_t> m_txQueueBytes;                    //!< bytes queued, all priorities
-    std::array<TxQueue, NUM_PRIORITIES + 1> m_queues;        //!< priority queues + control queue
-    std::array<uint32_t, NUM_PRIORITIES> m_weights;          //!< DWRR weights
-    std::array<int64_t, NUM_PRIORITIES> m_deficit;           //!< DWRR deficit counters
-    std::array<PriorityCounters, NUM_PRIORITIES> m_ctr;      //!< counters
+    Ptr<RoceChannel> m_channel;                          //!< attached channel
+    RoceFrameSink* m_sink{nullptr};                      //!< where data frames go
+    uint32_t m_sinkPort{0};                              //!< index passed to the sink
+    uint32_t m_currentBytes{0};                          //!< bytes of the frame on the wire
+    mutable bool m_remoteKnown{false};                   //!< m_remoteAddress is valid
+    mutable Mac48Address m_remoteAddress;                //!< the peer's MAC address
+    Ptr<Packet> m_current;                               //!< frame being serialized (traced)
+    Ptr<ReusableEvent<RoceNetDevice>> m_txCompleteEvent; //!< TransmitComplete, one per device
+    Ptr<ErrorModel> m_receiveErrorModel;                 //!< receive error model
+    RoceReceiveCallback m_roceRxCallback;                //!< fast-path callback
+    TxDequeueCallback m_txDequeueCallback;               //!< dequeue callback
+    uint64_t m_txQueueBytes;                             //!< bytes queued, all priorities
+
+    /// Every trace source of the device: allocated when the first one is connected (an idle
+    /// fabric port saves 440 B; the per-frame path tests one pointer).
+    struct Traces
+    {
+        TracedCallback<Ptr<const Packet>> macTx;          //!< packet accepted for sending
+        TracedCallback<Ptr<const Packet>> macTxDrop;      //!< packet dropped, queue full
+        TracedCallback<Ptr<const Packet>> macRx;          //!< packet handed up
+        TracedCallback<Ptr<const Packet>> macPromiscRx;   //!< packet handed up (promiscuous)
+        TracedCallback<Ptr<const Packet>> phyTxBegin;     //!< first bit on the wire
+        TracedCallback<Ptr<const Packet>> phyTxEnd;       //!< last bit on the wire
+        TracedCallback<uint32_t> phyTxEndBytes;           //!< last bit on the wire (bytes)
+        TracedCallback<Ptr<const Packet>> phyRxEnd;       //!< last bit received
+        TracedCallback<Ptr<const Packet>> phyRxDrop;      //!< frame dropped on receive
+        TracedCallback<Ptr<const Packet>> sniffer;        //!< pcap sniffer (tx and rx)
+        TracedCallback<Ptr<const Packet>> promiscSniffer; //!< promiscuous sniffer
+        TracedCallback<uint8_t, uint16_t> pfcTx;          //!< PFC sent (priority, quanta)
+        TracedCallback<uint8_t, uint16_t> pfcRx;          //!< PFC received (priority, quanta)
+        TracedCallback<uint8_t, Time> pauseEnd;           //!< egress pause ended
+        TracedCallback<uint8_t, Time> watchdog;           //!< PFC watchdog fired
+        TracedCallback<uint8_t, uint64_t> queueBytes;     //!< queue length of a priority
+        TracedCallback<uint64_t, uint64_t> txQueueBytes;  //!< TxQueueBytes (old, new)
+        TracedCallback<> linkChange;                      //!< link change callbacks
+    };
+
+    /// \return the trace sources (allocated on first use)
+    Traces& GetTraces();
+
+    /**
+     * \brief Set m_txQueueBytes and trace a change (TxQueueBytes).
+     * \param bytes the new value
+     */
+    void SetTxQueueBytes(uint64_t bytes);
+
+    /// The counters every data frame updates.
+    struct HotCounters
+    {
+        uint64_t txFrames{0}; //!< data frames sent
+        uint64_t txBytes{0};  //!< bytes of data frames sent
+        uint64_t rxFrames{0}; //!< data frames received and handed up
+        uint64_t rxBytes{0};  //!< bytes of those frames
+    };
+
+    /// The counters of queue drops and PFC, allocated on first use.
+    struct RareCounters
+    {
+        uint64_t txQueueDrops{0};    //!< frames dropped because the queue was full
+        uint64_t pausesSent{0};      //!< PFC frames sent with quanta > 0
+        uint64_t resumesSent{0};     //!< PFC frames sent with quanta 0
+        uint64_t pausesReceived{0};  //!< PFC frames received with quanta > 0
+        uint64_t resumesReceived{0}; //!< PFC frames received with quanta 0
+    };
+
+    /**
+     * \param priority the priority
+     * \return its rare counters (allocated on first use)
+     */
+    RareCounters& Rare(uint8_t priority);
+
+    std::unique_ptr<Traces> m_traces;                 //!< trace sources (null: none connected)
+    std::array<TxQueue, NUM_PRIORITIES + 1> m_queues; //!< priority queues + control queue
+    std::array<uint32_t, NUM_PRIORITIES> m_weights;   //!< DWRR weights
+    std::array<int64_t, NUM_PRIORITIES> m_deficit;    //!< DWRR deficit counters
+    std::array<HotCounters, NUM_PRIORITIES> m_ctr;    //!< per-frame counters
+    std::unique_ptr<std::array<RareCounters, NUM_PRIORITIES>> m_rare; //!< drop and PFC counters
 
     // control and configuration
     Ptr<Node> m_node;                                     //!< owning node
@@ -596,14 +649,6 @@ class RoceNetDevice : public NetDevice
     uint64_t m_watchdogEvents;                             //!< times the watchdog fired
     NetDevice::ReceiveCallback m_rxCallback;               //!< generic receive callback
     NetDevice::PromiscReceiveCallback m_promiscRxCallback; //!< promiscuous callback
-    TracedCallback<> m_linkChangeCallbacks;                //!< link change callbacks
-    TracedCallback<Ptr<const Packet>> m_macTxDropTrace;    //!< packet dropped, queue full
-    TracedCallback<Ptr<const Packet>> m_macPromiscRxTrace; //!< packet handed up (promiscuous)
-    TracedCallback<Ptr<const Packet>> m_phyRxDropTrace;    //!< frame dropped on receive
-    TracedCallback<uint8_t, uint16_t> m_pfcTxTrace;        //!< PFC sent (priority, quanta)
-    TracedCallback<uint8_t, uint16_t> m_pfcRxTrace;        //!< PFC received (priority, quanta)
-    TracedCallback<uint8_t, Time> m_pauseEndTrace;         //!< egress pause ended
-    TracedCallback<uint8_t, Time> m_watchdogTrace;         //!< PFC watchdog fired
 };
 
 } // namespace ns3
