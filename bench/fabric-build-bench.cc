@@ -8,8 +8,9 @@
  * include another's. For each k it prints the hosts, switches and links, the wall time of
  * FatTreeHelper::Install() (including the first route computation), the wall time of one more
  * RecomputeRoutes() (what a link failure costs), and the growth of the process's peak resident
- * memory (VmHWM after Install minus VmRSS before, from /proc/self/status; the peak is reset
- * through /proc/self/clear_refs first where the kernel allows it).
+ * memory (VmHWM once the simulation has started minus VmRSS before, from /proc/self/status; the
+ * peak is reset through /proc/self/clear_refs first where the kernel allows it), and the malloc'd
+ * bytes per device port once the simulation has started (mallinfo2).
  *
  *   ./build/ait-fabric-build-bench --K=8,16,24
  */
@@ -27,6 +28,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <malloc.h>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
@@ -54,16 +56,23 @@ RunOne(uint32_t k)
             peakReset = bool(clear);
         }
     }
+    const size_t heapBefore = mallinfo2().uordblks;
     const uint64_t rssBefore = StatusKb("VmRSS");
     const uint64_t hwmBefore = StatusKb("VmHWM");
     auto t0 = std::chrono::steady_clock::now();
     FatTreeHelper ft(k);
     ft.Install();
     auto t1 = std::chrono::steady_clock::now();
-    const uint64_t hwmAfter = StatusKb("VmHWM");
-    const uint64_t rssAfter = StatusKb("VmRSS");
     ft.RecomputeRoutes();
     auto t2 = std::chrono::steady_clock::now();
+    // what the fabric holds while it runs: the start-up events processed, and the Time objects
+    // ns-3 tracks until the simulation starts (Time::Mark, ~50 B each) released
+    Simulator::Stop(Seconds(0));
+    Simulator::Run();
+    const size_t heapRun = mallinfo2().uordblks;
+    const uint64_t hwmAfter = StatusKb("VmHWM");
+    const uint64_t rssAfter = StatusKb("VmRSS");
+    const double ports = 2.0 * ft.GetNLinks();
     // without a peak reset the inherited peak may exceed the current RSS: compare with it then
     const uint64_t base = peakReset ? rssBefore : std::max(rssBefore, hwmBefore);
     const double peakMb = (hwmAfter > base ? hwmAfter - base : 0) / 1024.0;
@@ -74,7 +83,8 @@ RunOne(uint32_t k)
               << std::chrono::duration<double>(t1 - t0).count() << std::setw(12)
               << std::chrono::duration<double>(t2 - t1).count() << std::setprecision(1)
               << std::setw(12) << peakMb << std::setw(11) << rssMb << std::setprecision(2)
-              << std::setw(11) << rssMb * 1024.0 / (2.0 * ft.GetNLinks())
+              << std::setw(11) << rssMb * 1024.0 / ports << std::setw(12)
+              << (heapRun > heapBefore ? heapRun - heapBefore : 0) / 1024.0 / ports
               << (peakReset ? "" : "  (peak not reset)") << std::endl;
 }
 
@@ -102,13 +112,19 @@ main(int argc, char* argv[])
         }
         ks.push_back(k);
     }
-    std::cout << "fabric-build-bench: k-ary fat-trees, one fresh process each\n"
-              << "  KB/port = the whole fabric's memory (nodes, devices, switches, MMUs, "
-                 "cables) per device port; sizeof(RoceNetDevice) = "
-              << sizeof(RoceNetDevice) << " B\n"
-              << "   k   hosts  switches   links  install[s]  reroute[s]  peak+[MB]  rss+[MB]"
-                 "    KB/port"
-              << std::endl;
+    std::cout
+        << "fabric-build-bench: k-ary fat-trees, one fresh process each\n"
+        << "  KB/port = the whole fabric's memory (nodes, devices, NICs, switches, MMUs, "
+           "routes, cables) per device port:\n"
+        << "    measured once the simulation has started (switches configured, ns-3's start-up "
+           "Time\n"
+        << "    bookkeeping released): rss = resident-memory growth, heap = malloc'd bytes "
+           "(mallinfo2); "
+           "sizeof(RoceNetDevice) = "
+        << sizeof(RoceNetDevice) << " B\n"
+        << "   k   hosts  switches   links  install[s]  reroute[s]  peak+[MB]  rss+[MB]"
+           "  rss KB/port  heap KB/port"
+        << std::endl;
     int status = 0;
     for (uint32_t k : ks)
     {

@@ -309,21 +309,26 @@ RoceSwitch::SetRoute(uint32_t hostIndex, const std::vector<uint32_t>& ports)
     if (group == NO_ROUTE)
     {
         group = m_groupStart.size();
+        if (group >= NO_GROUP)
+        {
+            NS_FATAL_ERROR("RoceSwitch::SetRoute: more than "
+                           << NO_GROUP - 1 << " distinct port sets on one switch");
+        }
         m_groupStart.push_back(m_groupPorts.size());
         m_groupSize.push_back(sorted.size());
         m_groupPorts.insert(m_groupPorts.end(), sorted.begin(), sorted.end());
     }
     if (hostIndex >= m_hostGroup.size())
     {
-        m_hostGroup.resize(hostIndex + 1, NO_ROUTE);
+        m_hostGroup.resize(hostIndex + 1, NO_GROUP);
     }
-    m_hostGroup[hostIndex] = group;
+    m_hostGroup[hostIndex] = static_cast<uint16_t>(group);
 }
 
 std::vector<uint32_t>
 RoceSwitch::GetRoute(uint32_t hostIndex) const
 {
-    if (hostIndex >= m_hostGroup.size() || m_hostGroup[hostIndex] == NO_ROUTE)
+    if (hostIndex >= m_hostGroup.size() || m_hostGroup[hostIndex] == NO_GROUP)
     {
         return {};
     }
@@ -355,7 +360,8 @@ RoceSwitch::Configure()
                                                     : Mac48Address::GetBroadcast());
     }
     m_mmu->Configure(pc);
-    m_stats.assign(m_ports.size() * NPRIO, PortStats{});
+    m_statSlot.assign(m_ports.size() * NPRIO, 0);
+    m_stats.assign(1, PortStats{});
     m_pausedUpstream.assign(m_ports.size() * NPRIO, 0);
     m_refreshEvent.clear(); // allocated when the first pause is sent
     m_seed = Mix(m_seedAttr ? m_seedAttr : 0x5eed0000ULL + (m_node ? m_node->GetId() : 0));
@@ -441,7 +447,7 @@ RoceSwitch::SelectEgress(Ptr<const Packet> ipPacket, uint8_t priority)
         return -1;
     }
     const uint32_t idx = d.dst - m_base;
-    if (idx >= m_hostGroup.size() || m_hostGroup[idx] == NO_ROUTE)
+    if (idx >= m_hostGroup.size() || m_hostGroup[idx] == NO_GROUP)
     {
         return -1;
     }
@@ -454,7 +460,7 @@ RoceSwitch::Drop(Ptr<const Packet> packet, uint32_t inPort, uint8_t priority, ui
     NS_LOG_LOGIC("drop at port " << inPort << " priority " << +priority << " reason " << reason);
     ++m_dropsByReason[reason % N_REASONS];
     ++m_totalDrops;
-    ++m_stats[inPort * NPRIO + priority].drops;
+    ++Stats(inPort, priority).drops;
     m_dropTrace(packet, inPort, reason);
 }
 
@@ -480,7 +486,7 @@ RoceSwitch::ReceiveFrame(uint32_t inPort,
         return;
     }
     const uint32_t idx = d.dst - m_base;
-    if (idx >= m_hostGroup.size() || m_hostGroup[idx] == NO_ROUTE)
+    if (idx >= m_hostGroup.size() || m_hostGroup[idx] == NO_GROUP)
     {
         Drop(frame.packet.Share(), inPort, priority, DROP_NO_ROUTE);
         return;
@@ -502,7 +508,7 @@ RoceSwitch::ReceiveFrame(uint32_t inPort,
             if (m_mmu->ShouldMark(out, priority))
             {
                 m_ports[out]->MarkCe(frame);
-                ++m_stats[out * NPRIO + priority].marked;
+                ++Stats(out, priority).marked;
                 m_markTrace(out, priority);
             }
         }
@@ -521,7 +527,7 @@ RoceSwitch::ReceiveFrame(uint32_t inPort,
         }
     }
     m_mmu->OnEnqueue(inPort, priority, out, bytes);
-    PortStats& st = m_stats[out * NPRIO + priority];
+    PortStats& st = Stats(out, priority);
     ++st.enqueuedPackets;
     st.enqueuedBytes += bytes;
     st.maxQueueBytes = std::max(st.maxQueueBytes, m_mmu->GetEgressBytes(out, priority));
@@ -555,7 +561,7 @@ RoceSwitch::FrameDequeued(uint32_t outPort,
     const uint32_t inPort = (cookie >> 32) & 0xffff;
     const uint8_t flags = cookie >> 56;
     m_mmu->OnDequeue(inPort, priority, outPort, bytes);
-    PortStats& st = m_stats[outPort * NPRIO + priority];
+    PortStats& st = Stats(outPort, priority);
     ++st.dequeuedPackets;
     m_dequeueTrace(outPort, priority, bytes);
     if ((flags & FLAG_ECT) && m_mmu->ShouldMark(outPort, priority))
@@ -633,13 +639,25 @@ RoceSwitch::SendResume(uint32_t port, uint8_t priority)
     m_pfcTrace(port, priority, false);
 }
 
-const RoceSwitch::PortStats&
+RoceSwitch::PortStats
 RoceSwitch::GetPortStats(uint32_t port, uint8_t priority) const
 {
     NS_ABORT_MSG_IF(port >= m_ports.size() || priority >= NPRIO,
                     "RoceSwitch::GetPortStats: port " << port << " priority " << +priority);
     NS_ABORT_MSG_IF(!m_configured, "RoceSwitch::GetPortStats: the switch has not started yet");
-    return m_stats[port * NPRIO + priority];
+    return m_stats[m_statSlot[port * NPRIO + priority]];
+}
+
+RoceSwitch::PortStats&
+RoceSwitch::Stats(uint32_t port, uint8_t priority)
+{
+    uint16_t& s = m_statSlot[port * NPRIO + priority];
+    if (s == 0)
+    {
+        s = static_cast<uint16_t>(m_stats.size());
+        m_stats.emplace_back();
+    }
+    return m_stats[s];
 }
 
 uint64_t

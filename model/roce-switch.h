@@ -151,7 +151,7 @@ class RoceSwitch : public Object, public RoceFrameSink
      * \param priority priority
      * \return its statistics
      */
-    const PortStats& GetPortStats(uint32_t port, uint8_t priority) const;
+    PortStats GetPortStats(uint32_t port, uint8_t priority) const;
 
     /**
      * \param reason a DropReason or SwitchMmu::DropReason
@@ -217,6 +217,13 @@ class RoceSwitch : public Object, public RoceFrameSink
      */
     void Drop(Ptr<const Packet> packet, uint32_t inPort, uint8_t priority, uint32_t reason);
     /**
+     * \param port port
+     * \param priority priority
+     * \return the statistics of (port, priority), allocated on first use (a reference into
+     *         m_stats: valid until the next allocation)
+     */
+    PortStats& Stats(uint32_t port, uint8_t priority);
+    /**
      * \brief Pause the upstream of an ingress (port, priority), and keep it paused.
      * \param port ingress port
      * \param priority priority
@@ -257,15 +264,19 @@ class RoceSwitch : public Object, public RoceFrameSink
     bool m_configured;                       //!< Configure() has run
 
     static constexpr uint32_t NO_ROUTE = 0xffffffff; //!< no group for a host
-    std::vector<uint32_t> m_hostGroup;  //!< group of each host index (NO_ROUTE if none)
-    std::vector<uint32_t> m_groupStart; //!< first entry of each group in m_groupPorts
-    std::vector<uint16_t> m_groupSize;  //!< ports of each group
-    std::vector<uint32_t> m_groupPorts; //!< flat list of the ports of all groups
-    uint64_t m_sprayCounter;            //!< per-packet round robin
-    std::vector<Flowlet> m_flowlets;    //!< flowlet table
-    Ptr<UniformRandomVariable> m_rng;   //!< flowlet port choice
+    static constexpr uint16_t NO_GROUP = 0xffff;     //!< m_hostGroup: no route
+    std::vector<uint16_t> m_hostGroup;               //!< group of each host index (or NO_GROUP)
+    std::vector<uint32_t> m_groupStart;              //!< first entry of each group in m_groupPorts
+    std::vector<uint16_t> m_groupSize;               //!< ports of each group
+    std::vector<uint32_t> m_groupPorts;              //!< flat list of the ports of all groups
+    uint64_t m_sprayCounter;                         //!< per-packet round robin
+    std::vector<Flowlet> m_flowlets;                 //!< flowlet table
+    Ptr<UniformRandomVariable> m_rng;                //!< flowlet port choice
 
-    std::vector<PortStats> m_stats;        //!< per (port, priority)
+    /// slot of each (port, priority) in m_stats (0: the all-zero slot, never written): only
+    /// the pairs that carry traffic get one (an idle port costs 16 B, not 384 B)
+    std::vector<uint16_t> m_statSlot;
+    std::vector<PortStats> m_stats;        //!< m_stats[0] stays zero
     std::vector<uint8_t> m_pausedUpstream; //!< per (port, priority)
     std::vector<EventId> m_refreshEvent;   //!< per (port, priority)
     std::vector<uint64_t> m_dropsByReason; //!< per reason code

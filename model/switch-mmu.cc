@@ -243,11 +243,14 @@ SwitchMmu::Configure(const std::vector<PortConfig>& ports)
                                              << m_kmaxAttr << " (need Kmin <= Kmax)");
     }
     m_nPorts = ports.size();
-    m_ingress.assign(m_nPorts * NPRIO, Ingress{});
-    m_egress.assign(m_nPorts * NPRIO, 0);
-    m_headroom.assign(m_nPorts, 0);
-    m_kmin.assign(m_nPorts, 0);
-    m_kmax.assign(m_nPorts, 0);
+    if (std::size_t(m_nPorts) * NPRIO >= 0xffff)
+    {
+        NS_FATAL_ERROR("SwitchMmu: " << m_nPorts << " ports are not allowed (at most "
+                                     << 0xffff / NPRIO << ")");
+    }
+    m_slotOf.assign(std::size_t(m_nPorts) * NPRIO, 0);
+    m_slots.assign(1, Slot{});
+    m_limits.assign(m_nPorts, PortLimits{});
     uint32_t nLossless = 0;
     for (bool l : m_lossless)
     {
@@ -260,22 +263,22 @@ SwitchMmu::Configure(const std::vector<PortConfig>& ports)
         const double bps = pc.rate.GetBitRate();
         if (m_headroomAttr)
         {
-            m_headroom[i] = m_headroomAttr;
+            m_limits[i].headroom = m_headroomAttr;
         }
         else
         {
             const double inflight =
                 2 * pc.cableDelay.GetSeconds() * bps / 8 + m_responseTime.GetSeconds() * bps / 8;
-            m_headroom[i] = static_cast<uint64_t>(std::ceil(inflight)) + 2ULL * pc.maxFrame;
+            m_limits[i].headroom = static_cast<uint64_t>(std::ceil(inflight)) + 2ULL * pc.maxFrame;
         }
-        headroomTotal += m_headroom[i] * nLossless;
+        headroomTotal += m_limits[i].headroom * nLossless;
         const double scale = bps / 25e9;
-        m_kmin[i] = m_kminAttr ? m_kminAttr : static_cast<uint64_t>(100 * 1000 * scale);
-        m_kmax[i] = m_kmaxAttr ? m_kmaxAttr : static_cast<uint64_t>(400 * 1000 * scale);
-        if (m_kmin[i] > m_kmax[i])
+        m_limits[i].kmin = m_kminAttr ? m_kminAttr : static_cast<uint64_t>(100 * 1000 * scale);
+        m_limits[i].kmax = m_kmaxAttr ? m_kmaxAttr : static_cast<uint64_t>(400 * 1000 * scale);
+        if (m_limits[i].kmin > m_limits[i].kmax)
         {
-            NS_FATAL_ERROR("SwitchMmu: port " << i << " has EcnKmin " << m_kmin[i]
-                                              << " greater than EcnKmax " << m_kmax[i]
+            NS_FATAL_ERROR("SwitchMmu: port " << i << " has EcnKmin " << m_limits[i].kmin
+                                              << " greater than EcnKmax " << m_limits[i].kmax
                                               << " (need Kmin <= Kmax)");
         }
     }
@@ -308,6 +311,24 @@ SwitchMmu::Idx(uint32_t port, uint8_t priority) const
     return std::size_t(port) * NPRIO + priority;
 }
 
+const SwitchMmu::Slot&
+SwitchMmu::Find(uint32_t port, uint8_t priority) const
+{
+    return m_slots[m_slotOf[Idx(port, priority)]];
+}
+
+uint32_t
+SwitchMmu::Use(uint32_t port, uint8_t priority)
+{
+    uint16_t& s = m_slotOf[Idx(port, priority)];
+    if (s == 0)
+    {
+        s = static_cast<uint16_t>(m_slots.size());
+        m_slots.emplace_back();
+    }
+    return s;
+}
+
 bool
 SwitchMmu::IsLossless(uint8_t priority) const
 {
@@ -333,7 +354,7 @@ SwitchMmu::GetPfcThreshold() const
 SwitchMmu::DropReason
 SwitchMmu::CheckAdmission(uint32_t inPort, uint8_t priority, uint32_t outPort, uint32_t bytes)
 {
-    const Ingress& g = m_ingress[Idx(inPort, priority)];
+    const Slot& g = Find(inPort, priority);
     const uint64_t inReserved = g.bytes - g.shared - g.headroom;
     const uint64_t toReserved =
         inReserved < m_reserved ? std::min<uint64_t>(bytes, m_reserved - inReserved) : 0;
@@ -346,7 +367,7 @@ SwitchMmu::CheckAdmission(uint32_t inPort, uint8_t priority, uint32_t outPort, u
     {
         const bool toShared =
             g.headroom == 0 && g.shared + rest <= GetPfcThreshold() && rest <= SharedFree();
-        if (!toShared && g.headroom + rest > m_headroom[inPort])
+        if (!toShared && g.headroom + rest > m_limits[inPort].headroom)
         {
             return DROP_HEADROOM;
         }
@@ -358,7 +379,7 @@ SwitchMmu::CheckAdmission(uint32_t inPort, uint8_t priority, uint32_t outPort, u
     }
     const uint64_t limit =
         m_mode == STATIC ? m_lossyQueue : static_cast<uint64_t>(m_lossyAlpha * SharedFree());
-    if (m_egress[Idx(outPort, priority)] + bytes > limit)
+    if (Find(outPort, priority).egress + bytes > limit)
     {
         return DROP_EGRESS_THRESHOLD;
     }
@@ -368,7 +389,9 @@ SwitchMmu::CheckAdmission(uint32_t inPort, uint8_t priority, uint32_t outPort, u
 void
 SwitchMmu::OnEnqueue(uint32_t inPort, uint8_t priority, uint32_t outPort, uint32_t bytes)
 {
-    Ingress& g = m_ingress[Idx(inPort, priority)];
+    const uint32_t in = Use(inPort, priority);
+    const uint32_t out = Use(outPort, priority); // (may move the slots: before any reference)
+    Slot& g = m_slots[in];
     const uint64_t inReserved = g.bytes - g.shared - g.headroom;
     const uint64_t toReserved =
         inReserved < m_reserved ? std::min<uint64_t>(bytes, m_reserved - inReserved) : 0;
@@ -387,7 +410,7 @@ SwitchMmu::OnEnqueue(uint32_t inPort, uint8_t priority, uint32_t outPort, uint32
         }
     }
     g.bytes += bytes;
-    m_egress[Idx(outPort, priority)] += bytes;
+    m_slots[out].egress += bytes;
     m_used += bytes;
     m_maxUsed = std::max(m_maxUsed, m_used);
     NS_ASSERT_MSG(m_sharedUsed <= m_sharedPool, "shared pool overrun");
@@ -396,7 +419,10 @@ SwitchMmu::OnEnqueue(uint32_t inPort, uint8_t priority, uint32_t outPort, uint32
 void
 SwitchMmu::OnDequeue(uint32_t inPort, uint8_t priority, uint32_t outPort, uint32_t bytes)
 {
-    Ingress& g = m_ingress[Idx(inPort, priority)];
+    const uint32_t in = m_slotOf[Idx(inPort, priority)];
+    const uint32_t out = m_slotOf[Idx(outPort, priority)];
+    NS_ASSERT_MSG(in != 0 && out != 0, "releasing bytes that were never charged");
+    Slot& g = m_slots[in];
     NS_ASSERT_MSG(g.bytes >= bytes, "releasing more than was charged");
     const uint64_t fromHeadroom = std::min<uint64_t>(bytes, g.headroom);
     g.headroom -= fromHeadroom;
@@ -404,21 +430,21 @@ SwitchMmu::OnDequeue(uint32_t inPort, uint8_t priority, uint32_t outPort, uint32
     g.shared -= fromShared;
     m_sharedUsed -= fromShared;
     g.bytes -= bytes;
-    m_egress[Idx(outPort, priority)] -= bytes;
+    m_slots[out].egress -= bytes;
     m_used -= bytes;
 }
 
 bool
 SwitchMmu::ShouldPause(uint32_t inPort, uint8_t priority) const
 {
-    const Ingress& g = m_ingress[Idx(inPort, priority)];
+    const Slot& g = Find(inPort, priority);
     return g.headroom > 0 || g.shared >= GetPfcThreshold();
 }
 
 bool
 SwitchMmu::ShouldResume(uint32_t inPort, uint8_t priority) const
 {
-    const Ingress& g = m_ingress[Idx(inPort, priority)];
+    const Slot& g = Find(inPort, priority);
     if (g.headroom > 0)
     {
         return false;
@@ -433,8 +459,8 @@ SwitchMmu::ShouldResume(uint32_t inPort, uint8_t priority) const
 double
 SwitchMmu::MarkProbability(uint32_t outPort, uint64_t q) const
 {
-    const uint64_t kmin = m_kmin[outPort];
-    const uint64_t kmax = m_kmax[outPort];
+    const uint64_t kmin = m_limits[outPort].kmin;
+    const uint64_t kmax = m_limits[outPort].kmax;
     if (q <= kmin)
     {
         return 0.0;
@@ -449,7 +475,7 @@ SwitchMmu::MarkProbability(uint32_t outPort, uint64_t q) const
 bool
 SwitchMmu::ShouldMark(uint32_t outPort, uint8_t priority)
 {
-    const double p = MarkProbability(outPort, m_egress[Idx(outPort, priority)]);
+    const double p = MarkProbability(outPort, Find(outPort, priority).egress);
     if (p <= 0)
     {
         return false;
@@ -513,35 +539,35 @@ uint64_t
 SwitchMmu::GetHeadroom(uint32_t port) const
 {
     NS_ABORT_MSG_IF(port >= m_nPorts, "SwitchMmu: port " << port << " out of range");
-    return m_headroom[port];
+    return m_limits[port].headroom;
 }
 
 uint64_t
 SwitchMmu::GetIngressBytes(uint32_t port, uint8_t priority) const
 {
     NS_ABORT_MSG_IF(port >= m_nPorts || priority >= NPRIO, "SwitchMmu: bad port/priority");
-    return m_ingress[Idx(port, priority)].bytes;
+    return Find(port, priority).bytes;
 }
 
 uint64_t
 SwitchMmu::GetHeadroomUsed(uint32_t port, uint8_t priority) const
 {
     NS_ABORT_MSG_IF(port >= m_nPorts || priority >= NPRIO, "SwitchMmu: bad port/priority");
-    return m_ingress[Idx(port, priority)].headroom;
+    return Find(port, priority).headroom;
 }
 
 uint64_t
 SwitchMmu::GetEgressBytes(uint32_t port, uint8_t priority) const
 {
     NS_ABORT_MSG_IF(port >= m_nPorts || priority >= NPRIO, "SwitchMmu: bad port/priority");
-    return m_egress[Idx(port, priority)];
+    return Find(port, priority).egress;
 }
 
 std::pair<uint64_t, uint64_t>
 SwitchMmu::GetEcnThresholds(uint32_t port) const
 {
     NS_ABORT_MSG_IF(port >= m_nPorts, "SwitchMmu: port " << port << " out of range");
-    return {m_kmin[port], m_kmax[port]};
+    return {m_limits[port].kmin, m_limits[port].kmax};
 }
 
 } // namespace ns3

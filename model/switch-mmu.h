@@ -224,12 +224,21 @@ class SwitchMmu : public Object
     void DoDispose() override;
 
   private:
-    /// Ingress accounting of one (port, priority).
-    struct Ingress
+    /// Accounting of one (port, priority): as ingress, and as egress.
+    struct Slot
     {
-        uint64_t bytes{0};    //!< all bytes charged
-        uint64_t shared{0};   //!< of which in the shared pool
-        uint64_t headroom{0}; //!< of which in headroom
+        uint64_t bytes{0};    //!< ingress: all bytes charged
+        uint64_t shared{0};   //!< ingress: of which in the shared pool
+        uint64_t headroom{0}; //!< ingress: of which in headroom
+        uint64_t egress{0};   //!< egress: bytes queued
+    };
+
+    /// Per-port limits.
+    struct PortLimits
+    {
+        uint64_t headroom{0}; //!< PFC headroom per lossless priority
+        uint64_t kmin{0};     //!< ECN Kmin
+        uint64_t kmax{0};     //!< ECN Kmax
     };
 
     /**
@@ -245,6 +254,19 @@ class SwitchMmu : public Object
      * \return the index into the flat tables
      */
     std::size_t Idx(uint32_t port, uint8_t priority) const;
+    /**
+     * \param port port
+     * \param priority priority
+     * \return the accounting of (port, priority); an all-zero slot if it never held a byte
+     */
+    const Slot& Find(uint32_t port, uint8_t priority) const;
+    /**
+     * \param port port
+     * \param priority priority
+     * \return the index in m_slots of the accounting of (port, priority), allocated on first use
+     *         (taken before any reference into m_slots: an allocation may move them)
+     */
+    uint32_t Use(uint32_t port, uint8_t priority);
     /// \return free bytes of the shared pool
     uint64_t SharedFree() const;
 
@@ -269,13 +291,13 @@ class SwitchMmu : public Object
     EcnMarkPoint m_markPoint;       //!< marking point
 
     // state
-    bool m_configured;                //!< Configure() has run
-    uint32_t m_nPorts;                //!< ports
-    std::vector<Ingress> m_ingress;   //!< per (port, priority)
-    std::vector<uint64_t> m_egress;   //!< per (port, priority)
-    std::vector<uint64_t> m_headroom; //!< per port
-    std::vector<uint64_t> m_kmin;     //!< per port
-    std::vector<uint64_t> m_kmax;     //!< per port
+    bool m_configured; //!< Configure() has run
+    uint32_t m_nPorts; //!< ports
+    /// slot of each (port, priority) in m_slots (0: the all-zero slot, never written): only
+    /// the pairs that carry traffic get one (an idle port costs 16 B, not 256 B)
+    std::vector<uint16_t> m_slotOf;
+    std::vector<Slot> m_slots;        //!< m_slots[0] stays zero
+    std::vector<PortLimits> m_limits; //!< per port
     uint64_t m_sharedPool;            //!< shared pool size
     uint64_t m_sharedUsed;            //!< shared pool in use
     uint64_t m_used;                  //!< all bytes in use
