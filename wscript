@@ -86,6 +86,7 @@ def build(bld):
         'test/rdma-timer-test.cc',
         'test/ring-fifo-test.cc',
         'test/roce-link-test.cc',
+        'test/memory-test.cc',
         'test/study-bad-input-test.cc',
         'test/study-test.cc',
         'test/switch-test.cc',
