@@ -690,7 +690,32 @@ RdmaNic::ReceiveFrame(uint32_t port,
                       uint16_t protocol,
                       uint8_t priority)
 {
-    Receive(Ptr<RoceNetDevice>(dev), frame.packet.Release(), protocol, priority);
+    const RoceFrameDescriptor& d = frame.desc;
+    if (protocol != 0x0800 || !(d.flags & RoceFrameDescriptor::BTH_FIELDS) || d.proto != 17)
+    {
+        Receive(Ptr<RoceNetDevice>(dev), frame.packet.Release(), protocol, priority);
+        return;
+    }
+    // the descriptor holds every header field the transport reads: the packet's bytes are
+    // not touched (at scale they are cold in the cache)
+    Ptr<Packet> packet = frame.packet.Release();
+    NS_ASSERT_MSG(d == RoceFrameDescriptor::Parse(*packet),
+                  "ReceiveFrame: the descriptor does not match the datagram");
+    if (!m_rxTrace.IsEmpty())
+    {
+        m_rxTrace(packet);
+    }
+    Parsed h;
+    h.src = Ipv4Address(d.src);
+    h.ecn = d.tos & 3;
+    h.opcode = d.opcode;
+    h.pad = (d.bth1 >> 4) & 3;
+    h.destQp = d.destQp;
+    h.ackReq = d.psn >> 31;
+    h.psn = d.psn & 0xffffff;
+    h.syndrome = d.syndrome;
+    h.payload = PayloadBytes(d.udpLen, h.opcode, h.pad);
+    Dispatch(h, packet);
 }
 
 void
@@ -955,15 +980,20 @@ RdmaNic::Transmit(Ptr<Packet> p,
     }
     RoceWireFrame f;
     f.ipBytes = p->GetSize();
-    f.desc.src = m_address.Get();
-    f.desc.dst = dst.Get();
-    f.desc.ports = (uint32_t(sport) << 16) | BthHeader::UDP_PORT;
-    f.desc.destQp = destQp & 0xffffff;
-    f.desc.tos = static_cast<uint8_t>((dscp << 2) | ecn);
-    f.desc.proto = 17;
-    f.desc.opcode = opcode;
-    f.desc.flags = RoceFrameDescriptor::VALID | RoceFrameDescriptor::ROCE_BTH |
-                   (intHeader ? RoceFrameDescriptor::INT_HEADER : 0);
+    if (raw)
+    {
+        // the header bytes just written (the payload is zeros: a syndrome byte past the
+        // headers reads 0, as Parse() of the packet would)
+        f.desc = RoceFrameDescriptor::Parse(raw, IP_UDP_BYTES + transportHeaderBytes);
+        if (intHeader)
+        {
+            f.desc.flags |= RoceFrameDescriptor::INT_HEADER;
+        }
+    }
+    else
+    {
+        f.desc = RoceFrameDescriptor::Parse(*p); // (packet metadata on: tests, pcaps)
+    }
     f.packet = OwnedPacket(p);
     m_device->SendFrame(std::move(f), m_device->GetRemoteAddress(), priority, cookie);
 }
@@ -1069,10 +1099,20 @@ RdmaNic::Receive(Ptr<RoceNetDevice> dev, Ptr<Packet> packet, uint16_t protocol, 
     h.ackReq = bth[8] >> 7;
     h.psn = Rd24(bth + 9);
     h.syndrome = n >= ihl + 8 + 12 + 1 ? bth[12] : 0;
-    const uint32_t udpLen = Rd16(b + ihl + 4);
-    const uint32_t ext = BthHeader::HasReth(h.opcode) ? 16 : (BthHeader::HasAeth(h.opcode) ? 4 : 0);
-    h.payload = udpLen >= 8 + 12 + ext + 4 + h.pad ? udpLen - 8 - 12 - ext - 4 - h.pad : 0;
+    h.payload = PayloadBytes(Rd16(b + ihl + 4), h.opcode, h.pad);
+    Dispatch(h, packet);
+}
 
+uint32_t
+RdmaNic::PayloadBytes(uint32_t udpLen, uint8_t opcode, uint8_t pad)
+{
+    const uint32_t ext = BthHeader::HasReth(opcode) ? 16 : (BthHeader::HasAeth(opcode) ? 4 : 0);
+    return udpLen >= 8 + 12 + ext + 4 + pad ? udpLen - 8 - 12 - ext - 4 - pad : 0;
+}
+
+void
+RdmaNic::Dispatch(const Parsed& h, Ptr<Packet> packet)
+{
     Ptr<RdmaQueuePair> qp = GetQp(h.destQp);
     if (!qp || qp->m_peerQpn == 0)
     {

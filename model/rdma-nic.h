@@ -181,6 +181,19 @@ class RdmaNic : public Object, public RoceFrameSink
      */
     void Receive(Ptr<RoceNetDevice> dev, Ptr<Packet> packet, uint16_t protocol, uint8_t priority);
     /**
+     * \brief Hand a parsed packet to its QP.
+     * \param h the header fields
+     * \param packet the IPv4 datagram (its tags: ACK information, INT records)
+     */
+    void Dispatch(const Parsed& h, Ptr<Packet> packet);
+    /**
+     * \param udpLen UDP length
+     * \param opcode BTH opcode
+     * \param pad BTH pad count
+     * \return the payload bytes of the packet
+     */
+    static uint32_t PayloadBytes(uint32_t udpLen, uint8_t opcode, uint8_t pad);
+    /**
      * \brief A frame of ours left the port's queue.
      * \param dev the port
      * \param frame the frame

@@ -46,6 +46,7 @@ RoceFrameDescriptor::Parse(const uint8_t* hdr, uint32_t n)
     if (d.proto == 17 && n >= ihl + 8)
     {
         d.ports = (uint32_t(Rd16(hdr + ihl)) << 16) | Rd16(hdr + ihl + 2);
+        d.udpLen = Rd16(hdr + ihl + 4);
         if (n >= ihl + 8 + 8)
         {
             d.destQp = Rd32(hdr + ihl + 8 + 4) & 0xffffff;
@@ -54,6 +55,18 @@ RoceFrameDescriptor::Parse(const uint8_t* hdr, uint32_t n)
         {
             d.flags |= ROCE_BTH;
             d.opcode = hdr[ihl + 8];
+            const uint8_t* bth = hdr + ihl + 8;
+            if (n >= ihl + 8 + 12)
+            {
+                d.flags |= BTH_FIELDS;
+                d.bth1 = bth[1];
+                d.psn = (uint32_t(bth[9]) << 16) | (uint32_t(bth[10]) << 8) | bth[11] |
+                        (uint32_t(bth[8] >> 7) << 31);
+            }
+            if (n >= ihl + 8 + 12 + 1)
+            {
+                d.syndrome = bth[12];
+            }
         }
     }
     return d;

@@ -13,7 +13,8 @@ class Packet;
 
 /**
  * \ingroup ai-training
- * \brief The fields of an IPv4 (RoCEv2) packet that switches act on, pre-parsed.
+ * \brief The fields of an IPv4 (RoCEv2) packet that switches act on and the receiving NIC
+ * reads, pre-parsed.
  *
  * A frame descriptor travels with a frame from the NIC that built it to the NIC that receives
  * it, so that switches forward on these fields instead of copying bytes out of the packet's
@@ -25,8 +26,9 @@ class Packet;
  */
 struct RoceFrameDescriptor
 {
-    /// Bytes of the IPv4 packet that Parse() reads (IPv4 20 + UDP 8 + BTH 12).
-    static constexpr uint32_t HEADER_BYTES = 40;
+    /// Bytes of the IPv4 packet that Parse() reads (IPv4 20 + UDP 8 + BTH 12 + the AETH
+    /// syndrome).
+    static constexpr uint32_t HEADER_BYTES = 41;
 
     /// Bits of flags.
     enum Flags : uint8_t
@@ -34,16 +36,21 @@ struct RoceFrameDescriptor
         VALID = 1,      //!< an IPv4 header (version 4, at least 20 bytes) was parsed
         ROCE_BTH = 2,   //!< UDP to port 4791 with the BTH opcode byte present
         INT_HEADER = 4, //!< the packet carries an IntTag (an INT header)
+        BTH_FIELDS = 8, //!< the whole BTH was read: psn, bth1 and udpLen are valid
     };
 
-    uint32_t src{0};    //!< IPv4 source address
-    uint32_t dst{0};    //!< IPv4 destination address
-    uint32_t ports{0};  //!< UDP source port << 16 | destination port (0 unless UDP)
-    uint32_t destQp{0}; //!< BTH destination QP (0 unless present)
-    uint8_t tos{0};     //!< IPv4 DSCP << 2 | ECN
-    uint8_t proto{0};   //!< IPv4 protocol
-    uint8_t opcode{0};  //!< BTH opcode (when ROCE_BTH)
-    uint8_t flags{0};   //!< Flags
+    uint32_t src{0};     //!< IPv4 source address
+    uint32_t dst{0};     //!< IPv4 destination address
+    uint32_t ports{0};   //!< UDP source port << 16 | destination port (0 unless UDP)
+    uint32_t destQp{0};  //!< BTH destination QP (0 unless present)
+    uint8_t tos{0};      //!< IPv4 DSCP << 2 | ECN
+    uint8_t proto{0};    //!< IPv4 protocol
+    uint8_t opcode{0};   //!< BTH opcode (when ROCE_BTH)
+    uint32_t psn{0};     //!< BTH PSN (24 bits) | AckReq << 31 (when BTH_FIELDS)
+    uint16_t udpLen{0};  //!< UDP length (0 unless UDP)
+    uint8_t bth1{0};     //!< BTH byte 1: SE, MigReq, pad count, version (when BTH_FIELDS)
+    uint8_t syndrome{0}; //!< the byte after the BTH (an ACK's AETH syndrome), 0 if absent
+    uint8_t flags{0};    //!< Flags
 
     /**
      * \brief Parse the start of an IPv4 packet as the switches do.
@@ -67,7 +74,8 @@ struct RoceFrameDescriptor
     bool operator==(const RoceFrameDescriptor& o) const
     {
         return src == o.src && dst == o.dst && ports == o.ports && destQp == o.destQp &&
-               tos == o.tos && proto == o.proto && opcode == o.opcode && flags == o.flags;
+               tos == o.tos && proto == o.proto && opcode == o.opcode && flags == o.flags &&
+               psn == o.psn && udpLen == o.udpLen && bth1 == o.bth1 && syndrome == o.syndrome;
     }
 };
 

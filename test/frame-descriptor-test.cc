@@ -49,7 +49,9 @@ TEST(FrameDescriptor, ParsesWhatSwitchesActOn)
 {
     const std::vector<uint8_t> b = RoceBytes();
     const RoceFrameDescriptor d = RoceFrameDescriptor::Parse(b.data(), b.size());
-    EXPECT_EQ(d.flags, RoceFrameDescriptor::VALID | RoceFrameDescriptor::ROCE_BTH);
+    EXPECT_EQ(d.flags,
+              RoceFrameDescriptor::VALID | RoceFrameDescriptor::ROCE_BTH |
+                  RoceFrameDescriptor::BTH_FIELDS);
     EXPECT_EQ(d.src, 0x0a000001u);
     EXPECT_EQ(d.dst, 0x0a000002u);
     EXPECT_EQ(d.tos, 0x8a);
@@ -57,6 +59,28 @@ TEST(FrameDescriptor, ParsesWhatSwitchesActOn)
     EXPECT_EQ(d.ports, (49152u << 16) | 4791u);
     EXPECT_EQ(d.opcode, 0x0a);
     EXPECT_EQ(d.destQp, 0x123456u);
+    // what the receiving NIC reads: PSN 7 with AckReq, BTH byte 1 (pad count 0), UDP length
+    EXPECT_EQ(d.psn, 7u | (1u << 31));
+    EXPECT_EQ(d.bth1, 0x40);
+    EXPECT_EQ(d.udpLen, 0x2c);
+    EXPECT_EQ(d.syndrome, 0); // no byte after the BTH
+    std::vector<uint8_t> ack = b;
+    ack[28] = 0x11; // RC ACKNOWLEDGE, AETH syndrome 0x60 (NAK: PSN sequence error)
+    ack[29] = 0x30; // pad count 3
+    ack[36] = 0;    // no AckReq
+    ack.push_back(0x60);
+    const RoceFrameDescriptor a = RoceFrameDescriptor::Parse(ack.data(), ack.size());
+    EXPECT_EQ(a.opcode, 0x11);
+    EXPECT_EQ(a.psn, 7u);
+    EXPECT_EQ((a.bth1 >> 4) & 3, 3);
+    EXPECT_EQ(a.syndrome, 0x60);
+    ack.push_back(0x99); // past HEADER_BYTES: not read
+    EXPECT_TRUE(RoceFrameDescriptor::Parse(ack.data(), ack.size()) == a);
+    // the BTH cut short: opcode and QP, no PSN
+    const RoceFrameDescriptor c = RoceFrameDescriptor::Parse(b.data(), 39);
+    EXPECT_EQ(c.flags, RoceFrameDescriptor::VALID | RoceFrameDescriptor::ROCE_BTH);
+    EXPECT_EQ(c.destQp, 0x123456u);
+    EXPECT_EQ(c.psn, 0u);
 }
 
 TEST(FrameDescriptor, ShortNonUdpAndOptionPacketsGiveWhatTheBytesHold)
@@ -74,6 +98,7 @@ TEST(FrameDescriptor, ShortNonUdpAndOptionPacketsGiveWhatTheBytesHold)
     // UDP, BTH opcode but not up to the QP
     d = RoceFrameDescriptor::Parse(b.data(), 29);
     EXPECT_EQ(d.flags, RoceFrameDescriptor::VALID | RoceFrameDescriptor::ROCE_BTH);
+    EXPECT_EQ(d.udpLen, 0x2c);
     EXPECT_EQ(d.destQp, 0u);
     // another UDP port: no BTH
     b[22] = 0x12;
@@ -86,19 +111,20 @@ TEST(FrameDescriptor, ShortNonUdpAndOptionPacketsGiveWhatTheBytesHold)
     d = RoceFrameDescriptor::Parse(b.data(), b.size());
     EXPECT_EQ(d.ports, 0u);
     EXPECT_EQ(d.destQp, 0u);
-    // IHL 6 (4 option bytes): UDP starts at 24, the BTH QP lies past the 40 bytes parsed
+    // IHL 6 (4 option bytes): UDP starts at 24, the BTH QP lies within the 41 bytes parsed
     std::vector<uint8_t> o = RoceBytes();
     o[0] = 0x46;
     o.insert(o.begin() + 20, {1, 1, 1, 1});
     d = RoceFrameDescriptor::Parse(o.data(), o.size());
     EXPECT_EQ(d.ports, (49152u << 16) | 4791u);
     EXPECT_EQ(d.opcode, 0x0a);
-    EXPECT_EQ(d.destQp, 0x123456u); // 24 + 8 + 8 = 40: just inside
+    EXPECT_EQ(d.destQp, 0x123456u);                          // 24 + 8 + 8 = 40: just inside
+    EXPECT_EQ(d.flags & RoceFrameDescriptor::BTH_FIELDS, 0); // the PSN lies past 41 bytes
     o[0] = 0x47;
     o.insert(o.begin() + 20, {1, 1, 1, 1});
     d = RoceFrameDescriptor::Parse(o.data(), o.size());
     EXPECT_EQ(d.ports, (49152u << 16) | 4791u);
-    EXPECT_EQ(d.destQp, 0u); // past the 40 bytes
+    EXPECT_EQ(d.destQp, 0u); // past the 41 bytes
 }
 
 TEST(FrameDescriptor, SeesTheIntTagOfAPacket)
