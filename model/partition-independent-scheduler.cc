@@ -216,7 +216,7 @@ PartitionIndependentScheduler::~PartitionIndependentScheduler()
     }
 }
 
-Scheduler::Event
+inline Scheduler::Event
 PartitionIndependentScheduler::ToEvent(const Entry& e)
 {
     Event ev;
@@ -244,7 +244,7 @@ PartitionIndependentScheduler::Refill() const
     }
 }
 
-std::size_t
+inline std::size_t
 PartitionIndependentScheduler::NextSource() const
 {
     std::size_t source = NEAR_HEAP;
@@ -261,13 +261,13 @@ PartitionIndependentScheduler::NextSource() const
     return source;
 }
 
-const PartitionIndependentScheduler::Entry&
+inline const PartitionIndependentScheduler::Entry&
 PartitionIndependentScheduler::Front(std::size_t source) const
 {
     return source == NEAR_HEAP ? m_near[0] : m_runs[source].entries[m_runs[source].head];
 }
 
-void
+inline void
 PartitionIndependentScheduler::PopSource(std::size_t source) const
 {
     m_cachedSource = NO_SOURCE;
@@ -365,7 +365,7 @@ PartitionIndependentScheduler::IsQueuedAtLastTs(uint32_t uid) const
     return false;
 }
 
-std::size_t
+inline std::size_t
 PartitionIndependentScheduler::DropRemoved() const
 {
     for (;;)
