@@ -198,6 +198,16 @@ PartitionIndependentScheduler::PartitionIndependentScheduler()
     NS_LOG_FUNCTION(this);
     m_near.reserve(INITIAL_CAPACITY);
     m_far.reserve(INITIAL_CAPACITY);
+    for (std::size_t i = 0; i < LEAVES; ++i)
+    {
+        m_tree[LEAVES + i] = uint8_t(i);
+        m_heads[i] = HeadKey{0, 0, 0, 1};
+    }
+    for (std::size_t i = LEAVES - 1; i > 0; --i)
+    {
+        m_tree[i] = m_tree[2 * i + 1]; // every source is empty: a leaf below each node
+    }
+    m_tree[0] = 0; // unused
     // the simulator creates its scheduler once (and again after Simulator::Destroy())
     s_active = this;
 }
@@ -242,23 +252,48 @@ PartitionIndependentScheduler::Refill() const
         Pop(m_far);
         ++m_nearSize;
     }
+    Update(NEAR_HEAP);
 }
 
 inline std::size_t
 PartitionIndependentScheduler::NextSource() const
 {
-    std::size_t source = NEAR_HEAP;
-    const Entry* best = m_near.empty() ? nullptr : &m_near[0];
-    for (std::size_t r = 0; r < N_RUNS; ++r)
+    return m_tree[1];
+}
+
+inline const PartitionIndependentScheduler::Entry*
+PartitionIndependentScheduler::Head(std::size_t source) const
+{
+    if (source < N_RUNS)
     {
-        const Run& run = m_runs[r];
-        if (run.head < run.entries.size() && (!best || Before(run.entries[run.head], *best)))
-        {
-            best = &run.entries[run.head];
-            source = r;
-        }
+        const Run& run = m_runs[source];
+        return run.head < run.entries.size() ? &run.entries[run.head] : nullptr;
     }
-    return source;
+    return source == NEAR_HEAP && !m_near.empty() ? &m_near[0] : nullptr;
+}
+
+inline void
+PartitionIndependentScheduler::Update(std::size_t source) const
+{
+    const Entry* h = Head(source);
+    HeadKey& k = m_heads[source];
+    k.empty = h == nullptr;
+    if (h)
+    {
+        k.ts = h->ts;
+        k.insertTs = h->insertTs;
+        k.order = h->order;
+    }
+    for (std::size_t i = (LEAVES + source) / 2; i > 0; i /= 2)
+    {
+        const uint8_t a = m_tree[2 * i];
+        const uint8_t b = m_tree[2 * i + 1];
+        const HeadKey& ka = m_heads[a];
+        const HeadKey& kb = m_heads[b];
+        // b if a is empty, or b is not and sorts first
+        const std::size_t takeB = std::size_t(ka.empty) | (std::size_t(!kb.empty) & Before(kb, ka));
+        m_tree[i] = takeB ? b : a;
+    }
 }
 
 inline const PartitionIndependentScheduler::Entry&
@@ -275,6 +310,7 @@ PartitionIndependentScheduler::PopSource(std::size_t source) const
     if (source == NEAR_HEAP)
     {
         Pop(m_near);
+        Update(NEAR_HEAP);
         return;
     }
     Run& run = m_runs[source];
@@ -289,6 +325,7 @@ PartitionIndependentScheduler::PopSource(std::size_t source) const
         run.entries.erase(run.entries.begin(), run.entries.begin() + run.head);
         run.head = 0;
     }
+    Update(source);
 }
 
 std::size_t
@@ -438,15 +475,26 @@ PartitionIndependentScheduler::Insert(const Event& ev)
     ++m_nearSize;
     // a run whose last entry is earlier takes it (events of a constant delay, e.g. a cable's,
     // arrive in order), else the near heap
-    for (Run& run : m_runs)
+    for (std::size_t r = 0; r < N_RUNS; ++r)
     {
-        if (run.entries.empty() || Before(run.entries.back(), e))
+        std::vector<Entry>& v = m_runs[r].entries;
+        if (v.empty())
         {
-            run.entries.push_back(e);
+            v.push_back(e);
+            Update(r); // its first entry
+            return;
+        }
+        if (Before(v.back(), e))
+        {
+            v.push_back(e);
             return;
         }
     }
     Push(m_near, e);
+    if (m_near[0].order == e.order && m_near[0].ts == e.ts) // (uids of queued events differ)
+    {
+        Update(NEAR_HEAP);
+    }
 }
 
 bool
