@@ -5,6 +5,7 @@
 
 #include "ns3/assert.h"
 #include "ns3/event-impl.h"
+#include "ns3/fatal-error.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
@@ -201,7 +202,10 @@ PartitionIndependentScheduler::PartitionIndependentScheduler()
     for (std::size_t i = 0; i < LEAVES; ++i)
     {
         m_tree[LEAVES + i] = uint8_t(i);
-        m_heads[i] = HeadKey{0, 0, 0, 1};
+    }
+    for (HeadKey& k : m_heads)
+    {
+        k = HeadKey{0, 0, 0, 1};
     }
     for (std::size_t i = LEAVES - 1; i > 0; --i)
     {
@@ -258,7 +262,11 @@ PartitionIndependentScheduler::Refill() const
 inline std::size_t
 PartitionIndependentScheduler::NextSource() const
 {
-    return m_tree[1];
+    // the runs' winner against the near heap
+    const std::size_t r = m_tree[1];
+    const HeadKey& kr = m_heads[r];
+    const HeadKey& kn = m_heads[NEAR_HEAP];
+    return kr.empty || (!kn.empty && Before(kn, kr)) ? NEAR_HEAP : r;
 }
 
 inline const PartitionIndependentScheduler::Entry*
@@ -283,6 +291,10 @@ PartitionIndependentScheduler::Update(std::size_t source) const
         k.ts = h->ts;
         k.insertTs = h->insertTs;
         k.order = h->order;
+    }
+    if (source == NEAR_HEAP)
+    {
+        return; // not in the tree
     }
     for (std::size_t i = (LEAVES + source) / 2; i > 0; i /= 2)
     {
@@ -507,7 +519,10 @@ Scheduler::Event
 PartitionIndependentScheduler::PeekNext() const
 {
     const std::size_t source = DropRemoved();
-    NS_ASSERT_MSG(source <= N_RUNS, "PeekNext on an empty PartitionIndependentScheduler");
+    if (source > N_RUNS)
+    {
+        NS_FATAL_ERROR("PeekNext on an empty PartitionIndependentScheduler");
+    }
     return ToEvent(Front(source));
 }
 
@@ -515,7 +530,10 @@ Scheduler::Event
 PartitionIndependentScheduler::RemoveNext()
 {
     const std::size_t source = DropRemoved();
-    NS_ASSERT_MSG(source <= N_RUNS, "RemoveNext on an empty PartitionIndependentScheduler");
+    if (source > N_RUNS)
+    {
+        NS_FATAL_ERROR("RemoveNext on an empty PartitionIndependentScheduler");
+    }
     const Event next = ToEvent(Front(source));
     m_lastTs = next.key.m_ts;
     PopSource(source);

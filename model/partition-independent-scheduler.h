@@ -144,9 +144,9 @@ class PartitionIndependentScheduler : public Scheduler
 
     /// The near-side source of the next event: a run, or the near heap.
     static constexpr std::size_t NEAR_HEAP = N_RUNS;
-    /// Leaves of the tournament tree over the sources (a power of two, more than NEAR_HEAP).
-    static constexpr std::size_t LEAVES = 32;
-    static_assert(LEAVES > NEAR_HEAP && (LEAVES & (LEAVES - 1)) == 0, "LEAVES");
+    /// Leaves of the tournament tree: the runs (the near heap meets its winner at the top).
+    static constexpr std::size_t LEAVES = N_RUNS;
+    static_assert((LEAVES & (LEAVES - 1)) == 0, "N_RUNS must be a power of two");
     /// m_cachedSource when nothing is cached
     static constexpr std::size_t NO_SOURCE = ~std::size_t(0);
 
@@ -218,11 +218,11 @@ class PartitionIndependentScheduler : public Scheduler
     mutable std::vector<Entry> m_far;       //!< the events at or after m_boundary, a heap
     mutable std::vector<Event> m_removed;   //!< removed events still queued, a (ts, uid) heap
     mutable std::vector<std::size_t> m_dfs; //!< FindRemoved's stack (kept to avoid allocating)
-    /// Tournament tree: node i > 0 holds the source with the earliest first entry below it;
-    /// the leaves LEAVES + s hold s
+    /// Tournament tree over the runs: node i > 0 holds the run with the earliest first entry
+    /// below it; the leaves LEAVES + r hold r
     mutable uint8_t m_tree[2 * LEAVES];
-    mutable HeadKey m_heads[LEAVES]; //!< the key of each source's first entry
-    mutable uint64_t m_boundary{0};  //!< time stamp that splits near and far events
+    mutable HeadKey m_heads[N_RUNS + 1]; //!< the key of each source's first entry
+    mutable uint64_t m_boundary{0};      //!< time stamp that splits near and far events
     /// NextSource() of a next event known not removed, until the queue changes
     mutable std::size_t m_cachedSource{NO_SOURCE};
     uint64_t m_lastTs{0};      //!< time stamp of the last event returned by RemoveNext
