@@ -56,6 +56,8 @@ bench: configure
 	./$(BUILD)/ait-fabric-build-bench
 	./$(BUILD)/ait-ring-bench
 	./$(BUILD)/ait-ring-bench --K=4,16 --Cases=module
+	./$(BUILD)/ait-ring-bench --K=4,8 --Cases=module --Schedulers=map,heap,mappis,pis --Repeat=3
+	./$(BUILD)/ait-scheduler-bench --Schedulers=map,heap,mappis,pis
 	./$(BUILD)/ait-allreduce-bench
 
 check-intree:

@@ -70,6 +70,7 @@ def build(bld):
         'test/communicator-test.cc',
         'test/distributed-test.cc',
         'test/flat-heap-scheduler-test.cc',
+        'test/partition-independent-scheduler-test.cc',
         'test/frame-descriptor-test.cc',
         'test/raw-header-test.cc',
         'test/halving-doubling-test.cc',

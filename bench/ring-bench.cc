@@ -30,18 +30,26 @@
  * the fastest run is reported: the machines are shared and noisy.
  *
  * --Schedulers lists the ns-3 event schedulers the module case runs with (map = MapScheduler,
- * ns-3's default; heap = this module's FlatHeapScheduler, the default here; or any Scheduler
- * TypeId name). With more than one, the module case runs once per scheduler (interleaved), the
- * runs must execute the same number of events, and the ratio of their run CPU seconds to the
- * first one's is printed; module/stock uses the first. The stock case always runs with ns-3's
- * default MapScheduler.
+ * ns-3's default; heap = this module's FlatHeapScheduler, the default here; pis =
+ * PartitionIndependentScheduler; mappis = the std::map PartitionIndependentScheduler it
+ * replaced, kept in bench/map-partition-independent-scheduler.h; or any Scheduler TypeId name).
+ * With more than one, the module case runs once per scheduler (interleaved) and the ratio of
+ * their run CPU seconds to the first one's is printed; module/stock uses the first. Schedulers
+ * of the same order must run the same simulation: the same events, hops, end time and
+ * completions (a hash of every message's host and completion time, in completion order);
+ * ns-3's schedulers and FlatHeapScheduler order simultaneous events by uid, pis and mappis by
+ * insertion time and context, and the two orders may give different simulations (then the
+ * ratio line says so, without failing). The stock case always runs with ns-3's default
+ * MapScheduler.
  *
  *   ./build/ait-ring-bench --K=4,8 --Bytes=1048576 --Mtu=1024 --Repeat=3
  *   ./build/ait-ring-bench --Cases=module --Schedulers=map,heap --K=4,8 --Repeat=3
+ *   ./build/ait-ring-bench --Cases=module --Schedulers=map,heap,mappis,pis --K=4,8 --Repeat=3
  *   ./build/ait-ring-bench --Cases=module --K=4 --Bytes=262144    (e.g. under valgrind)
  */
 
 #include "bench-util.h"
+#include "map-partition-independent-scheduler.h"
 
 #include "ns3/ai-training-module.h"
 #include "ns3/applications-module.h"
@@ -91,6 +99,7 @@ struct Result
     bool complete{false};  //!< every message/packet arrived
     uint64_t delivered{0}; //!< messages (module) or packets (stock) delivered
     uint64_t expected{0};  //!< of how many
+    uint64_t digest{0};    //!< module: hash of (host, completion time) of every message, in order
 };
 
 using bench::CpuSeconds;
@@ -98,15 +107,19 @@ using bench::PeakMeter;
 
 uint32_t g_completed = 0;  //!< module case: messages completed
 uint32_t g_toComplete = 0; //!< module case: messages posted
+uint64_t g_digest = 0;     //!< module case: hash of the completions so far
 uint64_t g_phyTx = 0;      //!< stock case: PhyTxBegin count
 
 /**
- * \brief Send completion of a ring message: stop the simulation after the last one (the
- *        congestion-control timers would keep it running).
+ * \brief Send completion of a ring message: hash it; stop the simulation after the last one
+ *        (the congestion-control timers would keep it running).
+ * \param host the sending host
+ * \param end the completion time
  */
 void
-OnSendComplete(uint64_t, uint64_t, Time, Time)
+OnSendComplete(uint32_t host, uint64_t, uint64_t, Time, Time end)
 {
+    g_digest = (g_digest * 1000003 + host) * 1000003 + uint64_t(end.GetTimeStep());
     if (++g_completed == g_toComplete)
     {
         Simulator::Stop();
@@ -145,10 +158,11 @@ RunModule(uint32_t k, uint64_t bytes, uint32_t mtu, const std::string& scheduler
     const uint32_t h = fabric.GetNHosts();
     g_completed = 0;
     g_toComplete = h;
+    g_digest = 0;
     for (uint32_t i = 0; i < h; ++i)
     {
         Ptr<RdmaQueuePair> qp = rdma.Connect(nics[i], nics[(i + 1) % h]).first;
-        qp->SetSendCompletionCallback(MakeCallback(&OnSendComplete));
+        qp->SetSendCompletionCallback(MakeBoundCallback(&OnSendComplete, i));
         Simulator::ScheduleWithContext(fabric.GetHostNode(i)->GetId(), Seconds(0), [qp, bytes]() {
             qp->PostSend(bytes, RdmaQueuePair::WRITE);
         });
@@ -189,6 +203,7 @@ RunModule(uint32_t k, uint64_t bytes, uint32_t mtu, const std::string& scheduler
     r.delivered = g_completed;
     r.expected = h;
     r.complete = g_completed == h;
+    r.digest = g_digest;
     return r;
 }
 
@@ -358,8 +373,9 @@ PrintRow(const std::string& name, size_t width, uint32_t k, const Result& r, dou
 /// A scheduler of --Schedulers: its label in the table and its TypeId name.
 struct SchedulerChoice
 {
-    std::string label; //!< map, heap or the TypeId name given
+    std::string label; //!< map, heap, pis, mappis or the TypeId name given
     std::string type;  //!< TypeId name
+    bool byOrigin;     //!< orders simultaneous events by insertion time and context (else uid)
 };
 
 /**
@@ -375,17 +391,22 @@ ParseSchedulers(const std::string& list, std::vector<SchedulerChoice>& out)
     std::string item;
     while (std::getline(in, item, ','))
     {
-        std::string type = item == "map"    ? "ns3::MapScheduler"
-                           : item == "heap" ? "ns3::FlatHeapScheduler"
-                                            : item;
+        const TypeId mapPis = bench::MapPartitionIndependentScheduler::GetTypeId();
+        std::string type = item == "map"      ? "ns3::MapScheduler"
+                           : item == "heap"   ? "ns3::FlatHeapScheduler"
+                           : item == "pis"    ? "ns3::PartitionIndependentScheduler"
+                           : item == "mappis" ? mapPis.GetName()
+                                              : item;
         TypeId tid;
         if (item.empty() || !TypeId::LookupByNameFailSafe(type, &tid) ||
             !tid.IsChildOf(Scheduler::GetTypeId()) || !tid.HasConstructor())
         {
             return "ring-bench: --Schedulers: '" + item +
-                   "' is not allowed (map, heap or the TypeId name of an ns3::Scheduler "
-                   "subclass, e.g. ns3::CalendarScheduler)";
+                   "' is not allowed (map, heap, pis, mappis or the TypeId name of an "
+                   "ns3::Scheduler subclass, e.g. ns3::CalendarScheduler)";
         }
+        const bool byOrigin = tid == mapPis || tid == PartitionIndependentScheduler::GetTypeId() ||
+                              tid.IsChildOf(PartitionIndependentScheduler::GetTypeId());
         for (const SchedulerChoice& c : out)
         {
             if (c.type == type)
@@ -393,7 +414,7 @@ ParseSchedulers(const std::string& list, std::vector<SchedulerChoice>& out)
                 return "ring-bench: --Schedulers: '" + item + "' is listed twice";
             }
         }
-        out.push_back({item, type});
+        out.push_back({item, type, byOrigin});
     }
     if (out.empty())
     {
@@ -421,8 +442,9 @@ main(int argc, char* argv[])
     cmd.AddValue("Repeat", "runs per case, interleaved (the fastest run is reported)", repeat);
     cmd.AddValue("Schedulers",
                  "event schedulers of the module case, comma-separated: map (ns-3's MapScheduler), "
-                 "heap (FlatHeapScheduler, the default) or Scheduler TypeId names; ratios to the "
-                 "first",
+                 "heap (FlatHeapScheduler, the default), pis (PartitionIndependentScheduler), "
+                 "mappis (the std::map PartitionIndependentScheduler it replaced) or Scheduler "
+                 "TypeId names; ratios to the first",
                  schedulerList);
     cmd.Parse(argc, argv);
 
@@ -596,7 +618,12 @@ main(int argc, char* argv[])
     }
     if (runModule && schedulers.size() > 1)
     {
-        // the same events must run whatever the scheduler: same count, same hops, same end
+        // schedulers of one order must run the same simulation: same event count, hops, end
+        // and completions as the first scheduler of that order
+        auto sameRun = [](const Result& a, const Result& b) {
+            return a.events == b.events && a.hops == b.hops && a.simSeconds == b.simSeconds &&
+                   a.digest == b.digest;
+        };
         for (const Row& row : rows)
         {
             const Result& first = row.best[0];
@@ -607,19 +634,40 @@ main(int argc, char* argv[])
                 {
                     continue;
                 }
-                const bool same = r.events == first.events && r.hops == first.hops &&
-                                  r.simSeconds == first.simSeconds;
+                size_t peer = 0; // the first scheduler of c's order
+                while (peer < c && schedulers[peer].byOrigin != schedulers[c].byOrigin)
+                {
+                    ++peer;
+                }
+                const bool mustMatch = peer < c && row.best[peer].runCpu > 0;
+                const bool same = mustMatch ? sameRun(r, row.best[peer]) : sameRun(r, first);
                 std::cout << std::fixed << std::setprecision(3) << "ratio " << schedulers[c].label
                           << "/" << schedulers[0].label << " k=" << row.k << ": run CPU x"
                           << r.runCpu / first.runCpu << " (" << r.runCpu << " s vs " << first.runCpu
-                          << " s, fastest runs)"
-                          << (same ? "" : "  MISMATCH: different events, hops or end time")
-                          << std::endl;
-                if (!same)
+                          << " s, fastest runs)";
+                if (mustMatch)
+                {
+                    std::cout << (same ? "; same simulation as "
+                                       : "  MISMATCH: not the simulation of ")
+                              << schedulers[peer].label;
+                    if (peer > 0)
+                    {
+                        std::cout << " (run CPU x" << r.runCpu / row.best[peer].runCpu << " of "
+                                  << schedulers[peer].label << ")";
+                    }
+                }
+                else
+                {
+                    std::cout << (same ? "; same simulation"
+                                       : "; another order of simultaneous events, another "
+                                         "simulation");
+                }
+                std::cout << std::endl;
+                if (mustMatch && !same)
                 {
                     std::cerr << "ring-bench: " << schedulers[c].type << " and "
-                              << schedulers[0].type << " ran different simulations at k = " << row.k
-                              << std::endl;
+                              << schedulers[peer].type
+                              << " ran different simulations at k = " << row.k << std::endl;
                     status = 1;
                 }
             }

@@ -4,9 +4,12 @@
 #include "partition-independent-scheduler.h"
 
 #include "ns3/assert.h"
+#include "ns3/event-impl.h"
 #include "ns3/fatal-error.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
+
+#include <algorithm>
 
 namespace ns3
 {
@@ -16,6 +19,169 @@ NS_LOG_COMPONENT_DEFINE("PartitionIndependentScheduler");
 NS_OBJECT_ENSURE_REGISTERED(PartitionIndependentScheduler);
 
 PartitionIndependentScheduler* PartitionIndependentScheduler::s_active = nullptr;
+
+namespace
+{
+
+/// Initial capacity of the near and far heaps (they grow by doubling).
+constexpr std::size_t INITIAL_CAPACITY = 1024;
+
+/// Span of the near side after a refill, in microseconds (as FlatHeapScheduler's).
+constexpr int64_t WINDOW_US = 10;
+
+/**
+ * \brief The sort order (time stamp, time of insertion, inserting context, uid) without
+ *        branches: a before b.
+ * \tparam E the entry type
+ * \param a an entry
+ * \param b another entry
+ * \return 1 if a sorts before b, else 0
+ */
+template <typename E>
+inline std::size_t
+Before(const E& a, const E& b)
+{
+    return std::size_t(a.ts < b.ts) |
+           (std::size_t(a.ts == b.ts) &
+            (std::size_t(a.insertTs < b.insertTs) |
+             (std::size_t(a.insertTs == b.insertTs) & std::size_t(a.order < b.order))));
+}
+
+/**
+ * \brief Put e into a heap of entries: append and sift up.
+ * \tparam E the entry type
+ * \param heap the heap
+ * \param e the entry
+ */
+template <typename E>
+void
+Push(std::vector<E>& heap, const E& e)
+{
+    constexpr std::size_t D = PartitionIndependentScheduler::ARITY;
+    std::size_t i = heap.size();
+    heap.push_back(e);
+    E* h = heap.data();
+    while (i > 0)
+    {
+        const std::size_t parent = (i - 1) / D;
+        if (!Before(e, h[parent]))
+        {
+            break;
+        }
+        h[i] = h[parent];
+        i = parent;
+    }
+    h[i] = e;
+}
+
+/**
+ * \brief Remove the top of a non-empty heap of entries (bottom-up, as FlatHeapScheduler: the
+ *        hole goes down along the smaller children, then the last entry sifts up from there).
+ * \tparam E the entry type
+ * \param heap the heap
+ */
+template <typename E>
+void
+Pop(std::vector<E>& heap)
+{
+    constexpr std::size_t D = PartitionIndependentScheduler::ARITY;
+    static_assert(D == 4, "the selection below is written for 4 children");
+    const E last = heap.back();
+    heap.pop_back();
+    const std::size_t n = heap.size();
+    if (n == 0)
+    {
+        return;
+    }
+    E* h = heap.data();
+    std::size_t i = 0;
+    for (;;)
+    {
+        const std::size_t first = D * i + 1;
+        std::size_t best;
+        if (first + D <= n)
+        {
+#if defined(__GNUC__)
+            const std::size_t grand = D * first + 1;
+            for (std::size_t g = 0; g < D * D && grand + g < n; g += 2)
+            {
+                __builtin_prefetch(h + grand + g);
+            }
+#endif
+            const std::size_t a = first + Before(h[first + 1], h[first]);
+            const std::size_t b = first + 2 + Before(h[first + 3], h[first + 2]);
+            best = a + Before(h[b], h[a]) * (b - a);
+        }
+        else if (first < n)
+        {
+            best = first;
+            for (std::size_t c = first + 1; c < n; ++c)
+            {
+                best = Before(h[c], h[best]) ? c : best;
+            }
+        }
+        else
+        {
+            break;
+        }
+        h[i] = h[best];
+        i = best;
+    }
+    while (i > 0)
+    {
+        const std::size_t parent = (i - 1) / D;
+        if (!Before(last, h[parent]))
+        {
+            break;
+        }
+        h[i] = h[parent];
+        i = parent;
+    }
+    h[i] = last;
+}
+
+/// Children per node of the removed-event heap (a binary heap: it is small).
+constexpr std::size_t REMOVED_ARITY = 2;
+
+/**
+ * \brief Move the removed event at i of a (ts, uid) heap up or down to its place.
+ * \param heap the heap
+ * \param i the index
+ */
+void
+SiftRemoved(std::vector<Scheduler::Event>& heap, std::size_t i)
+{
+    Scheduler::Event* h = heap.data();
+    const std::size_t n = heap.size();
+    const Scheduler::Event e = h[i];
+    while (i > 0 && e.key < h[(i - 1) / REMOVED_ARITY].key)
+    {
+        h[i] = h[(i - 1) / REMOVED_ARITY];
+        i = (i - 1) / REMOVED_ARITY;
+    }
+    for (;;)
+    {
+        const std::size_t first = REMOVED_ARITY * i + 1;
+        if (first >= n)
+        {
+            break;
+        }
+        std::size_t best = first;
+        for (std::size_t c = first + 1; c < std::min(n, first + REMOVED_ARITY); ++c)
+        {
+            best = h[c].key < h[best].key ? c : best;
+        }
+        if (!(h[best].key < e.key))
+        {
+            break;
+        }
+        h[i] = h[best];
+        i = best;
+    }
+    h[i] = e;
+}
+
+} // namespace
 
 TypeId
 PartitionIndependentScheduler::GetTypeId()
@@ -28,91 +194,387 @@ PartitionIndependentScheduler::GetTypeId()
 }
 
 PartitionIndependentScheduler::PartitionIndependentScheduler()
+    : m_window(std::max<int64_t>(MicroSeconds(WINDOW_US).GetTimeStep(), 1))
 {
+    NS_LOG_FUNCTION(this);
+    m_near.reserve(INITIAL_CAPACITY);
+    m_far.reserve(INITIAL_CAPACITY);
+    for (std::size_t i = 0; i < LEAVES; ++i)
+    {
+        m_tree[LEAVES + i] = uint8_t(i);
+    }
+    for (HeadKey& k : m_heads)
+    {
+        k = HeadKey{0, 0, 0, 1};
+    }
+    for (std::size_t i = LEAVES - 1; i > 0; --i)
+    {
+        m_tree[i] = m_tree[2 * i + 1]; // every source is empty: a leaf below each node
+    }
+    m_tree[0] = 0; // unused
     // the simulator creates its scheduler once (and again after Simulator::Destroy())
     s_active = this;
 }
 
 PartitionIndependentScheduler::~PartitionIndependentScheduler()
 {
+    NS_LOG_FUNCTION(this);
+    // the events still queued belong to the caller; the removed ones hold our reference
+    for (const Event& ev : m_removed)
+    {
+        ev.impl->Unref();
+    }
     if (s_active == this)
     {
         s_active = nullptr;
     }
 }
 
-bool
-PartitionIndependentScheduler::Key::operator<(const Key& o) const
+inline Scheduler::Event
+PartitionIndependentScheduler::ToEvent(const Entry& e)
 {
-    if (ts != o.ts)
+    Event ev;
+    ev.impl = e.impl;
+    ev.key.m_ts = e.ts;
+    ev.key.m_uid = uint32_t(e.order);
+    ev.key.m_context = e.context;
+    return ev;
+}
+
+void
+PartitionIndependentScheduler::Refill() const
+{
+    // the next window: every far event earlier than the first far one plus the window. They
+    // come out of the far heap in order, so appending them keeps the near heap a heap.
+    m_cachedSource = NO_SOURCE;
+    const uint64_t first = m_far[0].ts;
+    m_boundary = first > UINT64_MAX - m_window ? UINT64_MAX : first + m_window;
+    while (!m_far.empty() && (m_far[0].ts < m_boundary || m_boundary == UINT64_MAX))
     {
-        return ts < o.ts;
+        // (at the largest time stamp nothing can be later: take them all)
+        m_near.push_back(m_far[0]);
+        Pop(m_far);
+        ++m_nearSize;
     }
-    if (insertTs != o.insertTs)
+    Update(NEAR_HEAP);
+}
+
+inline std::size_t
+PartitionIndependentScheduler::NextSource() const
+{
+    // the runs' winner against the near heap
+    const std::size_t r = m_tree[1];
+    const HeadKey& kr = m_heads[r];
+    const HeadKey& kn = m_heads[NEAR_HEAP];
+    return kr.empty || (!kn.empty && Before(kn, kr)) ? NEAR_HEAP : r;
+}
+
+inline const PartitionIndependentScheduler::Entry*
+PartitionIndependentScheduler::Head(std::size_t source) const
+{
+    if (source < N_RUNS)
     {
-        return insertTs < o.insertTs;
+        const Run& run = m_runs[source];
+        return run.head < run.entries.size() ? &run.entries[run.head] : nullptr;
     }
-    if (insertCtx != o.insertCtx)
+    return source == NEAR_HEAP && !m_near.empty() ? &m_near[0] : nullptr;
+}
+
+inline void
+PartitionIndependentScheduler::Update(std::size_t source) const
+{
+    const Entry* h = Head(source);
+    HeadKey& k = m_heads[source];
+    k.empty = h == nullptr;
+    if (h)
     {
-        return insertCtx < o.insertCtx;
+        k.ts = h->ts;
+        k.insertTs = h->insertTs;
+        k.order = h->order;
     }
-    return uid < o.uid;
+    if (source == NEAR_HEAP)
+    {
+        return; // not in the tree
+    }
+    for (std::size_t i = (LEAVES + source) / 2; i > 0; i /= 2)
+    {
+        const uint8_t a = m_tree[2 * i];
+        const uint8_t b = m_tree[2 * i + 1];
+        const HeadKey& ka = m_heads[a];
+        const HeadKey& kb = m_heads[b];
+        // b if a is empty, or b is not and sorts first
+        const std::size_t takeB = std::size_t(ka.empty) | (std::size_t(!kb.empty) & Before(kb, ka));
+        m_tree[i] = takeB ? b : a;
+    }
+}
+
+inline const PartitionIndependentScheduler::Entry&
+PartitionIndependentScheduler::Front(std::size_t source) const
+{
+    return source == NEAR_HEAP ? m_near[0] : m_runs[source].entries[m_runs[source].head];
+}
+
+inline void
+PartitionIndependentScheduler::PopSource(std::size_t source) const
+{
+    m_cachedSource = NO_SOURCE;
+    --m_nearSize;
+    if (source == NEAR_HEAP)
+    {
+        Pop(m_near);
+        Update(NEAR_HEAP);
+        return;
+    }
+    Run& run = m_runs[source];
+    if (++run.head == run.entries.size())
+    {
+        run.entries.clear(); // keeps the capacity
+        run.head = 0;
+    }
+    else if (run.head >= 1024 && 2 * run.head >= run.entries.size())
+    {
+        // compact: amortised O(1) per event
+        run.entries.erase(run.entries.begin(), run.entries.begin() + run.head);
+        run.head = 0;
+    }
+    Update(source);
+}
+
+std::size_t
+PartitionIndependentScheduler::FindRemoved(uint64_t ts, uint32_t uid) const
+{
+    // every removed event is at ts or later and the heap is ordered by (ts, uid): only the
+    // subtrees whose roots are at ts can hold it
+    const std::size_t n = m_removed.size();
+    m_dfs.clear();
+    m_dfs.push_back(0);
+    while (!m_dfs.empty())
+    {
+        const std::size_t i = m_dfs.back();
+        m_dfs.pop_back();
+        const Scheduler::EventKey& k = m_removed[i].key;
+        if (k.m_ts != ts || k.m_uid > uid)
+        {
+            continue; // so is everything below it
+        }
+        if (k.m_uid == uid)
+        {
+            return i;
+        }
+        const std::size_t first = REMOVED_ARITY * i + 1;
+        for (std::size_t c = first; c < std::min(n, first + REMOVED_ARITY); ++c)
+        {
+            m_dfs.push_back(c);
+        }
+    }
+    return n;
+}
+
+bool
+PartitionIndependentScheduler::IsQueuedAtLastTs(uint32_t uid) const
+{
+    for (const Run& run : m_runs)
+    {
+        for (std::size_t j = run.head; j < run.entries.size() && run.entries[j].ts == m_lastTs; ++j)
+        {
+            if (uint32_t(run.entries[j].order) == uid)
+            {
+                return true;
+            }
+        }
+    }
+    for (const std::vector<Entry>* heap : {&m_near, &m_far})
+    {
+        // nothing queued is earlier: only the subtrees whose roots are at m_lastTs can hold it
+        m_dfs.clear();
+        if (!heap->empty())
+        {
+            m_dfs.push_back(0);
+        }
+        while (!m_dfs.empty())
+        {
+            const std::size_t i = m_dfs.back();
+            m_dfs.pop_back();
+            const Entry& e = (*heap)[i];
+            if (e.ts != m_lastTs)
+            {
+                continue;
+            }
+            if (uint32_t(e.order) == uid)
+            {
+                return true;
+            }
+            const std::size_t first = ARITY * i + 1;
+            for (std::size_t c = first; c < std::min(heap->size(), first + ARITY); ++c)
+            {
+                m_dfs.push_back(c);
+            }
+        }
+    }
+    return false;
+}
+
+inline std::size_t
+PartitionIndependentScheduler::DropRemoved() const
+{
+    for (;;)
+    {
+        if (m_nearSize == 0)
+        {
+            if (m_far.empty())
+            {
+                return N_RUNS + 1;
+            }
+            Refill();
+        }
+        if (m_cachedSource != NO_SOURCE)
+        {
+            return m_cachedSource; // IsEmpty() and RemoveNext() ask in turn: once
+        }
+        const std::size_t source = NextSource();
+        const Entry& next = Front(source);
+        // every removed event is queued, hence at next's time stamp or later
+        if (m_removed.empty() || m_removed[0].key.m_ts != next.ts)
+        {
+            m_cachedSource = source;
+            return source;
+        }
+        const std::size_t i = FindRemoved(next.ts, uint32_t(next.order));
+        if (i == m_removed.size())
+        {
+            m_cachedSource = source;
+            return source;
+        }
+        NS_LOG_LOGIC("drop removed event " << uint32_t(next.order));
+        EventImpl* impl = next.impl;
+        PopSource(source);
+        m_removed[i] = m_removed.back();
+        m_removed.pop_back();
+        if (i < m_removed.size())
+        {
+            SiftRemoved(m_removed, i);
+        }
+        impl->Unref();
+    }
 }
 
 void
 PartitionIndependentScheduler::Insert(const Event& ev)
 {
-    Key k{ev.key.m_ts, 0, 0, ev.key.m_uid};
+    Entry e;
+    e.ts = ev.key.m_ts;
+    uint32_t ctx;
     if (m_override)
     {
-        k.insertTs = m_overrideTs;
-        k.insertCtx = m_overrideCtx;
+        e.insertTs = m_overrideTs;
+        ctx = m_overrideCtx;
         m_override = false;
     }
     else
     {
-        k.insertTs = Simulator::Now().GetTimeStep();
-        k.insertCtx = Simulator::GetContext();
+        e.insertTs = Simulator::Now().GetTimeStep();
+        ctx = Simulator::GetContext();
     }
-    m_events.emplace(k, ev);
-    m_keyOfUid[ev.key.m_uid] = k;
+    e.order = (uint64_t(ctx) << 32) | ev.key.m_uid;
+    e.impl = ev.impl;
+    e.context = ev.key.m_context;
+    m_cachedSource = NO_SOURCE;
+    if (e.ts >= m_boundary)
+    {
+        Push(m_far, e);
+        return;
+    }
+    ++m_nearSize;
+    // a run whose last entry is earlier takes it (events of a constant delay, e.g. a cable's,
+    // arrive in order), else the near heap
+    for (std::size_t r = 0; r < N_RUNS; ++r)
+    {
+        std::vector<Entry>& v = m_runs[r].entries;
+        if (v.empty())
+        {
+            v.push_back(e);
+            Update(r); // its first entry
+            return;
+        }
+        if (Before(v.back(), e))
+        {
+            v.push_back(e);
+            return;
+        }
+    }
+    Push(m_near, e);
+    if (m_near[0].order == e.order && m_near[0].ts == e.ts) // (uids of queued events differ)
+    {
+        Update(NEAR_HEAP);
+    }
 }
 
 bool
 PartitionIndependentScheduler::IsEmpty() const
 {
-    return m_events.empty();
+    return DropRemoved() > N_RUNS;
 }
 
 Scheduler::Event
 PartitionIndependentScheduler::PeekNext() const
 {
-    NS_ASSERT(!m_events.empty());
-    return m_events.begin()->second;
+    const std::size_t source = DropRemoved();
+    if (source > N_RUNS)
+    {
+        NS_FATAL_ERROR("PeekNext on an empty PartitionIndependentScheduler");
+    }
+    return ToEvent(Front(source));
 }
 
 Scheduler::Event
 PartitionIndependentScheduler::RemoveNext()
 {
-    NS_ASSERT(!m_events.empty());
-    auto it = m_events.begin();
-    Event ev = it->second;
-    m_keyOfUid.erase(ev.key.m_uid);
-    m_events.erase(it);
-    return ev;
+    const std::size_t source = DropRemoved();
+    if (source > N_RUNS)
+    {
+        NS_FATAL_ERROR("RemoveNext on an empty PartitionIndependentScheduler");
+    }
+    const Event next = ToEvent(Front(source));
+    m_lastTs = next.key.m_ts;
+    PopSource(source);
+    return next;
 }
 
 void
 PartitionIndependentScheduler::Remove(const Event& ev)
 {
-    auto k = m_keyOfUid.find(ev.key.m_uid);
-    if (k == m_keyOfUid.end())
+    NS_LOG_FUNCTION(this << ev.impl << ev.key.m_ts << ev.key.m_uid);
+    NS_ASSERT_MSG(m_removed.size() < m_nearSize + m_far.size(),
+                  "Remove of an event that is not queued");
+    // ns-3's Simulator::IsExpired takes an event of the current time stamp with a larger uid
+    // than the running one for pending, but this order may have run it already: the simulator
+    // then removes an event that is gone (an event removing one of its time stamp that another
+    // context inserted at the same instant). Every queued event is at m_lastTs or later, so
+    // those of m_lastTs are few and quick to find.
+    if (ev.key.m_ts == m_lastTs && !IsQueuedAtLastTs(ev.key.m_uid))
     {
-        NS_FATAL_ERROR("PartitionIndependentScheduler::Remove: event uid " << ev.key.m_uid
-                                                                           << " is not queued");
+        NS_FATAL_ERROR("PartitionIndependentScheduler::Remove: event uid "
+                       << ev.key.m_uid << " (at " << ev.key.m_ts
+                       << ") is not queued: it ran already, before an event of its time stamp "
+                          "with a smaller uid (ns-3's Simulator::Remove/Cancel/IsExpired take "
+                          "such an event for pending under this scheduler)");
     }
-    m_events.erase(k->second);
-    m_keyOfUid.erase(k);
+    ev.impl->Ref(); // the simulator unreferences it after Remove; the queued entry still holds it
+    m_removed.push_back(ev);
+    SiftRemoved(m_removed, m_removed.size() - 1);
+    m_cachedSource = NO_SOURCE; // the next event may be the removed one
+}
+
+std::size_t
+PartitionIndependentScheduler::GetHeapSize() const
+{
+    return m_nearSize + m_far.size();
+}
+
+std::size_t
+PartitionIndependentScheduler::GetNRemovedPending() const
+{
+    return m_removed.size();
 }
 
 void

@@ -7,9 +7,9 @@
 #include "ns3/nstime.h"
 #include "ns3/scheduler.h"
 
+#include <cstddef>
 #include <cstdint>
-#include <map>
-#include <unordered_map>
+#include <vector>
 
 namespace ns3
 {
@@ -36,12 +36,48 @@ namespace ns3
  * Use it for every run to be compared, the one-process reference included
  * (`--SchedulerType=ns3::PartitionIndependentScheduler`, or the SchedulerType global). Its order
  * differs from ns-3's default (and FlatHeapScheduler's) only among simultaneous events, so a
- * one-process run with it can differ from one with those; it is a std::map, slower than
- * FlatHeapScheduler.
+ * one-process run with it can differ from one with those.
+ *
+ * Implementation: the layout of FlatHeapScheduler (4-ary heaps and sorted FIFOs in contiguous
+ * vectors, a moving time boundary between near and far events, lazy Remove; see its
+ * description), with entries of 40 bytes that carry the whole sort key (the time of insertion
+ * and the inserting context are taken once, at Insert), so no comparison looks anything up and
+ * nothing is allocated per event. It has 16 runs instead of 4, and a tournament tree over the
+ * runs and the near heap finds the next event (one comparison per tree level when a source's
+ * first event changes, instead of scanning every source): events of one instant for one later
+ * time stamp come in the order the events of that instant run, not in the order of their
+ * inserting contexts, so a fabric's constant delays take more runs (ring-bench at k = 8: with
+ * 4 runs 56 % of the near events went to the near heap, with 16 none). Remove(ev) takes a reference
+ * on ev.impl and records ev (time stamp, uid) in a heap of removed events; when the next event has
+ * the time stamp of the earliest removed one, the removed events of that time stamp are searched
+ * for its uid, and a match is dropped (and unreferenced) instead of returned. As with every
+ * scheduler, Remove(ev) requires ev to be queued and not removed yet (the simulator guarantees
+ * that).
+ *
+ * ns-3's Simulator::IsExpired (hence Cancel, Remove and EventId::IsRunning) assumes that the
+ * events of one time stamp run in uid order. Under this scheduler an event A of time stamp t
+ * can run before an event B of t with a smaller uid (A inserted at the same instant as B by a
+ * smaller context, or given an earlier origin). While A runs, B counts as expired: cancelling
+ * or removing B from A does nothing, and B runs. While B runs, A counts as pending: removing A
+ * is a fatal error here (it is not queued; the old implementation failed the same way), and
+ * cancelling it does nothing. This scheduler cannot change that (the simulator decides before
+ * asking it).
+ *
+ * Event uids are 32 bits (ns-3's EventKey::m_uid): the last tie-break and the identity of a
+ * removed event rely on the uids of queued events being distinct and, among events equal in
+ * (time stamp, time of insertion, context), increasing in insertion order. Both hold until
+ * the simulator has created 2^32 events (it wraps then, as every ns-3 scheduler's order does).
  */
 class PartitionIndependentScheduler : public Scheduler
 {
   public:
+    /// Children per node of the heaps (as FlatHeapScheduler).
+    static constexpr std::size_t ARITY = 4;
+    /// Sorted runs (FIFOs) of near events (more than FlatHeapScheduler's 4: the nodes that
+    /// insert events at one instant do so in the order of that instant's events, which is not
+    /// the order of their contexts, so one constant delay can take several runs).
+    static constexpr std::size_t N_RUNS = 16;
+
     /**
      * \brief Get the type ID.
      * \return the object TypeId
@@ -49,6 +85,7 @@ class PartitionIndependentScheduler : public Scheduler
     static TypeId GetTypeId();
 
     PartitionIndependentScheduler();
+    /// Unreferences the removed events still held.
     ~PartitionIndependentScheduler() override;
 
     void Insert(const Event& ev) override;
@@ -66,27 +103,133 @@ class PartitionIndependentScheduler : public Scheduler
      */
     static void SetNextInsertOrigin(Time insertedAt, uint32_t context);
 
-  private:
-    /// The sort key.
-    struct Key
-    {
-        uint64_t ts;        //!< time stamp
-        uint64_t insertTs;  //!< time of insertion
-        uint32_t insertCtx; //!< context of the inserting event
-        uint32_t uid;       //!< event uid (last tie-break)
+    /**
+     * \brief The number of events held, including removed events not dropped yet.
+     * \return the number of entries in the runs and heaps
+     */
+    std::size_t GetHeapSize() const;
 
-        /**
-         * \param o another key
-         * \return true if this key sorts first
-         */
-        bool operator<(const Key& o) const;
+    /**
+     * \brief The number of removed events not dropped yet (each holds a reference on its impl).
+     * \return the size of the removed-event heap
+     */
+    std::size_t GetNRemovedPending() const;
+
+  private:
+    /// A queued event with its whole sort key.
+    struct Entry
+    {
+        uint64_t ts;       //!< time stamp
+        uint64_t insertTs; //!< time of insertion
+        uint64_t order;    //!< context of the inserting event (high 32 bits), uid (low 32 bits)
+        EventImpl* impl;   //!< the event
+        uint32_t context;  //!< the context the event runs in
     };
 
-    std::map<Key, Event> m_events;                //!< events in order
-    std::unordered_map<uint32_t, Key> m_keyOfUid; //!< key of each queued event, by uid
-    bool m_override{false};                       //!< the next insert has a given origin
-    uint64_t m_overrideTs{0};                     //!< its insertion time
-    uint32_t m_overrideCtx{0};                    //!< its context
+    /// The sort key of a source's first entry, for the tournament tree.
+    struct HeadKey
+    {
+        uint64_t ts;       //!< time stamp
+        uint64_t insertTs; //!< time of insertion
+        uint64_t order;    //!< context and uid
+        uint64_t empty;    //!< 1 if the source has no entry (the rest is then meaningless)
+    };
+
+    /// A FIFO of entries in increasing key order (a sorted run).
+    struct Run
+    {
+        std::vector<Entry> entries; //!< the entries; those before head are gone
+        std::size_t head{0};        //!< index of the first entry
+    };
+
+    /// The near-side source of the next event: a run, or the near heap.
+    static constexpr std::size_t NEAR_HEAP = N_RUNS;
+    /// Leaves of the tournament tree: the runs (the near heap meets its winner at the top).
+    static constexpr std::size_t LEAVES = N_RUNS;
+    static_assert((LEAVES & (LEAVES - 1)) == 0, "N_RUNS must be a power of two");
+    /// m_cachedSource when nothing is cached
+    static constexpr std::size_t NO_SOURCE = ~std::size_t(0);
+
+    /// Refill the empty near side from the non-empty far heap: raise the boundary.
+    void Refill() const;
+
+    /**
+     * \brief Refill if needed, then drop (and unreference) the removed events at the front.
+     * \return where the next event is: a run's index or NEAR_HEAP, or N_RUNS + 1 if nothing
+     *         is queued
+     */
+    std::size_t DropRemoved() const;
+
+    /**
+     * \brief Where the next near event is (the winner of the tournament tree).
+     * \return a run's index or NEAR_HEAP (the near side must not be empty)
+     */
+    std::size_t NextSource() const;
+
+    /**
+     * \param source a tree leaf: a run's index, NEAR_HEAP or an unused leaf
+     * \return its first entry, or nullptr if it has none
+     */
+    const Entry* Head(std::size_t source) const;
+
+    /**
+     * \brief Replay the tournament from a source whose first entry changed to the root.
+     * \param source the source
+     */
+    void Update(std::size_t source) const;
+
+    /**
+     * \param source a run's index or NEAR_HEAP
+     * \return the first entry of that source (it must not be empty)
+     */
+    const Entry& Front(std::size_t source) const;
+
+    /**
+     * \brief Remove the next near event.
+     * \param source where it is (from NextSource)
+     */
+    void PopSource(std::size_t source) const;
+
+    /**
+     * \brief The index in m_removed of the removed event (ts, uid), all removed events being
+     *        at ts or later.
+     * \param ts the time stamp
+     * \param uid the uid
+     * \return its index, or m_removed.size() if it is not there
+     */
+    std::size_t FindRemoved(uint64_t ts, uint32_t uid) const;
+
+    /**
+     * \brief Whether the event uid of time stamp m_lastTs is queued (removed or not).
+     * \param uid the uid
+     * \return true if it is in a run or a heap
+     */
+    bool IsQueuedAtLastTs(uint32_t uid) const;
+
+    /**
+     * \param e an entry
+     * \return it as a Scheduler::Event
+     */
+    static Event ToEvent(const Entry& e);
+
+    mutable Run m_runs[N_RUNS];             //!< near events in sorted runs
+    mutable std::vector<Entry> m_near;      //!< the other events before m_boundary, a heap
+    mutable std::size_t m_nearSize{0};      //!< events in m_runs and m_near
+    mutable std::vector<Entry> m_far;       //!< the events at or after m_boundary, a heap
+    mutable std::vector<Event> m_removed;   //!< removed events still queued, a (ts, uid) heap
+    mutable std::vector<std::size_t> m_dfs; //!< FindRemoved's stack (kept to avoid allocating)
+    /// Tournament tree over the runs: node i > 0 holds the run with the earliest first entry
+    /// below it; the leaves LEAVES + r hold r
+    mutable uint8_t m_tree[2 * LEAVES];
+    mutable HeadKey m_heads[N_RUNS + 1]; //!< the key of each source's first entry
+    mutable uint64_t m_boundary{0};      //!< time stamp that splits near and far events
+    /// NextSource() of a next event known not removed, until the queue changes
+    mutable std::size_t m_cachedSource{NO_SOURCE};
+    uint64_t m_lastTs{0};      //!< time stamp of the last event returned by RemoveNext
+    uint64_t m_window;         //!< the near span after a refill, in time steps
+    bool m_override{false};    //!< the next insert has a given origin
+    uint64_t m_overrideTs{0};  //!< its insertion time
+    uint32_t m_overrideCtx{0}; //!< its context
     static PartitionIndependentScheduler*
         s_active; //!< the newest instance (the simulator's when it uses this type)
 };
