@@ -31,6 +31,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <iostream>
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -81,9 +83,27 @@ main(int argc, char* argv[])
     {
         aitsim::TrialBuild(o); // exits 2 if the library refuses what the overrides ask
     }
-    PrepareOutputDir(o.outputDir);
-    aitsim::Study study(o);
-    study.Build();
-    study.Run();
-    return study.Report();
+    if (o.processes > 1)
+    {
+        // the scheduler is chosen (ParseOptions); the simulator does not exist yet
+        RoceMpiHelper::Enable(&argc, &argv);
+    }
+    static std::ofstream devNull;
+    if (RoceMpiHelper::GetRank() == 0)
+    {
+        PrepareOutputDir(o.outputDir);
+    }
+    else
+    {
+        std::cout.rdbuf(devNull.rdbuf()); // process 0 prints and writes
+    }
+    int rc;
+    {
+        aitsim::Study study(o);
+        study.Build();
+        study.Run();
+        rc = study.Report();
+    }
+    RoceMpiHelper::Disable();
+    return rc;
 }
