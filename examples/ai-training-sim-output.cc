@@ -336,6 +336,10 @@ Study::Report()
                   << " (the record limit); the percentiles cover all " << c.messagesRecorded
                   << "\n";
     }
+    if (RoceMpiHelper::GetRank() != 0)
+    {
+        return ok ? 0 : 1; // the merged records (c.Ok()) are on process 0, which writes them
+    }
     if (ok && !c.Ok())
     {
         std::cerr << "ai-training-sim: error: posted and recorded messages differ ("
@@ -343,10 +347,6 @@ Study::Report()
                   << c.messagesRecorded << " / " << c.bytesRecorded << " B recorded)" << std::endl;
     }
     ok = ok && c.Ok();
-    if (RoceMpiHelper::GetRank() != 0)
-    {
-        return ok ? 0 : 1; // process 0 writes the outputs
-    }
 
     const std::string dir = m_o.outputDir;
     std::ofstream(dir + "/steps.csv") << m_stepsCsv.str();
