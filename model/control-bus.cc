@@ -166,18 +166,18 @@ void
 ControlBus::SetupDistributed(const std::vector<Ptr<NetDevice>>& endpoints, Time lookahead)
 {
     BusState& s = State();
-    if (endpoints.size() != RoceRemoteLink::GetSize())
-    {
-        NS_FATAL_ERROR("ControlBus::SetupDistributed: " << endpoints.size() << " endpoints for "
-                                                        << RoceRemoteLink::GetSize()
-                                                        << " processes (one per process)");
-    }
     if (s.latency < lookahead + NanoSeconds(2))
     {
         NS_FATAL_ERROR("ControlBus::SetupDistributed: a control latency of "
                        << s.latency.As(Time::NS) << " is not allowed with a lookahead of "
                        << lookahead.As(Time::NS) << " (at least lookahead + 2 ns = "
                        << (lookahead + NanoSeconds(2)).As(Time::NS) << ")");
+    }
+    if (endpoints.size() != RoceRemoteLink::GetSize())
+    {
+        NS_FATAL_ERROR("ControlBus::SetupDistributed: " << endpoints.size() << " endpoints for "
+                                                        << RoceRemoteLink::GetSize()
+                                                        << " processes (one per process)");
     }
     s.endpoints = endpoints;
     s.lookahead = lookahead;
