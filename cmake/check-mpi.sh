@@ -55,7 +55,7 @@ echo "== ai-training-sim on 1, 2 (and 4) processes: the same output files"
 sim="$src/build/contrib/ai-training/examples/ns3.37-ai-training-sim-debug"
 [ -x "$sim" ] || { echo "check-mpi: $sim was not built" >&2; exit 1; }
 # a control latency of one cable delay (1us) + 2 ns in every run, the one-process reference's too
-common=(--controlLatency=1002ns --plots=false --progress=off)
+common=(--controlLatency=1002ns --progress=off)
 srun() { # name, then the command (its output directory is $out/<name>)
   local name=$1
   shift
@@ -80,11 +80,24 @@ study() { # name, what the reference must show, the process counts to compare, t
   python3 "$ait_repo/cmake/compare-study.py" --require="$need" "$out/$name-1" "${others[@]}"
 }
 # k=4, congested: an all-to-all into small buffers under DCQCN (PFC pauses, ECN marks, CNPs)
-study congested pfc,ecn,cnp,collective "2 4" --collective=alltoall --bytes=2M --bufferSize=500KB \
-  --ns3::SwitchMmu::EcnKmin=5000 --ns3::SwitchMmu::EcnKmax=40000
+congested=(--collective=alltoall --bytes=2M --bufferSize=500KB --ns3::SwitchMmu::EcnKmin=5000
+  --ns3::SwitchMmu::EcnKmax=40000 --plots=false)
+study congested pfc,ecn,cnp,collective "2 4" "${congested[@]}"
+# the comparison notices a difference: another control latency changes the times
+common=(--controlLatency=2us --progress=off)
+srun congested-other "$sim" "${congested[@]}"
+if python3 "$ait_repo/cmake/compare-study.py" "$out/congested-1" "$out/congested-other" \
+  >"$out/other.log"; then
+  cat "$out/other.log"
+  echo "check-mpi: compare-study.py found no difference with another control latency" >&2
+  exit 1
+fi
+echo "   (another --controlLatency: $(grep -m1 -o 'DIFFERS.*' "$out/other.log"))"
+common=(--controlLatency=1002ns --progress=off)
 # k=8: a ring all-reduce of 1 MB over all 128 hosts
-study k8 collective "2" --k=8 --collective=allreduce --bytes=1M
-# a training job with 4 pipeline stages, one per pod (PP messages between the processes)
+study k8 collective "2" --k=8 --collective=allreduce --bytes=1M --plots=false
+# a training job with 4 pipeline stages, one per pod (PP messages between the processes); with
+# the plots (gnuplot, when installed)
 study pipeline step "2" --workload=gpt --pp=4 --ranks=16 --layers=4 --hidden=512 --seqLength=256 \
   --steps=2
 # (ai-training-sim has no link-failure flag: the failing cable between processes is the

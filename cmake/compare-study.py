@@ -8,7 +8,8 @@ same --controlLatency). Every run must have written the same files; every file b
 summary.json must be byte-identical; summary.json must be identical once the fields that
 describe the run rather than its results are removed: config.processes, config.command,
 config.outputDir, the "partition" object and the timing fields sim.events, sim.wall_s and
-sim.peak_rss_mb. --require names what the reference must show (PFC pause frames, ECN marks,
+sim.peak_rss_mb (and the gnuplot scripts once the run's output directory is replaced by a
+placeholder). --require names what the reference must show (PFC pause frames, ECN marks,
 CNPs, a training step), so that a scenario that silently lost its congestion fails.
 """
 import json
@@ -25,11 +26,12 @@ def load(d):
         sys.exit(f"compare-study: {d} has no summary.json")
     with open(os.path.join(d, "summary.json")) as f:
         summary = json.load(f)
+    outdir = summary.get("config", {}).get("outputDir", d)
     for key, fields in RUN_FIELDS.items():
         for k in fields:
             summary.get(key, {}).pop(k, None)
     summary.pop("partition", None)
-    return files, summary
+    return files, summary, outdir
 
 
 args = sys.argv[1:]
@@ -41,7 +43,7 @@ for a in list(args):
 if len(args) < 2:
     sys.exit(__doc__)
 ref = args[0]
-files, summary = load(ref)
+files, summary, refdir = load(ref)
 net = summary.get("network", {})
 have = {"pfc": net.get("pfc_pause_frames", 0), "ecn": net.get("ecn_marks", 0),
         "cnp": net.get("cnps", 0), "step": len(summary.get("steps", [])),
@@ -58,7 +60,7 @@ if bad:
     sys.exit(f"compare-study: the reference run lacks: {', '.join(bad)}")
 rc = 0
 for other in args[1:]:
-    ofiles, osummary = load(other)
+    ofiles, osummary, otherdir = load(other)
     problems = []
     if ofiles != files:
         problems.append(f"files differ: only in {ref}: {sorted(set(files) - set(ofiles))}, "
@@ -67,7 +69,9 @@ for other in args[1:]:
         if f == "summary.json" or f not in ofiles:
             continue
         with open(os.path.join(ref, f), "rb") as a, open(os.path.join(other, f), "rb") as b:
-            x, y = a.read(), b.read()
+            # the gnuplot scripts name their run's directory
+            x = a.read().replace(refdir.encode(), b"<outputDir>")
+            y = b.read().replace(otherdir.encode(), b"<outputDir>")
         if x != y:
             xl, yl = x.decode(errors="replace").splitlines(), y.decode(errors="replace").splitlines()
             first = next((i for i in range(min(len(xl), len(yl))) if xl[i] != yl[i]),
