@@ -10,6 +10,13 @@
  * simulation goes on after the last collective or step until every queue pair of every NIC is
  * idle, and then stops (the fabric's own timers would run on); the collective and step times
  * are not changed by this, the simulated time reported is the drained one.
+ *
+ * With --controlLatency=D > 0 (needed on several processes, --processes) every process runs
+ * the control state of every rank and learns of what only another process's NICs see (a lane
+ * of a collective done, a pipeline message arrived, that process's queue pairs idle) D later
+ * (ControlBus): a collective ends D after its last chunk, and every process stops D after the
+ * last process drained. Process 0 merges the measurements (NetworkStatsHelper::
+ * MergeProcesses) and writes the outputs.
  */
 #include "ai-training-sim-study.h"
 

@@ -16,6 +16,7 @@
  *   ai-training-sim --collective=allreduce --bytes=1M:64M
  *   ai-training-sim --workload=gpt --tp=2 --pp=2 --microBatches=4 --ranks=16
  *   ai-training-sim --workload=traces/moe.workload --jobs=2 --oversubscription=2
+ *   mpirun -np 2 ai-training-sim --processes=2 --controlLatency=1002ns ...   # MPI build only
  *
  * Files: ai-training-sim-options.{h,cc} (flags, strict parsing, ns-3 overrides),
  * ai-training-sim-checks.cc (the complete check before anything is built),

@@ -141,18 +141,4 @@ RoceMpiHelper::GatherToRoot(const std::vector<uint64_t>& values)
     return {values};
 }
 
-uint64_t
-RoceMpiHelper::MaxOverProcesses(uint64_t value)
-{
-#ifdef NS3_MPI
-    if (MpiInterface::IsEnabled())
-    {
-        uint64_t out = 0;
-        MPI_Allreduce(&value, &out, 1, MPI_UINT64_T, MPI_MAX, MpiInterface::GetCommunicator());
-        return out;
-    }
-#endif
-    return value;
-}
-
 } // namespace ns3

@@ -102,13 +102,6 @@ class RoceMpiHelper
      * \return on process 0, every process's values by rank; elsewhere empty
      */
     static std::vector<std::vector<uint64_t>> GatherToRoot(const std::vector<uint64_t>& values);
-
-    /**
-     * \brief Largest value over all processes (MPI_Allreduce); unchanged unless enabled.
-     * \param value this process's value
-     * \return the largest
-     */
-    static uint64_t MaxOverProcesses(uint64_t value);
 };
 
 } // namespace ns3
