@@ -11,6 +11,10 @@
 # received (time, node, port, size) to be identical (cmake/compare-distributed.py). Bad
 # partitions must be refused with a clear message: a cable of zero delay between processes,
 # more processes than partitions, more partitions than processes.
+# Then the study program ai-training-sim under mpirun: a congested k=4 study (PFC, ECN, DCQCN)
+# on 1, 2 and 4 processes, a k=8 collective and a training job with pipeline stages in different
+# pods on 1 and 2, with byte-identical output files (cmake/compare-study.py), and its bad
+# distributed runs refused.
 set -euo pipefail
 t0=$(date +%s)
 source "$(dirname "$0")/intree-build.sh"
@@ -46,6 +50,80 @@ run mpi4 "${mpirun[@]}" -np 4 "$prog" --Distributed=1
 run mpi4-null "${mpirun[@]}" -np 4 "$prog" --Distributed=1 --NullMessage=1
 python3 "$ait_repo/cmake/compare-distributed.py" --failure "$out/one" "$out/mpi1" "$out/mpi2" \
   "$out/mpi2-null" "$out/mpi4" "$out/mpi4-null"
+
+echo "== ai-training-sim on 1, 2 (and 4) processes: the same output files"
+sim="$src/build/contrib/ai-training/examples/ns3.37-ai-training-sim-debug"
+[ -x "$sim" ] || { echo "check-mpi: $sim was not built" >&2; exit 1; }
+# a control latency of one cable delay (1us) + 2 ns in every run, the one-process reference's too
+common=(--controlLatency=1002ns --progress=off)
+srun() { # name, then the command (its output directory is $out/<name>)
+  local name=$1
+  shift
+  local s
+  s=$(date +%s%N)
+  if ! timeout 300 "$@" "${common[@]}" --outputDir="$out/$name" >"$out/$name.log" 2>&1; then
+    cat "$out/$name.log"
+    echo "check-mpi: run '$name' failed: $*" >&2
+    exit 1
+  fi
+  printf '== %-12s %6d ms: %s\n' "$name" $((($(date +%s%N) - s) / 1000000)) "$*"
+}
+study() { # name, what the reference must show, the process counts to compare, then the flags
+  local name=$1 need=$2 counts=$3
+  shift 3
+  srun "$name-1" "$sim" "$@"
+  local others=() n
+  for n in $counts; do
+    srun "$name-$n" "${mpirun[@]}" -np "$n" "$sim" --processes="$n" "$@"
+    others+=("$out/$name-$n")
+  done
+  python3 "$ait_repo/cmake/compare-study.py" --require="$need" "$out/$name-1" "${others[@]}"
+}
+# k=4, congested: an all-to-all into small buffers under DCQCN (PFC pauses, ECN marks, CNPs)
+congested=(--collective=alltoall --bytes=2M --bufferSize=500KB --ns3::SwitchMmu::EcnKmin=5000
+  --ns3::SwitchMmu::EcnKmax=40000 --plots=false)
+study congested pfc,ecn,cnp,collective "2 4" "${congested[@]}"
+# the comparison notices a difference: another control latency changes the times
+common=(--controlLatency=2us --progress=off)
+srun congested-other "$sim" "${congested[@]}"
+if python3 "$ait_repo/cmake/compare-study.py" "$out/congested-1" "$out/congested-other" \
+  >"$out/other.log"; then
+  cat "$out/other.log"
+  echo "check-mpi: compare-study.py found no difference with another control latency" >&2
+  exit 1
+fi
+echo "   (another --controlLatency: $(grep -m1 -o 'DIFFERS.*' "$out/other.log"))"
+common=(--controlLatency=1002ns --progress=off)
+# k=8: a ring all-reduce of 1 MB over all 128 hosts
+study k8 collective "2" --k=8 --collective=allreduce --bytes=1M --plots=false
+# a training job with 4 pipeline stages, one per pod (PP messages between the processes); with
+# the plots (gnuplot, when installed)
+study pipeline step "2" --workload=gpt --pp=4 --ranks=16 --layers=4 --hidden=512 --seqLength=256 \
+  --steps=2
+# (ai-training-sim has no link-failure flag: the failing cable between processes is the
+#  distributed-fat-tree run above)
+
+echo "== ai-training-sim: bad distributed runs are refused (exit 2, nothing written)"
+srefused() { # expected message, then the command
+  local want=$1
+  shift
+  local log="$out/srefused.log" rc=0
+  timeout 120 "$@" --outputDir="$out/bad-study" >"$log" 2>&1 || rc=$?
+  if [ "$rc" != 2 ] || [ -e "$out/bad-study" ] || ! grep -q -- "$want" "$log"; then
+    cat "$log"
+    echo "check-mpi: '$*' exited $rc (2 expected), wrote $out/bad-study: $(ls "$out/bad-study" 2>&1 | head -3), or did not say: $want" >&2
+    exit 1
+  fi
+  echo "   refused: $* -> $(grep -m1 -o -- "$want.*" "$log" | cut -c1-100)"
+}
+srefused "is more than the partitions of the fabric (2 leaves" \
+  "${mpirun[@]}" -np 4 "$sim" --processes=4 --topology=leaf-spine --leaves=2 --controlLatency=2us
+srefused "needs --controlLatency of at least --linkDelay + 2ns" \
+  "${mpirun[@]}" -np 2 "$sim" --processes=2 --collective=allreduce
+srefused "but the run has 2 MPI process(es)" "${mpirun[@]}" -np 2 "$sim" --processes=4 \
+  --controlLatency=2us
+srefused "this run has 2 MPI processes (mpirun -np) but --processes=1" \
+  "${mpirun[@]}" -np 2 "$sim" --collective=allreduce
 
 echo "== bad partitions are refused"
 refused() { # expected message, then the command

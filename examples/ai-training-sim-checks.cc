@@ -509,6 +509,60 @@ CheckTraining(Options& o, const Given& g)
     }
 }
 
+/// Check --processes and what a distributed run needs.
+void
+CheckProcesses(const Options& o, const Given& g)
+{
+    const char* env = std::getenv("OMPI_COMM_WORLD_SIZE");
+    const uint32_t launched = env ? static_cast<uint32_t>(std::strtoul(env, nullptr, 10)) : 1;
+    if (o.processes == 1)
+    {
+        if (launched > 1)
+        {
+            Fail("this run has " + std::to_string(launched) +
+                 " MPI processes (mpirun -np) but --processes=1 (give --processes=" +
+                 std::to_string(launched) + ")");
+        }
+        return;
+    }
+    const std::string arg = Arg("processes", Value(g, "processes"));
+    if (!RoceMpiHelper::IsAvailable())
+    {
+        Fail(arg + " needs ns-3 built with MPI (the in-tree build of make check-mpi); this "
+                   "build (Debian's libns3-dev) has none: only --processes=1");
+    }
+    if (launched != o.processes)
+    {
+        Fail(arg + " but the run has " + std::to_string(launched) +
+             " MPI process(es) (start it with mpirun -np " + std::to_string(o.processes) + ")");
+    }
+    const uint32_t parts = o.topology == "fat-tree" ? o.k : o.leaves;
+    if (o.processes > parts)
+    {
+        Fail(arg + " is more than the partitions of the fabric (" + std::to_string(parts) + " " +
+             (o.topology == "fat-tree" ? "pods"
+              : o.topology == "rail"   ? "groups"
+                                       : "leaves") +
+             "; one per process at most)");
+    }
+    if (o.controlLatency < o.delay + NanoSeconds(2))
+    {
+        Fail(arg + " needs --controlLatency of at least --linkDelay + 2ns (" +
+             std::to_string((o.delay + NanoSeconds(2)).GetNanoSeconds()) +
+             "ns: the delay of a cable between processes is the lookahead); give the one-process "
+             "reference run the same --controlLatency");
+    }
+    if (o.algorithm == "Tree")
+    {
+        Fail(arg + " does not run --algorithm=tree (its parents free their children's slots at "
+                   "once, with no latency between processes): use ring or hd");
+    }
+    if (o.pcap != "none")
+    {
+        Fail(arg + " with --pcap=" + o.pcap + " is not supported (pcaps on one process only)");
+    }
+}
+
 } // namespace
 
 Options
@@ -621,6 +675,12 @@ ParseOptions(int argc, char* argv[])
              " is not allowed (0 (off) or a time 100ns..1s with a unit, e.g. 10us)");
     }
     o.plots = ParseBool("plots", V("plots"));
+    o.processes = ParseUint("processes", V("processes"), 1, 256);
+    o.controlLatency = ParseTime("controlLatency",
+                                 V("controlLatency"),
+                                 Time(0),
+                                 MilliSeconds(1),
+                                 "0..1ms with a unit, e.g. 2us");
     o.benchmark = given("collective");
 
     // no silent knobs: a flag given that would not change anything here is refused
@@ -714,6 +774,7 @@ ParseOptions(int argc, char* argv[])
     {
         CheckTraining(o, g);
     }
+    CheckProcesses(o, g);
     CheckOutputDir(o.outputDir);
     return o;
 }
@@ -738,7 +799,13 @@ ApplyConfiguration(const Options& o)
     Config::SetDefault("ns3::Communicator::NvLinkBandwidth", DataRateValue(o.nvLinkRate));
     // the module's event scheduler: the same events in the same order as ns-3's MapScheduler,
     // faster; an explicit --SchedulerType (a global override, below) wins
-    Config::SetGlobal("SchedulerType", TypeIdValue(FlatHeapScheduler::GetTypeId()));
+    // a run with a control latency (a distributed run or its one-process reference) needs the
+    // partition-independent order of simultaneous events
+    Config::SetGlobal("SchedulerType",
+                      TypeIdValue(o.controlLatency.IsStrictlyPositive() || o.processes > 1
+                                      ? PartitionIndependentScheduler::GetTypeId()
+                                      : FlatHeapScheduler::GetTypeId()));
+    ControlBus::SetLatency(o.controlLatency);
     // the user's overrides last: they win over every default above
     for (const auto& ov : o.overrides)
     {

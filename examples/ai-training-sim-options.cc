@@ -90,6 +90,14 @@ const std::vector<FlagDef> FLAGS = {
     {"progress", "auto", "progress line on stderr: auto (when a terminal)|on|off"},
     {"queueInterval", "10us", "queue-depth sampling interval (0 = off, else 100ns..1s)"},
     {"plots", "true", "write PNG plots with gnuplot (true|false)"},
+    {"processes", "1", "MPI processes simulating the fabric (1..256; > 1: run under mpirun -np "
+                       "<the same>, needs the in-tree MPI build; one pod or leaf group per "
+                       "process: at most the pods (fat-tree) or leaves/groups)"},
+    {"controlLatency", "0", "delay with which every rank learns that a collective lane, a "
+                            "point-to-point message or the run completed (0..1ms; > 0: the "
+                            "partition-independent event scheduler; --processes > 1 needs at least "
+                            "--linkDelay + 2ns; a one-process run with the same value gives the "
+                            "same results)"},
 };
 // clang-format on
 
@@ -568,7 +576,12 @@ InChild(const std::function<void()>& work)
 void
 Fail(const std::string& msg)
 {
-    std::cerr << "ai-training-sim: error: " << msg << std::endl;
+    // under mpirun every process checks the same flags: only the first one says it
+    const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
+    if (!rank || std::string(rank) == "0")
+    {
+        std::cerr << "ai-training-sim: error: " << msg << std::endl;
+    }
     std::exit(2);
 }
 
@@ -721,7 +734,8 @@ ConfigEntries(const Given& given)
                                                   "steps",
                                                   "jobs",
                                                   "seed",
-                                                  "run"};
+                                                  "run",
+                                                  "processes"};
     static const std::set<std::string> bools = {"pfc", "ecn", "plots"};
     std::vector<std::pair<std::string, std::string>> out;
     for (const auto& f : FLAGS)

@@ -84,6 +84,8 @@ struct Options
     std::string progress; //!< auto|on|off
     ns3::Time queueInterval;
     bool plots;
+    uint32_t processes;       //!< MPI processes
+    ns3::Time controlLatency; //!< ControlBus latency
     std::string gpu;          //!< GPU preset: a100|h100
     ns3::DataRate nvLinkRate; //!< of the preset
     double gpuTflops;         //!< of the preset

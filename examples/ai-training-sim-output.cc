@@ -241,6 +241,14 @@ Study::WriteSummary(const Conservation& c, double wall) const
        << ", \"bytes_recorded\": " << c.bytesRecorded << ", \"flow_rows\": " << c.rows
        << ", \"busy_queue_pairs\": " << c.busyQps << ", \"ok\": " << (c.Ok() ? "true" : "false")
        << "}";
+    js << ",\n  \"partition\": {\"processes\": " << RoceMpiHelper::GetSize()
+       << ", \"partitions\": " << m_fabric->GetPartitions() << ", \"rule\": "
+       << Json(m_o.topology == "fat-tree"
+                   ? "hosts, edge and aggregation switches of pod p on process p % processes, "
+                     "core switch j on j % processes"
+                   : "hosts and leaves of leaf or group l on process l % processes, spine s on "
+                     "s % processes")
+       << ", \"control_latency_ns\": " << m_o.controlLatency.GetNanoSeconds() << "}";
     js << ",\n  \"sim\": {\n    \"sim_time_ns\": " << Simulator::Now().GetNanoSeconds()
        << ",\n    \"work_done_ns\": " << (m_done ? m_workDone.GetNanoSeconds() : -1)
        << ",\n    \"events\": " << Simulator::GetEventCount()
@@ -282,6 +290,12 @@ Study::PlotSteps() const
 int
 Study::Report()
 {
+    if (m_o.processes > 1 || m_o.controlLatency.IsStrictlyPositive())
+    {
+        // every process's measurements on process 0, in the partition-independent row order
+        m_stats->MergeProcesses();
+    }
+    const Conservation c = Count(); // sums over the processes: every process calls it
     bool ok = true;
     if (m_o.benchmark)
     {
@@ -311,7 +325,6 @@ Study::Report()
               << " us paused), " << s.ecnMarks << " ECN marks, " << s.cnpsSent << " CNPs, " << drops
               << " drops, " << s.retransmitted << " packets resent, deepest queue "
               << s.maxQueueBytes << " B\n";
-    const Conservation c = Count();
     std::cout << "messages: " << c.messagesPosted << " posted (" << c.bytesPosted << " B), "
               << c.messagesRecorded << " recorded (" << c.bytesRecorded << " B; " << c.rows
               << " rows in flows.csv), " << c.messagesReceived << " received (" << c.bytesReceived
@@ -322,6 +335,10 @@ Study::Report()
         std::cout << "messages: flows.csv and fct.txt hold the first " << c.rows
                   << " (the record limit); the percentiles cover all " << c.messagesRecorded
                   << "\n";
+    }
+    if (RoceMpiHelper::GetRank() != 0)
+    {
+        return ok ? 0 : 1; // the merged records (c.Ok()) are on process 0, which writes them
     }
     if (ok && !c.Ok())
     {

@@ -10,6 +10,13 @@
  * simulation goes on after the last collective or step until every queue pair of every NIC is
  * idle, and then stops (the fabric's own timers would run on); the collective and step times
  * are not changed by this, the simulated time reported is the drained one.
+ *
+ * With --controlLatency=D > 0 (needed on several processes, --processes) every process runs
+ * the control state of every rank and learns of what only another process's NICs see (a lane
+ * of a collective done, a pipeline message arrived, that process's queue pairs idle) D later
+ * (ControlBus): a collective ends D after its last chunk, and every process stops D after the
+ * last process drained. Process 0 merges the measurements (NetworkStatsHelper::
+ * MergeProcesses) and writes the outputs.
  */
 #include "ai-training-sim-study.h"
 
@@ -119,6 +126,7 @@ Study::Study(const Options& o, bool trial)
 Study::~Study()
 {
     Simulator::Destroy();
+    ControlBus::Reset(); // its handlers point into this run
 }
 
 void
@@ -166,6 +174,27 @@ Study::Build()
     m_fabric->AssignStreams(1000);
     RdmaHelper rdma;
     m_nics = rdma.Install(*m_fabric);
+    // every process registers the same handlers in the same order (ControlBus ids agree)
+    m_drainBus = ControlBus::Register(MakeCallback(&Study::OnDrained, this));
+    if (RoceMpiHelper::IsEnabled())
+    {
+        // each process receives its control notices at its first host's NIC (a host cable is
+        // never cut: hosts are in their pod's or group's partition)
+        std::vector<Ptr<NetDevice>> endpoints(RoceMpiHelper::GetSize());
+        for (uint32_t h = 0; h < m_fabric->GetNHosts(); ++h)
+        {
+            const uint32_t sys = m_fabric->GetHostNode(h)->GetSystemId();
+            if (!endpoints.at(sys))
+            {
+                endpoints[sys] = m_fabric->GetHostDevice(h);
+            }
+        }
+        for (uint32_t p = 0; p < endpoints.size(); ++p)
+        {
+            NS_ABORT_MSG_IF(!endpoints[p], "ai-training-sim: process " << p << " has no host");
+        }
+        ControlBus::SetupDistributed(endpoints, o.delay);
+    }
     NS_ABORT_MSG_IF(m_fabric->GetNHosts() != o.hosts || NodeList::GetNNodes() != o.nodes,
                     "ai-training-sim: the fabric has "
                         << m_fabric->GetNHosts() << " hosts and " << NodeList::GetNNodes()
@@ -296,6 +325,10 @@ Study::WorkDone()
     m_workDone = Simulator::Now();
     for (const auto& nic : m_nics)
     {
+        if (!RoceMpiHelper::IsLocal(nic->GetDevice()->GetNode()))
+        {
+            continue; // its process waits for it
+        }
         for (uint32_t i = 0; i < nic->GetNQps(); ++i)
         {
             Ptr<RdmaQueuePair> qp = nic->GetQpByIndex(i);
@@ -316,7 +349,24 @@ Study::CheckDrained()
     {
         ++m_busyNext;
     }
-    if (m_busyNext == m_busy.size())
+    if (m_busyNext == m_busy.size() && !m_localDrained)
+    {
+        m_localDrained = true;
+        if (!ControlBus::IsDeferred())
+        {
+            m_drained = true;
+            Simulator::Stop();
+            return;
+        }
+        // every process stops once all are drained (a control latency after the last)
+        ControlBus::Post(m_drainBus, {RoceMpiHelper::GetRank()});
+    }
+}
+
+void
+Study::OnDrained(const std::vector<uint64_t>& words)
+{
+    if (++m_drainedProcesses == RoceMpiHelper::GetSize())
     {
         m_drained = true;
         Simulator::Stop();
@@ -326,7 +376,7 @@ Study::CheckDrained()
 void
 Study::OnMessage(Ptr<RdmaQueuePair> qp, uint64_t id, uint64_t bytes, Time posted, Time completed)
 {
-    if (m_done && !m_drained)
+    if (m_done && !m_localDrained)
     {
         CheckDrained();
     }
@@ -335,7 +385,8 @@ Study::OnMessage(Ptr<RdmaQueuePair> qp, uint64_t id, uint64_t bytes, Time posted
 void
 Study::Run()
 {
-    const bool show = m_o.progress == "on" || (m_o.progress == "auto" && isatty(STDERR_FILENO));
+    const bool show = RoceMpiHelper::GetRank() == 0 &&
+                      (m_o.progress == "on" || (m_o.progress == "auto" && isatty(STDERR_FILENO)));
     Progress progress(show, m_fraction);
     Simulator::Stop(LIMIT);
     Simulator::Run();
@@ -349,6 +400,10 @@ Study::Count() const
     Conservation c;
     for (const auto& nic : m_nics)
     {
+        if (!RoceMpiHelper::IsLocal(nic->GetDevice()->GetNode()))
+        {
+            continue; // counted by its process
+        }
         for (uint32_t i = 0; i < nic->GetNQps(); ++i)
         {
             Ptr<RdmaQueuePair> qp = nic->GetQpByIndex(i);
@@ -360,6 +415,17 @@ Study::Count() const
             c.busyQps += !qp->IsIdle();
         }
     }
+    std::vector<uint64_t> sums = {c.bytesPosted,
+                                  c.messagesCompleted,
+                                  c.messagesReceived,
+                                  c.bytesReceived,
+                                  c.busyQps};
+    RoceMpiHelper::SumOverProcesses(sums); // every process calls Count() once, in Report()
+    c.bytesPosted = sums[0];
+    c.messagesCompleted = sums[1];
+    c.messagesReceived = sums[2];
+    c.bytesReceived = sums[3];
+    c.busyQps = sums[4];
     c.messagesPosted = c.messagesCompleted + c.busyQps;
     const NetworkStatsHelper::Summary s = m_stats->GetSummary();
     c.messagesRecorded = s.flows;

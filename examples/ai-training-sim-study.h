@@ -69,8 +69,13 @@ class Study
   private:
     /// The last collective or step completed: from now on, wait for the last ACKs.
     void WorkDone();
-    /// Stop once every queue pair is idle.
+    /// Stop once every queue pair is idle (of every process).
     void CheckDrained();
+    /**
+     * \brief ControlBus handler: a process's queue pairs are all idle.
+     * \param words its rank
+     */
+    void OnDrained(const std::vector<uint64_t>& words);
     /// RdmaNic MessageComplete sink (only acts after WorkDone).
     void OnMessage(ns3::Ptr<ns3::RdmaQueuePair> qp,
                    uint64_t id,
@@ -110,6 +115,9 @@ class Study
     uint32_t m_stepsLeft{0};                           //!< steps of all jobs not yet done
     bool m_done{false};                                //!< the work is done
     bool m_drained{false};                             //!< and every message acknowledged
+    bool m_localDrained{false};                        //!< this process's messages acknowledged
+    uint32_t m_drainBus{0};                            //!< ControlBus id of OnDrained
+    uint32_t m_drainedProcesses{0};                    //!< processes drained
     ns3::Time m_workDone;                              //!< when the work was done
     std::vector<ns3::Ptr<ns3::RdmaQueuePair>> m_busy;  //!< QPs busy when the work was done
     size_t m_busyNext{0};                              //!< first of them maybe still busy

@@ -16,6 +16,7 @@
  *   ai-training-sim --collective=allreduce --bytes=1M:64M
  *   ai-training-sim --workload=gpt --tp=2 --pp=2 --microBatches=4 --ranks=16
  *   ai-training-sim --workload=traces/moe.workload --jobs=2 --oversubscription=2
+ *   mpirun -np 2 ai-training-sim --processes=2 --controlLatency=1002ns ...   # MPI build only
  *
  * Files: ai-training-sim-options.{h,cc} (flags, strict parsing, ns-3 overrides),
  * ai-training-sim-checks.cc (the complete check before anything is built),
@@ -31,6 +32,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <iostream>
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -81,9 +84,27 @@ main(int argc, char* argv[])
     {
         aitsim::TrialBuild(o); // exits 2 if the library refuses what the overrides ask
     }
-    PrepareOutputDir(o.outputDir);
-    aitsim::Study study(o);
-    study.Build();
-    study.Run();
-    return study.Report();
+    if (o.processes > 1)
+    {
+        // the scheduler is chosen (ParseOptions); the simulator does not exist yet
+        RoceMpiHelper::Enable(&argc, &argv);
+    }
+    static std::ofstream devNull;
+    if (RoceMpiHelper::GetRank() == 0)
+    {
+        PrepareOutputDir(o.outputDir);
+    }
+    else
+    {
+        std::cout.rdbuf(devNull.rdbuf()); // process 0 prints and writes
+    }
+    int rc;
+    {
+        aitsim::Study study(o);
+        study.Build();
+        study.Run();
+        rc = study.Report();
+    }
+    RoceMpiHelper::Disable();
+    return rc;
 }

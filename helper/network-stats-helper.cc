@@ -412,6 +412,8 @@ NetworkStatsHelper::OnEnqueue(uint32_t sw, uint32_t port, uint8_t prio, uint32_t
         {
             info.queueTracked[i] = 1;
             m_trackedQueues.insert((uint64_t(sw) << 32) | (uint64_t(port) << 3) | prio);
+            m_trackedAt[(uint64_t(sw) << 32) | (uint64_t(port) << 3) | prio] =
+                Simulator::Now().GetNanoSeconds();
         }
         m_enqueuedSinceSample = true;
         if (!m_queueSampling)
@@ -825,13 +827,23 @@ NetworkStatsHelper::GetSummary() const
     s.pfcFramesReceived = m_pfcRxEvents.size();
     for (const Direction& d : m_dirs)
     {
-        for (uint8_t p = 0; p < NPRIO; ++p)
+        for (uint8_t p = 0; p < NPRIO && !m_merged; ++p)
         {
             s.pausedTime += d.dev->GetPausedTime(p);
             s.packetHops += d.dev->GetCounters(p).txFrames;
         }
     }
-    for (const Ptr<RdmaNic>& nic : m_nics)
+    const Merged& mc = m_mergedCounters;
+    if (m_merged)
+    {
+        s.pausedTime = NanoSeconds(mc.pausedNs);
+        s.packetHops = mc.packetHops;
+        s.cnpsSent = mc.cnpsSent;
+        s.cnpsReceived = mc.cnpsReceived;
+        s.retransmitted = mc.retransmitted;
+        s.timeouts = mc.timeouts;
+    }
+    for (const Ptr<RdmaNic>& nic : m_merged ? std::vector<Ptr<RdmaNic>>() : m_nics)
     {
         for (uint32_t i = 0; i < nic->GetNQps(); ++i)
         {
@@ -850,11 +862,16 @@ NetworkStatsHelper::GetSummary() const
     uint64_t rxDrops = 0;
     for (const Direction& d : m_dirs)
     {
-        for (uint8_t p = 0; p < NPRIO; ++p)
+        for (uint8_t p = 0; p < NPRIO && !m_merged; ++p)
         {
             txDrops += d.dev->GetCounters(p).txQueueDrops;
         }
-        rxDrops += d.dev->GetRxDrops();
+        rxDrops += m_merged ? 0 : d.dev->GetRxDrops();
+    }
+    if (m_merged)
+    {
+        txDrops = mc.txQueueDrops;
+        rxDrops = mc.rxDrops;
     }
     if (txDrops)
     {
@@ -866,8 +883,8 @@ NetworkStatsHelper::GetSummary() const
     }
     s.maxSampledQueueBytes = m_maxSampled;
     s.queueSamples = m_queueSamples.size();
-    s.linkSamples = m_linkSamples.size();
-    for (const uint32_t dir : m_busyDirs)
+    s.linkSamples = m_linkSamples.size() + mc.partial.size();
+    for (const uint32_t dir : m_merged ? std::vector<uint32_t>() : m_busyDirs)
     {
         if (m_dirs[dir].bytes > 0 && Simulator::Now() > m_lastLinkSample)
         {
@@ -949,8 +966,10 @@ NetworkStatsHelper::WriteCsv(const std::string& dir) const
             for (uint8_t p = 0; p < NPRIO; ++p)
             {
                 const PortCounters& c = info.ports[port * NPRIO + p];
-                const int64_t paused = dev->GetPausedTime(p).GetNanoSeconds();
-                const uint64_t tx = dev->GetCounters(p).txFrames;
+                const int64_t paused = m_merged ? m_mergedCounters.portPausedNs[s][port * NPRIO + p]
+                                                : dev->GetPausedTime(p).GetNanoSeconds();
+                const uint64_t tx = m_merged ? m_mergedCounters.portTx[s][port * NPRIO + p]
+                                             : dev->GetCounters(p).txFrames;
                 if (c.pauses == 0 && c.resumes == 0 && paused == 0 && c.marks == 0 &&
                     c.drops == 0 && c.maxQueue == 0 && c.enqueued == 0 && tx == 0)
                 {
@@ -1006,7 +1025,11 @@ NetworkStatsHelper::WriteCsv(const std::string& dir) const
     }
     // a partial interval the simulation stopped in
     const int64_t now = Simulator::Now().GetNanoSeconds();
-    if (m_linkSampling && now > m_lastLinkSample.GetNanoSeconds())
+    for (const auto& row : m_mergedCounters.partial)
+    {
+        linkRow(row[0], row[1], static_cast<uint32_t>(row[2]), static_cast<uint64_t>(row[3]));
+    }
+    if (!m_merged && m_linkSampling && now > m_lastLinkSample.GetNanoSeconds())
     {
         std::vector<uint32_t> busy = m_busyDirs;
         std::sort(busy.begin(), busy.end());

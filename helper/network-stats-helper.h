@@ -7,6 +7,7 @@
 #include "ns3/nstime.h"
 #include "ns3/ptr.h"
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <ostream>
@@ -262,6 +263,21 @@ class NetworkStatsHelper
     void WriteCsv(const std::string& dir) const;
 
     /**
+     * \brief After the simulation: gather every process's measurements on process 0 (MPI,
+     *        RoceMpiHelper::GatherToRoot; a call every process must make), which then writes,
+     *        summarizes and plots the whole fabric as one process would. Also usable on one
+     *        process.
+     *
+     * Rows of the same time stamp are put in a canonical order (flows by end, source, QPN,
+     * message id; PFC frames by switch, port, priority; received PFC frames by device),
+     * the same whatever the partition; on one process this reorders such ties only. Devices
+     * and queue pairs are read now (their counters as of the end of the run): call it once,
+     * after Simulator::Run() and before Simulator::Destroy(). On the other processes the
+     * helper holds only its own nodes' measurements and writes nothing.
+     */
+    void MergeProcesses();
+
+    /**
      * \brief Write the "flows" object of summary.json: {"count", "recorded", "bytes",
      *        "quantiles" ("exact" or "histogram"), "fct_ns": {p50, p90, p99, p999, max},
      *        "slowdown": {...}}; quantiles are null when no message completed.
@@ -507,6 +523,33 @@ class NetworkStatsHelper
     std::vector<uint32_t> m_linkSwB;    //!< switch index of each link's b end (or ~0)
     std::vector<std::vector<std::pair<uint32_t, uint32_t>>> m_adj; //!< switch -> (switch, link)
     mutable std::map<std::pair<uint32_t, uint32_t>, Path> m_paths; //!< path cache
+
+    /// Counters read from devices and queue pairs, merged over the processes.
+    struct Merged
+    {
+        std::vector<std::vector<int64_t>> portPausedNs; //!< [switch][port x 8 + priority]
+        std::vector<std::vector<uint64_t>> portTx;      //!< [switch][port x 8 + priority]
+        int64_t pausedNs{0};                            //!< paused time of every device
+        uint64_t packetHops{0};                         //!< frames sent by every device
+        uint64_t txQueueDrops{0};                       //!< of every device
+        uint64_t rxDrops{0};                            //!< of every device
+        uint64_t cnpsSent{0};                           //!< of every QP
+        uint64_t cnpsReceived{0};                       //!< of every QP
+        uint64_t retransmitted{0};                      //!< of every QP
+        uint64_t timeouts{0};                           //!< of every QP
+        std::vector<std::array<int64_t, 4>>
+            partial; //!< partial link interval (start, end, dir, bytes)
+    };
+
+    /// \return this process's measurements, serialized (MergeProcesses)
+    std::vector<uint64_t> Serialize() const;
+    /// \brief Replace the measurements by the merge of every process's (MergeProcesses)
+    /// \param blobs per process, Serialize()d
+    void Merge(const std::vector<std::vector<uint64_t>>& blobs);
+
+    bool m_merged{false};                    //!< MergeProcesses() done: read m_mergedCounters
+    Merged m_mergedCounters;                 //!< the merged device and QP counters
+    std::map<uint64_t, int64_t> m_trackedAt; //!< queue key -> time it was first enqueued to
 
     // flows
     std::vector<FlowRecord> m_records; //!< stored records

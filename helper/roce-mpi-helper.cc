@@ -98,4 +98,47 @@ RoceMpiHelper::SumOverProcesses(std::vector<uint64_t>& values)
 #endif
 }
 
+std::vector<std::vector<uint64_t>>
+RoceMpiHelper::GatherToRoot(const std::vector<uint64_t>& values)
+{
+#ifdef NS3_MPI
+    if (MpiInterface::IsEnabled())
+    {
+        const int size = static_cast<int>(MpiInterface::GetSize());
+        const int rank = static_cast<int>(MpiInterface::GetSystemId());
+        MPI_Comm comm = MpiInterface::GetCommunicator();
+        int mine = static_cast<int>(values.size());
+        std::vector<int> counts(size, 0);
+        MPI_Gather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
+        std::vector<int> offsets(size, 0);
+        int total = 0;
+        for (int i = 0; i < size; ++i)
+        {
+            offsets[i] = total;
+            total += counts[i];
+        }
+        std::vector<uint64_t> all(rank == 0 ? total : 0);
+        MPI_Gatherv(values.data(),
+                    mine,
+                    MPI_UINT64_T,
+                    all.data(),
+                    counts.data(),
+                    offsets.data(),
+                    MPI_UINT64_T,
+                    0,
+                    comm);
+        std::vector<std::vector<uint64_t>> out;
+        if (rank == 0)
+        {
+            for (int i = 0; i < size; ++i)
+            {
+                out.emplace_back(all.begin() + offsets[i], all.begin() + offsets[i] + counts[i]);
+            }
+        }
+        return out;
+    }
+#endif
+    return {values};
+}
+
 } // namespace ns3

@@ -94,6 +94,14 @@ class RoceMpiHelper
      * \param values this process's values, replaced by the sums
      */
     static void SumOverProcesses(std::vector<uint64_t>& values);
+
+    /**
+     * \brief Gather a vector of every process on process 0 (MPI_Gatherv); every process must
+     *        call it. Unless enabled: {values}.
+     * \param values this process's values (any size)
+     * \return on process 0, every process's values by rank; elsewhere empty
+     */
+    static std::vector<std::vector<uint64_t>> GatherToRoot(const std::vector<uint64_t>& values);
 };
 
 } // namespace ns3

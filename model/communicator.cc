@@ -3,10 +3,14 @@
  */
 #include "communicator.h"
 
+#include "control-bus.h"
 #include "rdma-nic.h"
+#include "roce-net-device.h"
+#include "roce-remote-link.h"
 
 #include "ns3/data-rate.h"
 #include "ns3/log.h"
+#include "ns3/node.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/trace-source-accessor.h"
@@ -123,6 +127,11 @@ Communicator::DoDispose()
         rail->Dispose();
     }
     m_rails.clear();
+    if (m_busId != NO_BUS)
+    {
+        ControlBus::Unregister(m_busId);
+        m_busId = NO_BUS;
+    }
     Object::DoDispose();
 }
 
@@ -291,6 +300,13 @@ Communicator::Setup(const std::vector<Ptr<RdmaNic>>& ranks)
         }
     }
     m_ranks = ranks;
+    m_local.assign(n, 1);
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        m_local[r] = !RoceRemoteLink::IsRemote(ranks[r]->GetDevice()->GetNode());
+    }
+    // every process registers the same communicators in the same order: the ids agree
+    m_busId = ControlBus::Register(MakeCallback(&Communicator::OnNotice, this));
     m_lanes.assign(m_channels, std::vector<Lane>(n));
     for (uint32_t c = 0; c < m_channels; ++c)
     {
@@ -595,6 +611,10 @@ Communicator::Begin()
     {
         for (uint32_t r = 0; r < n; ++r)
         {
+            if (!m_local[r])
+            {
+                continue; // its process posts its chunks
+            }
             for (uint32_t k = 0; k < m_nChunks; ++k)
             {
                 if (m_stepLatency.IsStrictlyPositive())
@@ -675,9 +695,9 @@ Communicator::OnReceive(uint32_t channel,
             lane.tx[qp]->PostSend(bytes);
         }
     }
-    if (lane.received == m_nChunks && --m_lanesLeft == 0)
+    if (lane.received == m_nChunks)
     {
-        Finish();
+        LaneDone(rank);
     }
 }
 
@@ -725,6 +745,10 @@ Communicator::SendRecv(uint32_t src, uint32_t dst, uint64_t bytes, P2pCallback c
         }
     }
     link.pending.push_back({bytes, bytes, Simulator::Now(), cb});
+    if (!m_local[src])
+    {
+        return; // its process posts the chunks
+    }
     uint64_t left = bytes;
     while (left > 0)
     {
@@ -744,6 +768,25 @@ Communicator::OnP2pReceive(uint32_t src,
 {
     P2pLink& link = m_p2p[{src, dst}];
     NS_ASSERT_MSG(!link.pending.empty(), "point-to-point data nobody sent");
+    if (ControlBus::IsDeferred())
+    {
+        // credited here (the receiver's process); every process learns of each complete
+        // message (in order) a control latency later and runs its callback then
+        while (bytes > 0)
+        {
+            NS_ASSERT_MSG(link.credited < link.pending.size(), "point-to-point data nobody sent");
+            P2pMessage& m = link.pending[link.credited];
+            const uint64_t take = std::min(bytes, m.left);
+            m.left -= take;
+            bytes -= take;
+            if (m.left == 0)
+            {
+                ++link.credited;
+                ControlBus::Post(m_busId, {NOTICE_P2P, src, dst, uint64_t(now.GetTimeStep())});
+            }
+        }
+        return;
+    }
     // chunks of one pair arrive in posting order on each QP; the bytes are credited in order
     while (bytes > 0 && !link.pending.empty())
     {
@@ -777,7 +820,7 @@ Communicator::BeginBroadcast()
         {
             lane.received = 0;
         }
-        for (uint32_t k = 0; k < m_nChunks; ++k)
+        for (uint32_t k = 0; k < m_nChunks && m_local[op.root]; ++k)
         {
             m_lanes[c][op.root].tx[k % m_qps]->PostSend(ChunkBytes(k));
         }
@@ -805,9 +848,9 @@ Communicator::Arrived(uint32_t channel, uint32_t rank, uint32_t qp)
             Ready(channel, rank, s + 1, k);
         }
     }
-    if (lane.received == uint64_t(m_steps) * m_nChunks && --m_lanesLeft == 0)
+    if (lane.received == uint64_t(m_steps) * m_nChunks)
     {
-        Finish();
+        LaneDone(rank);
     }
 }
 
@@ -883,7 +926,7 @@ Communicator::BeginAllToAll()
                 }
                 continue;
             }
-            for (uint32_t c = 0; left > 0; ++c)
+            for (uint32_t c = 0; left > 0 && m_local[a]; ++c)
             {
                 const uint64_t chunk = std::min(left, m_chunkBytes);
                 m_mesh[a][b][c % m_qps]->PostSend(chunk);
@@ -906,9 +949,9 @@ void
 Communicator::MeshCredit(uint32_t rank, uint64_t bytes)
 {
     m_meshExpected[rank] -= bytes;
-    if (m_meshExpected[rank] == 0 && --m_lanesLeft == 0)
+    if (m_meshExpected[rank] == 0)
     {
-        Finish();
+        LaneDone(rank);
     }
 }
 
@@ -984,6 +1027,10 @@ Communicator::BeginHalvingDoubling()
     m_lanesLeft = n;
     for (uint32_t r = 0; r < n; ++r)
     {
+        if (!m_local[r])
+        {
+            continue; // its process posts its steps
+        }
         if (m_stepLatency.IsStrictlyPositive())
         {
             Simulator::Schedule(m_stepLatency, &Communicator::HdPost, this, r);
@@ -1058,10 +1105,7 @@ Communicator::OnHdReceive(uint32_t rank,
     }
     if (m_hdComplete[rank] == m_hdSteps.size() && before < m_hdSteps.size())
     {
-        if (--m_lanesLeft == 0)
-        {
-            Finish();
-        }
+        LaneDone(rank);
     }
 }
 
@@ -1167,6 +1211,12 @@ Communicator::BeginTree()
     {
         BuildTree();
     }
+    if (std::find(m_local.begin(), m_local.end(), 0) != m_local.end())
+    {
+        // a parent frees its children's slots at once: no latency between processes
+        NS_FATAL_ERROR("Communicator: the Tree algorithm cannot run with ranks on several "
+                       "processes (use Ring or HalvingDoubling)");
+    }
     const Op& op = m_queue.front();
     const uint32_t n = m_ranks.size();
     const uint64_t parts = 2 * uint64_t(m_channels);
@@ -1262,9 +1312,8 @@ Communicator::TreeResult(uint32_t channel, uint32_t tree, uint32_t rank, uint32_
             q.push_back(chunk);
         }
     }
-    if (++lane.done == m_nChunks && --m_lanesLeft == 0)
+    if (++lane.done == m_nChunks && LaneDone(rank))
     {
-        Finish();
         return;
     }
     TreePump(channel, tree, rank);
@@ -1561,6 +1610,63 @@ Communicator::Finish()
             op.cb(r);
         }
         Begin();
+    }
+}
+
+} // namespace ns3
+
+namespace ns3
+{
+
+bool
+Communicator::LaneDone(uint32_t rank)
+{
+    if (!ControlBus::IsDeferred())
+    {
+        if (--m_lanesLeft == 0)
+        {
+            Finish();
+            return true;
+        }
+        return false;
+    }
+    // only the rank's own process sees its lane complete; every process counts it a control
+    // latency later
+    if (m_local[rank])
+    {
+        ControlBus::Post(m_busId, {NOTICE_LANE, m_results.size()});
+    }
+    return false;
+}
+
+void
+Communicator::OnNotice(const std::vector<uint64_t>& words)
+{
+    if (words.at(0) == NOTICE_LANE)
+    {
+        NS_ASSERT_MSG(m_running && words.at(1) == m_results.size(),
+                      "a lane of collective #" << words.at(1) << " completed while #"
+                                               << m_results.size() << " runs");
+        if (--m_lanesLeft == 0)
+        {
+            Finish();
+        }
+        return;
+    }
+    NS_ASSERT(words.at(0) == NOTICE_P2P && words.size() == 4);
+    const uint32_t src = static_cast<uint32_t>(words[1]);
+    const uint32_t dst = static_cast<uint32_t>(words[2]);
+    P2pLink& link = m_p2p[{src, dst}];
+    NS_ASSERT_MSG(!link.pending.empty(), "point-to-point notice for no message");
+    const P2pMessage done = link.pending.front();
+    link.pending.pop_front();
+    if (link.credited > 0)
+    {
+        --link.credited; // the receiver's process
+    }
+    if (!done.cb.IsNull())
+    {
+        done.cb(src, dst, done.bytes, done.posted, TimeStep(static_cast<int64_t>(words[3])));
     }
 }
 

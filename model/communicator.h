@@ -305,6 +305,27 @@ class Communicator : public Object
     void OnMeshReceive(uint32_t rank, uint64_t id, uint64_t bytes, Time first, Time now);
     /// The running collective completed.
     void Finish();
+
+    /// ControlBus notice: a lane of the running collective completed (words: kind, #)
+    static constexpr uint64_t NOTICE_LANE = 0;
+    /// ControlBus notice: a point-to-point message arrived (words: kind, src, dst, time step)
+    static constexpr uint64_t NOTICE_P2P = 1;
+    /// no ControlBus id
+    static constexpr uint32_t NO_BUS = ~0u;
+
+    /**
+     * \brief A lane (a rank's part) of the running collective completed: count it (at once
+     *        unless the ControlBus defers, then on every process a control latency later, posted
+     *        by the rank's own process).
+     * \param rank the rank
+     * \return true if the collective finished now
+     */
+    bool LaneDone(uint32_t rank);
+    /**
+     * \brief ControlBus handler.
+     * \param words the notice
+     */
+    void OnNotice(const std::vector<uint64_t>& words);
     /**
      * \brief Check a collective's arguments (fatal error if bad).
      * \param where the calling method, for the message
@@ -353,6 +374,7 @@ class Communicator : public Object
         std::vector<Ptr<RdmaQueuePair>> tx; //!< QPs at the source
         uint64_t nextChunk{0};              //!< round robin over them
         std::deque<P2pMessage> pending;     //!< messages not fully arrived, in order
+        size_t credited{0}; //!< ControlBus deferred: of those, fully arrived (receiver only)
     };
 
     std::map<std::pair<uint32_t, uint32_t>, P2pLink> m_p2p; //!< by (src, dst), made at first use
@@ -661,6 +683,8 @@ class Communicator : public Object
     std::string m_algorithm; //!< algorithm name
 
     std::vector<Ptr<RdmaNic>> m_ranks;      //!< NICs
+    std::vector<uint8_t> m_local;           //!< per rank: its NIC is simulated here
+    uint32_t m_busId{NO_BUS};               //!< ControlBus handler id
     std::vector<std::vector<Lane>> m_lanes; //!< [channel][rank]
     std::deque<Op> m_queue;                 //!< waiting and running collectives
     bool m_running;                         //!< m_queue.front() is running

@@ -12,8 +12,12 @@
 #include "ait-test-fixture.h"
 
 #include "ns3/boolean.h"
+#include "ns3/communicator.h"
+#include "ns3/control-bus.h"
 #include "ns3/fat-tree-helper.h"
 #include "ns3/int-tag.h"
+#include "ns3/leaf-spine-helper.h"
+#include "ns3/network-stats-helper.h"
 #include "ns3/node.h"
 #include "ns3/packet.h"
 #include "ns3/partition-independent-scheduler.h"
@@ -330,4 +334,178 @@ TEST_F(Distributed, PartitionIndependentSchedulerOrdersByInsertionTimeAndContext
     // now (inserted at 50 ns); ns-3's default (insertion) order would be setup, late7, late3,
     // remote, now
     EXPECT_EQ(order, (std::vector<std::string>{"setup", "remote", "late3", "late7", "now"}));
+}
+
+namespace
+{
+
+/// One collective (or point-to-point message) on a 4-host leaf, with a control latency.
+struct LatencyRun
+{
+    Communicator::Result result; //!< the collective
+    Time p2pArrived;             //!< the message's arrival, as reported
+    Time p2pCalled;              //!< when its callback ran
+    uint64_t records{0};         //!< flow records
+};
+
+LatencyRun
+RunWithLatency(Communicator::Kind kind, const std::string& algorithm, Time latency)
+{
+    ControlBus::SetLatency(latency);
+    Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("None"));
+    LeafSpineHelper fabric(4, 1, 1);
+    fabric.Install();
+    std::vector<Ptr<RdmaNic>> nics = RdmaHelper().Install(fabric);
+    Ptr<Communicator> comm = CreateObject<Communicator>();
+    comm->SetAttribute("Algorithm", StringValue(algorithm));
+    comm->Setup(nics);
+    comm->Start(kind, 1 << 20);
+    LatencyRun out;
+    Ptr<Communicator> p2p = CreateObject<Communicator>();
+    p2p->Setup({nics[0], nics[3]});
+    Simulator::Schedule(MicroSeconds(1), [&out, p2p]() {
+        p2p->SendRecv(
+            0,
+            1,
+            100000,
+            Communicator::P2pCallback([&out](uint32_t, uint32_t, uint64_t, Time, Time arrived) {
+                out.p2pArrived = arrived;
+                out.p2pCalled = Simulator::Now();
+            }));
+    });
+    Simulator::Stop(Seconds(1));
+    Simulator::Run();
+    EXPECT_EQ(comm->GetResults().size(), 1u);
+    if (!comm->GetResults().empty())
+    {
+        out.result = comm->GetResults()[0];
+    }
+    Simulator::Destroy();
+    ControlBus::Reset();
+    Config::Reset();
+    return out;
+}
+
+} // namespace
+
+TEST_F(Distributed, ControlBusDeliversANoticeALatencyLaterOrAtOnce)
+{
+    std::vector<std::pair<uint64_t, int64_t>> got;
+    const uint32_t id =
+        ControlBus::Register(ControlBus::Handler([&got](const std::vector<uint64_t>& w) {
+            got.emplace_back(w.at(0), Simulator::Now().GetNanoSeconds());
+        }));
+    // latency 0: inside Post (nothing scheduled)
+    ControlBus::Post(id, {7});
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0], std::make_pair(uint64_t(7), int64_t(0)));
+    ControlBus::SetLatency(MicroSeconds(3));
+    EXPECT_TRUE(ControlBus::IsDeferred());
+    Simulator::Schedule(MicroSeconds(2), [id]() { ControlBus::Post(id, {8}); });
+    Simulator::Schedule(MicroSeconds(2), [id]() { ControlBus::Post(id, {9}); });
+    const uint32_t gone = ControlBus::Register(
+        ControlBus::Handler([&got](const std::vector<uint64_t>&) { got.emplace_back(99, -1); }));
+    Simulator::Schedule(MicroSeconds(4), [gone]() {
+        ControlBus::Post(gone, {1});
+        ControlBus::Unregister(gone); // its object goes away: the notice is dropped
+    });
+    Simulator::Run();
+    EXPECT_EQ(got, (std::vector<std::pair<uint64_t, int64_t>>{{7, 0}, {8, 5000}, {9, 5000}}));
+    // a distributed run refuses a latency below lookahead + 2 ns (checked before any MPI use)
+    EXPECT_DEATH(
+        {
+            ControlBus::SetLatency(NanoSeconds(1001));
+            ControlBus::SetupDistributed({}, MicroSeconds(1));
+        },
+        "is not allowed with a lookahead of .*1000.*ns .at least lookahead \\+ 2 ns");
+    ControlBus::Reset();
+}
+
+TEST_F(Distributed, AControlLatencyDelaysCompletionsByExactlyThatMuch)
+{
+    // every lane's completion reaches the communicator D later, so one collective ends D later
+    // (its data moves exactly as before), and a point-to-point message's callback runs D after
+    // its arrival, which it still reports as the arrival
+    const Time d = MicroSeconds(2);
+    for (auto [kind, algorithm] : std::vector<std::pair<Communicator::Kind, std::string>>{
+             {Communicator::ALL_REDUCE, "Ring"},
+             {Communicator::ALL_GATHER, "HalvingDoubling"},
+             {Communicator::ALL_TO_ALL, "Ring"},
+             {Communicator::BROADCAST, "Ring"}})
+    {
+        const LatencyRun a = RunWithLatency(kind, algorithm, Time(0));
+        const LatencyRun b = RunWithLatency(kind, algorithm, d);
+        SCOPED_TRACE(Communicator::KindName(kind) + " " + algorithm);
+        EXPECT_GT(a.result.end, MicroSeconds(10));
+        EXPECT_EQ(b.result.start, a.result.start);
+        EXPECT_EQ(b.result.end, a.result.end + d);
+        EXPECT_GT(a.p2pArrived, MicroSeconds(1));
+        EXPECT_EQ(a.p2pCalled, a.p2pArrived);
+        EXPECT_EQ(b.p2pArrived, a.p2pArrived);
+        EXPECT_EQ(b.p2pCalled, b.p2pArrived + d);
+    }
+}
+
+TEST_F(Distributed, MergingOneProcessKeepsEveryRowInCanonicalOrder)
+{
+    // MergeProcesses on one process: the same rows and numbers, simultaneous rows by key
+    Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(600000));
+    FatTreeHelper fabric(4);
+    fabric.Install();
+    std::vector<Ptr<RdmaNic>> nics = RdmaHelper().Install(fabric);
+    NetworkStatsHelper stats;
+    stats.SetQueueSampleInterval(MicroSeconds(5));
+    stats.Install(fabric, nics);
+    RdmaHelper rdma;
+    for (uint32_t h = 4; h < 16; ++h) // an incast to host 0: PFC pauses
+    {
+        auto qps = rdma.Connect(fabric.GetHostAddress(h), fabric.GetHostAddress(0));
+        qps.first->PostSend(200000);
+        qps.first->PostSend(1000);
+    }
+    Simulator::Stop(MilliSeconds(5));
+    Simulator::Run();
+    const auto before = stats.GetFlowRecords();
+    const NetworkStatsHelper::Summary s0 = stats.GetSummary();
+    const std::string d0 = "/tmp/ait-merge0-" + std::to_string(getpid());
+    const std::string d1 = "/tmp/ait-merge1-" + std::to_string(getpid());
+    stats.WriteCsv(d0);
+    stats.MergeProcesses();
+    stats.WriteCsv(d1);
+    const NetworkStatsHelper::Summary s1 = stats.GetSummary();
+    const auto after = stats.GetFlowRecords();
+    ASSERT_EQ(after.size(), 24u);
+    ASSERT_EQ(before.size(), after.size());
+    EXPECT_GT(s0.pfcPauseFrames, 0u);
+    for (size_t i = 1; i < after.size(); ++i)
+    {
+        EXPECT_LE(std::make_tuple(after[i - 1].end, after[i - 1].src, after[i - 1].qpn),
+                  std::make_tuple(after[i].end, after[i].src, after[i].qpn));
+    }
+    EXPECT_EQ(s1.flows, s0.flows);
+    EXPECT_EQ(s1.flowBytes, s0.flowBytes);
+    EXPECT_EQ(s1.fctNs.p99, s0.fctNs.p99);
+    EXPECT_EQ(s1.slowdown.max, s0.slowdown.max);
+    EXPECT_EQ(s1.pfcPauseFrames, s0.pfcPauseFrames);
+    EXPECT_EQ(s1.pausedTime, s0.pausedTime);
+    EXPECT_EQ(s1.packetHops, s0.packetHops);
+    EXPECT_EQ(s1.queueSamples, s0.queueSamples);
+    EXPECT_EQ(s1.linkSamples, s0.linkSamples);
+    EXPECT_EQ(s1.maxSampledQueueBytes, s0.maxSampledQueueBytes);
+    // every file: the same rows (queues, links, ports in the same order; flows and PFC frames
+    // the same multiset)
+    for (const char* f :
+         {"flows.csv", "ports.csv", "queues.csv", "pfc.csv", "links.csv", "fct.txt", "pfc.txt"})
+    {
+        const std::string a = ns3::test::Shell("sort " + d0 + "/" + f + " | md5sum");
+        const std::string b = ns3::test::Shell("sort " + d1 + "/" + f + " | md5sum");
+        EXPECT_EQ(a, b) << f;
+    }
+    for (const char* f : {"ports.csv", "queues.csv", "links.csv"})
+    {
+        EXPECT_EQ(ns3::test::Shell("cat " + d0 + "/" + f + " | md5sum"),
+                  ns3::test::Shell("cat " + d1 + "/" + f + " | md5sum"))
+            << f;
+    }
+    ns3::test::Shell("rm -rf " + d0 + " " + d1);
 }

@@ -206,6 +206,11 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
         {"--bytes=1M", "--bytes has no effect without --collective"},
         {"--collective=allreduce --steps=5", "--steps has no effect with --collective"},
         {"--cc=dcqcn --ecn=false", "it needs --ecn=true"},
+        // distribution: the standalone build has no MPI
+        {"--processes=2 --controlLatency=2us", "--processes=2 needs ns-3 built with MPI"},
+        {"--processes=0", "--processes=0 is not allowed (an integer 1..256)"},
+        {"--controlLatency=-1us", "--controlLatency=-1us is not allowed (0..1ms"},
+        {"--controlLatency=2ms", "--controlLatency=2ms is not allowed (0..1ms"},
     };
     // clang-format on
     const std::string dir = "/tmp/ait-badin-out-" + std::to_string(getpid());
