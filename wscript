@@ -133,6 +133,7 @@ def build(bld):
         'model/ring-fifo.h',
         'model/owned-packet.h',
         'model/lazy-trace-source-accessor.h',
+        'model/sparse-slots.h',
         'model/roce-frame-descriptor.h',
         'model/roce-raw-header.h',
         'model/roce-frame-sink.h',

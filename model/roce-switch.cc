@@ -360,8 +360,7 @@ RoceSwitch::Configure()
                                                     : Mac48Address::GetBroadcast());
     }
     m_mmu->Configure(pc);
-    m_statSlot.assign(m_ports.size() * NPRIO, 0);
-    m_stats.assign(1, PortStats{});
+    m_stats.Reset(m_ports.size() * NPRIO);
     m_pausedUpstream.assign(m_ports.size() * NPRIO, 0);
     m_refreshEvent.clear(); // allocated when the first pause is sent
     m_seed = Mix(m_seedAttr ? m_seedAttr : 0x5eed0000ULL + (m_node ? m_node->GetId() : 0));
@@ -460,7 +459,7 @@ RoceSwitch::Drop(Ptr<const Packet> packet, uint32_t inPort, uint8_t priority, ui
     NS_LOG_LOGIC("drop at port " << inPort << " priority " << +priority << " reason " << reason);
     ++m_dropsByReason[reason % N_REASONS];
     ++m_totalDrops;
-    ++Stats(inPort, priority).drops;
+    ++m_stats.Use(inPort * NPRIO + priority).drops;
     m_dropTrace(packet, inPort, reason);
 }
 
@@ -508,7 +507,7 @@ RoceSwitch::ReceiveFrame(uint32_t inPort,
             if (m_mmu->ShouldMark(out, priority))
             {
                 m_ports[out]->MarkCe(frame);
-                ++Stats(out, priority).marked;
+                ++m_stats.Use(out * NPRIO + priority).marked;
                 m_markTrace(out, priority);
             }
         }
@@ -527,7 +526,7 @@ RoceSwitch::ReceiveFrame(uint32_t inPort,
         }
     }
     m_mmu->OnEnqueue(inPort, priority, out, bytes);
-    PortStats& st = Stats(out, priority);
+    PortStats& st = m_stats.Use(out * NPRIO + priority);
     ++st.enqueuedPackets;
     st.enqueuedBytes += bytes;
     st.maxQueueBytes = std::max(st.maxQueueBytes, m_mmu->GetEgressBytes(out, priority));
@@ -561,7 +560,7 @@ RoceSwitch::FrameDequeued(uint32_t outPort,
     const uint32_t inPort = (cookie >> 32) & 0xffff;
     const uint8_t flags = cookie >> 56;
     m_mmu->OnDequeue(inPort, priority, outPort, bytes);
-    PortStats& st = Stats(outPort, priority);
+    PortStats& st = m_stats.Use(outPort * NPRIO + priority);
     ++st.dequeuedPackets;
     m_dequeueTrace(outPort, priority, bytes);
     if ((flags & FLAG_ECT) && m_mmu->ShouldMark(outPort, priority))
@@ -645,19 +644,7 @@ RoceSwitch::GetPortStats(uint32_t port, uint8_t priority) const
     NS_ABORT_MSG_IF(port >= m_ports.size() || priority >= NPRIO,
                     "RoceSwitch::GetPortStats: port " << port << " priority " << +priority);
     NS_ABORT_MSG_IF(!m_configured, "RoceSwitch::GetPortStats: the switch has not started yet");
-    return m_stats[m_statSlot[port * NPRIO + priority]];
-}
-
-RoceSwitch::PortStats&
-RoceSwitch::Stats(uint32_t port, uint8_t priority)
-{
-    uint16_t& s = m_statSlot[port * NPRIO + priority];
-    if (s == 0)
-    {
-        s = static_cast<uint16_t>(m_stats.size());
-        m_stats.emplace_back();
-    }
-    return m_stats[s];
+    return m_stats.Find(port * NPRIO + priority);
 }
 
 uint64_t

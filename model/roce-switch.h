@@ -6,6 +6,7 @@
 
 #include "roce-frame-sink.h"
 #include "roce-net-device.h"
+#include "sparse-slots.h"
 #include "switch-mmu.h"
 
 #include "ns3/event-id.h"
@@ -217,13 +218,6 @@ class RoceSwitch : public Object, public RoceFrameSink
      */
     void Drop(Ptr<const Packet> packet, uint32_t inPort, uint8_t priority, uint32_t reason);
     /**
-     * \param port port
-     * \param priority priority
-     * \return the statistics of (port, priority), allocated on first use (a reference into
-     *         m_stats: valid until the next allocation)
-     */
-    PortStats& Stats(uint32_t port, uint8_t priority);
-    /**
      * \brief Pause the upstream of an ingress (port, priority), and keep it paused.
      * \param port ingress port
      * \param priority priority
@@ -273,10 +267,9 @@ class RoceSwitch : public Object, public RoceFrameSink
     std::vector<Flowlet> m_flowlets;                 //!< flowlet table
     Ptr<UniformRandomVariable> m_rng;                //!< flowlet port choice
 
-    /// slot of each (port, priority) in m_stats (0: the all-zero slot, never written): only
-    /// the pairs that carry traffic get one (an idle port costs 16 B, not 384 B)
-    std::vector<uint16_t> m_statSlot;
-    std::vector<PortStats> m_stats;        //!< m_stats[0] stays zero
+    /// statistics per (port, priority): only the pairs that carry traffic get a slot (an
+    /// idle port costs 16 B, not 384 B)
+    SparseSlots<PortStats> m_stats;
     std::vector<uint8_t> m_pausedUpstream; //!< per (port, priority)
     std::vector<EventId> m_refreshEvent;   //!< per (port, priority)
     std::vector<uint64_t> m_dropsByReason; //!< per reason code

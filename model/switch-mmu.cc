@@ -243,13 +243,12 @@ SwitchMmu::Configure(const std::vector<PortConfig>& ports)
                                              << m_kmaxAttr << " (need Kmin <= Kmax)");
     }
     m_nPorts = ports.size();
-    if (std::size_t(m_nPorts) * NPRIO >= 0xffff)
+    if (std::size_t(m_nPorts) * NPRIO >= SparseSlots<Slot>::MAX_KEYS)
     {
         NS_FATAL_ERROR("SwitchMmu: " << m_nPorts << " ports are not allowed (at most "
-                                     << 0xffff / NPRIO << ")");
+                                     << SparseSlots<Slot>::MAX_KEYS / NPRIO << ")");
     }
-    m_slotOf.assign(std::size_t(m_nPorts) * NPRIO, 0);
-    m_slots.assign(1, Slot{});
+    m_slots.Reset(std::size_t(m_nPorts) * NPRIO);
     m_limits.assign(m_nPorts, PortLimits{});
     uint32_t nLossless = 0;
     for (bool l : m_lossless)
@@ -314,19 +313,7 @@ SwitchMmu::Idx(uint32_t port, uint8_t priority) const
 const SwitchMmu::Slot&
 SwitchMmu::Find(uint32_t port, uint8_t priority) const
 {
-    return m_slots[m_slotOf[Idx(port, priority)]];
-}
-
-uint32_t
-SwitchMmu::Use(uint32_t port, uint8_t priority)
-{
-    uint16_t& s = m_slotOf[Idx(port, priority)];
-    if (s == 0)
-    {
-        s = static_cast<uint16_t>(m_slots.size());
-        m_slots.emplace_back();
-    }
-    return s;
+    return m_slots.Find(Idx(port, priority));
 }
 
 bool
@@ -389,9 +376,9 @@ SwitchMmu::CheckAdmission(uint32_t inPort, uint8_t priority, uint32_t outPort, u
 void
 SwitchMmu::OnEnqueue(uint32_t inPort, uint8_t priority, uint32_t outPort, uint32_t bytes)
 {
-    const uint32_t in = Use(inPort, priority);
-    const uint32_t out = Use(outPort, priority); // (may move the slots: before any reference)
-    Slot& g = m_slots[in];
+    const uint32_t in = m_slots.Index(Idx(inPort, priority));
+    const uint32_t out = m_slots.Index(Idx(outPort, priority)); // (both before any reference)
+    Slot& g = m_slots.At(in);
     const uint64_t inReserved = g.bytes - g.shared - g.headroom;
     const uint64_t toReserved =
         inReserved < m_reserved ? std::min<uint64_t>(bytes, m_reserved - inReserved) : 0;
@@ -410,7 +397,7 @@ SwitchMmu::OnEnqueue(uint32_t inPort, uint8_t priority, uint32_t outPort, uint32
         }
     }
     g.bytes += bytes;
-    m_slots[out].egress += bytes;
+    m_slots.At(out).egress += bytes;
     m_used += bytes;
     m_maxUsed = std::max(m_maxUsed, m_used);
     NS_ASSERT_MSG(m_sharedUsed <= m_sharedPool, "shared pool overrun");
@@ -419,10 +406,10 @@ SwitchMmu::OnEnqueue(uint32_t inPort, uint8_t priority, uint32_t outPort, uint32
 void
 SwitchMmu::OnDequeue(uint32_t inPort, uint8_t priority, uint32_t outPort, uint32_t bytes)
 {
-    const uint32_t in = m_slotOf[Idx(inPort, priority)];
-    const uint32_t out = m_slotOf[Idx(outPort, priority)];
+    const uint32_t in = m_slots.IndexIfUsed(Idx(inPort, priority));
+    const uint32_t out = m_slots.IndexIfUsed(Idx(outPort, priority));
     NS_ASSERT_MSG(in != 0 && out != 0, "releasing bytes that were never charged");
-    Slot& g = m_slots[in];
+    Slot& g = m_slots.At(in);
     NS_ASSERT_MSG(g.bytes >= bytes, "releasing more than was charged");
     const uint64_t fromHeadroom = std::min<uint64_t>(bytes, g.headroom);
     g.headroom -= fromHeadroom;
@@ -430,7 +417,7 @@ SwitchMmu::OnDequeue(uint32_t inPort, uint8_t priority, uint32_t outPort, uint32
     g.shared -= fromShared;
     m_sharedUsed -= fromShared;
     g.bytes -= bytes;
-    m_slots[out].egress -= bytes;
+    m_slots.At(out).egress -= bytes;
     m_used -= bytes;
 }
 

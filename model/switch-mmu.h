@@ -4,6 +4,8 @@
 #ifndef SWITCH_MMU_H
 #define SWITCH_MMU_H
 
+#include "sparse-slots.h"
+
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
@@ -260,13 +262,6 @@ class SwitchMmu : public Object
      * \return the accounting of (port, priority); an all-zero slot if it never held a byte
      */
     const Slot& Find(uint32_t port, uint8_t priority) const;
-    /**
-     * \param port port
-     * \param priority priority
-     * \return the index in m_slots of the accounting of (port, priority), allocated on first use
-     *         (taken before any reference into m_slots: an allocation may move them)
-     */
-    uint32_t Use(uint32_t port, uint8_t priority);
     /// \return free bytes of the shared pool
     uint64_t SharedFree() const;
 
@@ -293,10 +288,9 @@ class SwitchMmu : public Object
     // state
     bool m_configured; //!< Configure() has run
     uint32_t m_nPorts; //!< ports
-    /// slot of each (port, priority) in m_slots (0: the all-zero slot, never written): only
-    /// the pairs that carry traffic get one (an idle port costs 16 B, not 256 B)
-    std::vector<uint16_t> m_slotOf;
-    std::vector<Slot> m_slots;        //!< m_slots[0] stays zero
+    /// accounting per (port, priority): only the pairs that carry traffic get a slot (an idle
+    /// port costs 16 B, not 256 B)
+    SparseSlots<Slot> m_slots;
     std::vector<PortLimits> m_limits; //!< per port
     uint64_t m_sharedPool;            //!< shared pool size
     uint64_t m_sharedUsed;            //!< shared pool in use
