@@ -728,10 +728,8 @@ RoceNetDevice::MarkCe(RoceWireFrame& frame) const
 bool
 RoceNetDevice::TxNeedsBytes() const
 {
-    return (m_traces && !m_traces->phyTxBegin.IsEmpty()) ||
-           (m_traces && !m_traces->sniffer.IsEmpty()) ||
-           (m_traces && !m_traces->promiscSniffer.IsEmpty()) ||
-           (m_traces && !m_traces->phyTxEnd.IsEmpty()) ||
+    return (m_traces && (!m_traces->phyTxBegin.IsEmpty() || !m_traces->sniffer.IsEmpty() ||
+                         !m_traces->promiscSniffer.IsEmpty() || !m_traces->phyTxEnd.IsEmpty())) ||
            (!m_sink && !m_txDequeueCallback.IsNull());
 }
 
@@ -1279,9 +1277,9 @@ RoceNetDevice::Receive(RoceWireFrame& f)
 {
     if (f.state != RoceWireFrame::FRAMED)
     {
-        if (m_receiveErrorModel || m_fcsEnabled || (m_traces && !m_traces->sniffer.IsEmpty()) ||
-            (m_traces && !m_traces->promiscSniffer.IsEmpty()) ||
-            (m_traces && !m_traces->phyRxEnd.IsEmpty()))
+        if (m_receiveErrorModel || m_fcsEnabled ||
+            (m_traces && (!m_traces->sniffer.IsEmpty() || !m_traces->promiscSniffer.IsEmpty() ||
+                          !m_traces->phyRxEnd.IsEmpty())))
         {
             // someone looks at the bytes: the sender writes its header
             m_channel->GetPeer(this)->WriteFrameHeader(f);
