@@ -576,12 +576,16 @@ InChild(const std::function<void()>& work)
 void
 Fail(const std::string& msg)
 {
-    // under mpirun every process checks the same flags: only the first one says it
+    // under mpirun every process checks the same flags: only the first one says it. The
+    // others wait before they exit: mpirun kills the whole job when the first process exits
+    // with an error, and process 0 must have printed the line by then.
     const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
     if (!rank || std::string(rank) == "0")
     {
         std::cerr << "ai-training-sim: error: " << msg << std::endl;
+        std::exit(2);
     }
+    sleep(3);
     std::exit(2);
 }
 
