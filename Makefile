@@ -3,6 +3,8 @@
 #   make test          install what is missing, build, run the whole test suite (ctest)
 #   make check-intree  build and test the module inside an ns-3.37 source tree (Debian's source)
 #   make check-mpi     the same ns-3 build (with MPI): one simulation on 1 and 2 processes, same results
+#   make bench-mpi     a second, release-profile ns-3 build with MPI: the study's speed-up on 2
+#                      processes for k=8 and k=16 (about 25 minutes the first time)
 #   make format        clang-format every C++ file;  make check-format  fail if one is not
 #   make sample        regenerate the sample pcap in traces/ from the demo
 #   make bench         benchmark programs (ratios against a baseline measured in the same run;
@@ -20,7 +22,7 @@ SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Everything the standalone build, its tests, plots and pcap checks need.
 PKGS := cmake g++ make python3 libns3-dev libboost-dev libgtest-dev tshark gnuplot-nox
 
-.PHONY: all deps configure build run test bench check-intree check-mpi format check-format sample clean
+.PHONY: all deps configure build run test bench bench-mpi check-intree check-mpi format check-format sample clean
 
 all: build
 
@@ -65,6 +67,9 @@ check-intree:
 
 check-mpi:
 	bash cmake/check-mpi.sh
+
+bench-mpi:
+	bash cmake/bench-mpi.sh
 
 format:
 	clang-format -i $$(git ls-files '*.cc' '*.h')

@@ -9,6 +9,10 @@
 # test-runner) and its examples and tests, with --enable-mpi, and builds. A second run (or the
 # other check) reuses the configuration and builds incrementally.
 #
+# AIT_NS3_PROFILE=release (make bench-mpi) selects a second tree beside the first, extracted
+# from the same downloaded Debian source, configured with ns-3's release profile (-O3), MPI and
+# only the study program: the checks never use it.
+#
 # After ait_intree_build: $src is the ns-3 tree, $jobs the build parallelism.
 
 ait_repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -20,10 +24,21 @@ else
   ait_cache=${AIT_NS3_CACHE:-$HOME/.cache/ai-training}
 fi
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+ait_profile=${AIT_NS3_PROFILE:-debug}
 src="$ait_cache/ns3-3.37/ns-3.37"
 # the one configuration both checks use (a change here reconfigures once)
 ait_configure_args=(-d debug --enable-modules="ai-training;csma" --enable-tests --enable-examples
   --filter-module-examples-and-tests=ai-training --disable-python --enable-mpi)
+ait_build_target=all
+if [ "$ait_profile" = release ]; then
+  src="$ait_cache/ns3-3.37-release/ns-3.37"
+  ait_configure_args=(-d release --enable-modules="ai-training" --enable-examples
+    --filter-module-examples-and-tests=ai-training --disable-python --enable-mpi)
+  ait_build_target=ai-training-sim
+elif [ "$ait_profile" != debug ]; then
+  echo "intree: AIT_NS3_PROFILE=$ait_profile is not allowed (debug or release)" >&2
+  exit 2
+fi
 
 ait_intree_deps() {
   local need="" p
@@ -40,6 +55,19 @@ ait_intree_deps() {
 
 ait_intree_source() {
   if [ -f "$src/ns3" ]; then
+    return 0
+  fi
+  if [ "$ait_profile" = release ]; then
+    # the second tree: extracted from the source package the first one came from
+    local first="$ait_cache/ns3-3.37/ns-3.37"
+    [ -f "$first/ns3" ] || (src="$first" ait_profile=debug ait_intree_source) || return 1
+    echo "== dpkg-source -x ns3 (release tree, into $ait_cache/ns3-3.37-release)"
+    (cd "$ait_cache" && dpkg-source -x ns3_3.37-*.dsc ns3-3.37-release \
+      >/dev/null 2>&1) || {
+      echo "intree: dpkg-source -x of $ait_cache/ns3_3.37-*.dsc failed" >&2
+      return 1
+    }
+    [ -f "$src/ns3" ] || { echo "intree: $src/ns3 missing after dpkg-source -x" >&2; return 1; }
     return 0
   fi
   # apt-get source needs deb-src entries: derive them from the machine's own Debian sources.
@@ -73,10 +101,10 @@ ait_intree_configure() {
   local want
   want="${ait_configure_args[*]}"
   if [ -f "$src/cmake-cache/CMakeCache.txt" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
-    echo "== configure: reusing $src/cmake-cache (debug, -Werror, MPI, ai-training + csma)"
+    echo "== configure: reusing $src/cmake-cache ($ait_profile, MPI)"
     return 0
   fi
-  echo "== configure (debug, -Werror, MPI, ai-training + csma)"
+  echo "== configure ($ait_profile, MPI: ${ait_configure_args[*]})"
   (cd "$src" && ./ns3 configure "${ait_configure_args[@]}" >configure.log 2>&1) || {
     tail -40 "$src/configure.log"
     echo "intree: configure failed" >&2
@@ -96,7 +124,7 @@ ait_intree_build() {
   ait_intree_configure
   echo "== build (-j $jobs)"
   # (./ns3 build caps the jobs at nproc - 1, i.e. 1 on a 2-core machine: call CMake directly)
-  cmake --build "$src/cmake-cache" -j "$jobs" >"$src/build.log" 2>&1 || {
+  cmake --build "$src/cmake-cache" -j "$jobs" --target "$ait_build_target" >"$src/build.log" 2>&1 || {
     grep -E "error|Error" "$src/build.log" | head -40
     tail -20 "$src/build.log"
     echo "intree: build failed" >&2

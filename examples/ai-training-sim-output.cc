@@ -248,7 +248,16 @@ Study::WriteSummary(const Conservation& c, double wall) const
                      "core switch j on j % processes"
                    : "hosts and leaves of leaf or group l on process l % processes, spine s on "
                      "s % processes")
-       << ", \"control_latency_ns\": " << m_o.controlLatency.GetNanoSeconds() << "}";
+       << ", \"control_latency_ns\": " << m_o.controlLatency.GetNanoSeconds()
+       << ", \"per_process\": [";
+    for (size_t p = 0; p < m_runStats.size(); ++p)
+    {
+        const auto& r = m_runStats[p];
+        js << (p ? ", " : "") << "{\"process\": " << p << ", \"nodes\": " << r[3]
+           << ", \"events\": " << r[0] << ", \"run_wall_s\": " << Num(r[1] / 1e6, 3)
+           << ", \"run_cpu_s\": " << Num(r[2] / 1e6, 3) << "}";
+    }
+    js << "]}";
     js << ",\n  \"sim\": {\n    \"sim_time_ns\": " << Simulator::Now().GetNanoSeconds()
        << ",\n    \"work_done_ns\": " << (m_done ? m_workDone.GetNanoSeconds() : -1)
        << ",\n    \"events\": " << Simulator::GetEventCount()
@@ -294,6 +303,10 @@ Study::Report()
     {
         // every process's measurements on process 0, in the partition-independent row order
         m_stats->MergeProcesses();
+    }
+    if (m_o.processes > 1)
+    {
+        m_runStats = RoceMpiHelper::GatherToRoot(m_runStats.front());
     }
     const Conservation c = Count(); // sums over the processes: every process calls it
     bool ok = true;
@@ -370,6 +383,17 @@ Study::Report()
               << ", " << Simulator::GetEventCount() << " events, " << s.packetHops
               << " packet-hops, wall " << Num(wall, 1) << " s, peak memory " << Num(PeakRssMb(), 0)
               << " MB\n";
+    if (m_runStats.size() > 1)
+    {
+        std::cout << "processes:";
+        for (size_t p = 0; p < m_runStats.size(); ++p)
+        {
+            std::cout << (p ? ";" : "") << " " << p << ": " << m_runStats[p][3] << " nodes, "
+                      << m_runStats[p][0] << " events, run " << Num(m_runStats[p][1] / 1e6, 2)
+                      << " s wall " << Num(m_runStats[p][2] / 1e6, 2) << " s CPU";
+        }
+        std::cout << "\n";
+    }
     std::cout << "outputs: " << dir
               << "/ (summary.json, steps.csv, collectives.csv, flows.csv, queues.csv, pfc.csv, "
                  "links.csv, fct.txt, pfc.txt"

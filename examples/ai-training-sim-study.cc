@@ -20,6 +20,7 @@
  */
 #include "ai-training-sim-study.h"
 
+#include <ctime>
 #include <iomanip>
 #include <iostream>
 #include <unistd.h>
@@ -389,7 +390,26 @@ Study::Run()
                       (m_o.progress == "on" || (m_o.progress == "auto" && isatty(STDERR_FILENO)));
     Progress progress(show, m_fraction);
     Simulator::Stop(LIMIT);
+    const auto wall0 = std::chrono::steady_clock::now();
+    timespec cpu0{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu0);
     Simulator::Run();
+    timespec cpu1{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu1);
+    const auto wallUs = std::chrono::duration_cast<std::chrono::microseconds>(
+                            std::chrono::steady_clock::now() - wall0)
+                            .count();
+    const int64_t cpuUs = (cpu1.tv_sec - cpu0.tv_sec) * 1000000LL +
+                          (cpu1.tv_nsec - cpu0.tv_nsec) / 1000;
+    uint64_t nodes = 0;
+    for (uint32_t i = 0; i < NodeList::GetNNodes(); ++i)
+    {
+        nodes += RoceMpiHelper::IsLocal(NodeList::GetNode(i)) ? 1 : 0;
+    }
+    m_runStats = {{Simulator::GetEventCount(),
+                   static_cast<uint64_t>(wallUs),
+                   static_cast<uint64_t>(cpuUs),
+                   nodes}};
     progress.Done();
     m_simSeconds = Simulator::Now().GetSeconds();
 }

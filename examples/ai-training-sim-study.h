@@ -123,6 +123,9 @@ class Study
     size_t m_busyNext{0};                              //!< first of them maybe still busy
     std::chrono::steady_clock::time_point m_wallStart; //!< program start
     double m_simSeconds{0};                            //!< simulated time at the end
+    /// per process (process 0 holds every process's after Report()): events executed, wall
+    /// and CPU microseconds of Simulator::Run(), nodes simulated
+    std::vector<std::vector<uint64_t>> m_runStats;
     std::ostringstream m_stepsCsv;                     //!< steps.csv
     std::ostringstream m_collCsv;                      //!< collectives.csv
     std::ostringstream m_stepsJson;                    //!< summary.json steps
