@@ -7,17 +7,19 @@ REF is normally the one-process run, the OTHERs the same study under mpirun -np 
 same --controlLatency). Every run must have written the same files; every file but
 summary.json must be byte-identical; summary.json must be identical once the fields that
 describe the run rather than its results are removed: config.processes, config.command,
-config.outputDir, the "partition" object and the timing fields sim.events, sim.wall_s and
-sim.peak_rss_mb (and the gnuplot scripts once the run's output directory is replaced by a
-placeholder). --require names what the reference must show (PFC pause frames, ECN marks,
-CNPs, a training step), so that a scenario that silently lost its congestion fails.
+config.outputDir, the "partition" object and the timing fields sim.events, sim.wall_s,
+sim.peak_rss_mb and sim.per_process (and the gnuplot scripts once the run's output directory
+is replaced by a placeholder). --require names what the reference must show (PFC pause
+frames, ECN marks, CNPs, a training step), so that a scenario that silently lost its
+congestion fails.
 """
 import json
 import os
 import sys
 
 RUN_FIELDS = {"config": ["processes", "command", "outputDir"], "sim": ["events", "wall_s",
-                                                                        "peak_rss_mb"]}
+                                                                        "peak_rss_mb",
+                                                                        "per_process"]}
 
 
 def load(d):

@@ -4,7 +4,7 @@
 Usage: mpi-speedup.py TITLE ONE_PROCESS_DIR... -- N_PROCESS_DIR...
 
 Takes the fastest run of each kind (wall time of Simulator::Run(), from summary.json's
-partition.per_process; on N processes the slowest process's time is the run's) and prints the
+sim.per_process; on N processes the slowest process's time is the run's) and prints the
 speed-up, the load balance, the synchronisation overhead and a projection (see
 cmake/bench-mpi.sh and the README section "Running on several processes").
 """
@@ -17,10 +17,10 @@ import sys
 def load(d):
     with open(os.path.join(d, "summary.json")) as f:
         s = json.load(f)
-    per = s["partition"]["per_process"]
+    per = s["sim"]["per_process"]
     return {
-        "wall": max(p["run_wall_s"] for p in per),
-        "cpu": sum(p["run_cpu_s"] for p in per),
+        "wall": max(p["wall_s"] for p in per),
+        "cpu": sum(p["cpu_s"] for p in per),
         "events": [p["events"] for p in per],
         "nodes": [p["nodes"] for p in per],
         "sim_ns": s["sim"]["sim_time_ns"],

@@ -248,22 +248,22 @@ Study::WriteSummary(const Conservation& c, double wall) const
                      "core switch j on j % processes"
                    : "hosts and leaves of leaf or group l on process l % processes, spine s on "
                      "s % processes")
-       << ", \"control_latency_ns\": " << m_o.controlLatency.GetNanoSeconds()
-       << ", \"per_process\": [";
-    for (size_t p = 0; p < m_runStats.size(); ++p)
-    {
-        const auto& r = m_runStats[p];
-        js << (p ? ", " : "") << "{\"process\": " << p << ", \"nodes\": " << r[3]
-           << ", \"events\": " << r[0] << ", \"run_wall_s\": " << Num(r[1] / 1e6, 3)
-           << ", \"run_cpu_s\": " << Num(r[2] / 1e6, 3) << "}";
-    }
-    js << "]}";
+       << ", \"control_latency_ns\": " << m_o.controlLatency.GetNanoSeconds() << "}";
     js << ",\n  \"sim\": {\n    \"sim_time_ns\": " << Simulator::Now().GetNanoSeconds()
        << ",\n    \"work_done_ns\": " << (m_done ? m_workDone.GetNanoSeconds() : -1)
        << ",\n    \"events\": " << Simulator::GetEventCount()
        << ",\n    \"scheduler\": " << Json(SchedulerName())
        << ",\n    \"packet_hops\": " << s.packetHops << ",\n    \"wall_s\": " << Num(wall, 2)
-       << ",\n    \"peak_rss_mb\": " << Num(PeakRssMb(), 1) << "\n  }\n}\n";
+       << ",\n    \"peak_rss_mb\": " << Num(PeakRssMb(), 1) << ",\n    \"per_process\": [\n";
+    // one line per process (the timing fields make the line differ between runs)
+    for (size_t p = 0; p < m_runStats.size(); ++p)
+    {
+        const auto& r = m_runStats[p];
+        js << "      {\"process\": " << p << ", \"nodes\": " << r[3] << ", \"events\": " << r[0]
+           << ", \"wall_s\": " << Num(r[1] / 1e6, 3) << ", \"cpu_s\": " << Num(r[2] / 1e6, 3) << "}"
+           << (p + 1 < m_runStats.size() ? ",\n" : "\n");
+    }
+    js << "    ]\n  }\n}\n";
 }
 
 void

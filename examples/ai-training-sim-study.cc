@@ -399,8 +399,8 @@ Study::Run()
     const auto wallUs = std::chrono::duration_cast<std::chrono::microseconds>(
                             std::chrono::steady_clock::now() - wall0)
                             .count();
-    const int64_t cpuUs = (cpu1.tv_sec - cpu0.tv_sec) * 1000000LL +
-                          (cpu1.tv_nsec - cpu0.tv_nsec) / 1000;
+    const int64_t cpuUs =
+        (cpu1.tv_sec - cpu0.tv_sec) * 1000000LL + (cpu1.tv_nsec - cpu0.tv_nsec) / 1000;
     uint64_t nodes = 0;
     for (uint32_t i = 0; i < NodeList::GetNNodes(); ++i)
     {

@@ -126,10 +126,10 @@ class Study
     /// per process (process 0 holds every process's after Report()): events executed, wall
     /// and CPU microseconds of Simulator::Run(), nodes simulated
     std::vector<std::vector<uint64_t>> m_runStats;
-    std::ostringstream m_stepsCsv;                     //!< steps.csv
-    std::ostringstream m_collCsv;                      //!< collectives.csv
-    std::ostringstream m_stepsJson;                    //!< summary.json steps
-    std::ostringstream m_collJson;                     //!< summary.json collectives
+    std::ostringstream m_stepsCsv;  //!< steps.csv
+    std::ostringstream m_collCsv;   //!< collectives.csv
+    std::ostringstream m_stepsJson; //!< summary.json steps
+    std::ostringstream m_collJson;  //!< summary.json collectives
 };
 
 } // namespace aitsim
