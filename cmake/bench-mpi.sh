@@ -26,7 +26,10 @@ source "$(dirname "$0")/intree-build.sh"
 ait_intree_build
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
-sim=$(ls "$src"/build/contrib/ai-training/examples/ns3.37-ai-training-sim-* 2>/dev/null | head -1)
+sim=""
+for f in "$src"/build/contrib/ai-training/examples/ns3.37-ai-training-sim{,-release}; do
+  [ -x "$f" ] && sim=$f
+done
 [ -x "$sim" ] || { echo "bench-mpi: the study program was not built in $src/build" >&2; exit 1; }
 repeat=${REPEAT:-2}
 cases=${BENCH_CASES:-k8,k16}
@@ -43,11 +46,11 @@ for c in ${cases//,/ }; do
   [ -n "${args[$c]:-}" ] || { echo "bench-mpi: BENCH_CASES: $c is not a case (k8, k16)" >&2; exit 2; }
   read -r -a a <<<"${args[$c]}"
   for r in $(seq 1 "$repeat"); do
-    "$sim" "${a[@]}" "${common[@]}" --outputDir="$out/$c-1-$r" >"$out/$c-1-$r.log" 2>&1 ||
-      { cat "$out/$c-1-$r.log"; echo "bench-mpi: $c on 1 process failed" >&2; exit 1; }
+    "$sim" "${a[@]}" "${common[@]}" --outputDir="$out/$c-1-$r" >"$out/log-$c-1-$r" 2>&1 ||
+      { cat "$out/log-$c-1-$r"; echo "bench-mpi: $c on 1 process failed" >&2; exit 1; }
     mpirun --oversubscribe -np 2 "$sim" --processes=2 "${a[@]}" "${common[@]}" \
-      --outputDir="$out/$c-2-$r" >"$out/$c-2-$r.log" 2>&1 ||
-      { cat "$out/$c-2-$r.log"; echo "bench-mpi: $c on 2 processes failed" >&2; exit 1; }
+      --outputDir="$out/$c-2-$r" >"$out/log-$c-2-$r" 2>&1 ||
+      { cat "$out/log-$c-2-$r"; echo "bench-mpi: $c on 2 processes failed" >&2; exit 1; }
   done
   python3 "$ait_repo/cmake/compare-study.py" "$out/$c-1-1" "$out/$c-2-1" >/dev/null ||
     { echo "bench-mpi: $c: 1 and 2 processes gave different results" >&2; exit 1; }

@@ -392,6 +392,10 @@ NetworkStatsHelper::OnMessage(uint32_t src,
     {
         m_records.push_back(r);
     }
+    else if (!m_records.empty() && r.end == m_records.back().end)
+    {
+        m_recordTies.push_back(r);
+    }
 }
 
 void

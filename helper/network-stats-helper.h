@@ -553,10 +553,14 @@ class NetworkStatsHelper
 
     // flows
     std::vector<FlowRecord> m_records; //!< stored records
-    uint64_t m_flows;                  //!< messages completed
-    uint64_t m_flowBytes;              //!< their bytes
-    LogHistogram m_fctHist;            //!< FCT (ns)
-    LogHistogram m_slowdownHist;       //!< slowdown
+    /// records past the limit that end in the same nanosecond as the last stored one: which of
+    /// simultaneous completions come first depends on the partition, so MergeProcesses keeps
+    /// the first records in a canonical order and needs them all
+    std::vector<FlowRecord> m_recordTies;
+    uint64_t m_flows;            //!< messages completed
+    uint64_t m_flowBytes;        //!< their bytes
+    LogHistogram m_fctHist;      //!< FCT (ns)
+    LogHistogram m_slowdownHist; //!< slowdown
 
     // network
     std::map<uint32_t, uint64_t> m_dropsByReason; //!< drop reason -> count

@@ -85,21 +85,24 @@ NetworkStatsHelper::Serialize() const
     Writer w{blob};
     w.Put(m_flows);
     w.Put(m_flowBytes);
-    w.Put(m_records.size());
-    for (const FlowRecord& r : m_records)
+    w.Put(m_records.size() + m_recordTies.size());
+    for (const std::vector<FlowRecord>* list : {&m_records, &m_recordTies})
     {
-        for (uint64_t v : {uint64_t(r.src),
-                           uint64_t(r.dst),
-                           uint64_t(r.qpn),
-                           uint64_t(r.sport),
-                           uint64_t(r.priority),
-                           r.id,
-                           r.bytes,
-                           uint64_t(r.start.GetTimeStep()),
-                           uint64_t(r.end.GetTimeStep()),
-                           uint64_t(r.ideal.GetTimeStep())})
+        for (const FlowRecord& r : *list)
         {
-            w.Put(v);
+            for (uint64_t v : {uint64_t(r.src),
+                               uint64_t(r.dst),
+                               uint64_t(r.qpn),
+                               uint64_t(r.sport),
+                               uint64_t(r.priority),
+                               r.id,
+                               r.bytes,
+                               uint64_t(r.start.GetTimeStep()),
+                               uint64_t(r.end.GetTimeStep()),
+                               uint64_t(r.ideal.GetTimeStep())})
+            {
+                w.Put(v);
+            }
         }
     }
     for (const LogHistogram* h : {&m_fctHist, &m_slowdownHist})
@@ -422,6 +425,13 @@ NetworkStatsHelper::Merge(const std::vector<std::vector<uint64_t>>& blobs)
         return std::make_tuple(a.end, a.src, a.qpn, a.id) <
                std::make_tuple(b.end, b.src, b.qpn, b.id);
     });
+    if (records.size() > m_maxRecords)
+    {
+        // the first records in that order (each process sent every record up to its limit
+        // and those ending with its last one: all that can be among the first)
+        records.resize(m_maxRecords);
+        complete = false;
+    }
     std::stable_sort(pfc.begin(), pfc.end(), [](const PfcEvent& a, const PfcEvent& b) {
         return std::make_tuple(a.timeNs, a.sw, a.port, a.priority) <
                std::make_tuple(b.timeNs, b.sw, b.port, b.priority);
@@ -454,6 +464,7 @@ NetworkStatsHelper::Merge(const std::vector<std::vector<uint64_t>>& blobs)
         }
     }
     m_records = records;
+    m_recordTies.clear();
     m_flows = flows;
     m_flowBytes = flowBytes;
     if (complete)

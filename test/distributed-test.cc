@@ -33,6 +33,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <vector>
 
 using namespace ns3;
@@ -508,4 +509,48 @@ TEST_F(Distributed, MergingOneProcessKeepsEveryRowInCanonicalOrder)
             << f;
     }
     ns3::test::Shell("rm -rf " + d0 + " " + d1);
+}
+
+TEST_F(Distributed, MergingWithARecordLimitKeepsTheCanonicallyFirstRecords)
+{
+    // eight equal messages between the two hosts of each edge switch end in the same
+    // nanosecond; posted in reverse host order they complete in reverse order, so the first
+    // three stored are hosts 14, 12, 10. Which simultaneous completions come first depends
+    // on the partition: the merge keeps the first three in the canonical order (end, src,
+    // qpn, id), hosts 0, 2, 4, on any number of processes
+    FatTreeHelper fabric(4);
+    fabric.Install();
+    std::vector<Ptr<RdmaNic>> nics = RdmaHelper().Install(fabric);
+    NetworkStatsHelper stats;
+    stats.SetMaxFlowRecords(3);
+    stats.Install(fabric, nics);
+    RdmaHelper rdma;
+    for (int h = 14; h >= 0; h -= 2)
+    {
+        auto qps = rdma.Connect(fabric.GetHostAddress(h), fabric.GetHostAddress(h + 1));
+        qps.first->PostSend(1000);
+    }
+    Simulator::Stop(MilliSeconds(1));
+    Simulator::Run();
+    const auto before = stats.GetFlowRecords();
+    ASSERT_EQ(before.size(), 3u);
+    std::set<uint32_t> stored;
+    for (const auto& r : before)
+    {
+        stored.insert(r.src);
+        EXPECT_EQ(r.end, before.front().end);
+    }
+    ASSERT_NE(stored, (std::set<uint32_t>{0, 2, 4})) << "the scenario lost its point";
+    stats.MergeProcesses();
+    const auto after = stats.GetFlowRecords();
+    ASSERT_EQ(after.size(), 3u);
+    for (uint32_t i = 0; i < 3; ++i)
+    {
+        EXPECT_EQ(after[i].src, 2 * i);
+        EXPECT_EQ(after[i].end, before.front().end);
+    }
+    const NetworkStatsHelper::Summary s = stats.GetSummary();
+    EXPECT_EQ(s.flows, 8u);
+    EXPECT_EQ(s.flowsRecorded, 3u);
+    EXPECT_FALSE(s.exactQuantiles);
 }
