@@ -190,7 +190,10 @@ class NetworkStatsHelper
 
     /**
      * \brief Store at most n flow records (the first n completed messages); every message still
-     *        counts in the histograms and totals. Default 1,000,000 (about 100 MB).
+     *        counts in the histograms and totals. Default 1,000,000 (about 100 MB). After
+     *        MergeProcesses() they are the first n in the order (end, src, qpn, id), whatever
+     *        the number of processes (messages that end in the same nanosecond as the n-th
+     *        one are kept aside until then).
      * \param n the limit
      */
     void SetMaxFlowRecords(uint64_t n);
