@@ -21,6 +21,7 @@
 #include <set>
 #include <sstream>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
 
@@ -389,4 +390,179 @@ TEST_F(FileTopology, FileIdsAppearInTheOutputs)
     struct stat st;
     EXPECT_EQ(stat((dir + "/pcap-4-0.pcap").c_str(), &st), 0); // host 4's NIC
     std::system(("rm -rf " + dir).c_str());
+}
+
+namespace
+{
+
+#ifdef AIT_SIM_BINARY
+const std::string SIM = AIT_SIM_BINARY;
+#else
+const std::string SIM;
+#endif
+
+/// One run of ai-training-sim: exit code, stdout, stderr.
+struct SimRun
+{
+    int rc;          //!< exit code
+    std::string out; //!< stdout
+    std::string err; //!< stderr
+};
+
+SimRun
+Sim(const std::string& args)
+{
+    const std::string base = "/tmp/ait-topo-sim-" + std::to_string(getpid());
+    const int st = std::system(
+        ("timeout 60 " + SIM + " " + args + " > " + base + ".out 2> " + base + ".err").c_str());
+    SimRun r{WIFEXITED(st) ? WEXITSTATUS(st) : -1, Read(base + ".out"), Read(base + ".err")};
+    std::remove((base + ".out").c_str());
+    std::remove((base + ".err").c_str());
+    return r;
+}
+
+/// A fresh directory name (not created).
+std::string
+Dir(const std::string& name)
+{
+    const std::string d = "/tmp/ait-topo-" + std::to_string(getpid()) + "-" + name;
+    std::system(("rm -rf " + d).c_str());
+    return d;
+}
+
+bool
+Exists(const std::string& path)
+{
+    struct stat st;
+    return stat(path.c_str(), &st) == 0;
+}
+
+} // namespace
+
+TEST(Study, TopologyFileOfTheK4FatTreeGivesTheFatTreeOutputs)
+{
+    if (SIM.empty())
+    {
+        GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
+    }
+    const std::string common =
+        " --collective=alltoall --bytes=2M --bufferSize=2MB --pcap=0,16 --plots=false "
+        "--progress=off"; // congested: PFC pauses (pfc.txt), deep queues
+    const std::string a = Dir("ft");
+    const std::string b = Dir("file");
+    const SimRun ra = Sim("--topology=fat-tree --k=4 --outputDir=" + a + common);
+    const SimRun rb = Sim("--topology=file:" + K4 + " --outputDir=" + b + common);
+    ASSERT_EQ(ra.rc, 0) << ra.err;
+    ASSERT_EQ(rb.rc, 0) << rb.err;
+    for (const char* f : {"flows.csv",
+                          "fct.txt",
+                          "ports.csv",
+                          "queues.csv",
+                          "links.csv",
+                          "pfc.txt",
+                          "collectives.csv",
+                          "pcap-0-0.pcap",
+                          "pcap-16-0.pcap",
+                          "pcap-16-2.pcap"})
+    {
+        const std::string x = Read(a + "/" + f);
+        EXPECT_FALSE(x.empty()) << f;
+        EXPECT_EQ(x, Read(b + "/" + f)) << f;
+    }
+    const std::string events = "\"events\": ";
+    const std::string sa = Read(a + "/summary.json");
+    const std::string sb = Read(b + "/summary.json");
+    ASSERT_NE(sa.find(events), std::string::npos);
+    EXPECT_EQ(sa.substr(sa.find(events), 30), sb.substr(sb.find(events), 30));
+    EXPECT_NE(sb.find("\"linkRate\": null"), std::string::npos);
+    EXPECT_NE(
+        rb.out.find("AllToAll on 16 ranks of a topology file " + K4 + " (16 hosts, 20 switches)"),
+        std::string::npos)
+        << rb.out;
+    std::system(("rm -rf " + a + " " + b).c_str());
+}
+
+TEST(Study, TopologyFileIdsAndServers)
+{
+    if (SIM.empty())
+    {
+        GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
+    }
+    // the HPCC simulator's own mix/topology.txt layout: the switch is node 0, hosts 1..4
+    const std::string topo = Dir("star.txt");
+    std::ofstream(topo) << "5 1 4\n0\n1 0 100Gbps 0.001ms 0\n2 0 100Gbps 0.001ms 0\n"
+                           "3 0 100Gbps 0.001ms 0\n4 0 100Gbps 0.001ms 0\n";
+    const std::string d = Dir("star");
+    const SimRun r = Sim("--topology=file:" + topo +
+                         " --collective=allgather --bytes=64K "
+                         "--pcap=0,4 --plots=false --outputDir=" +
+                         d);
+    ASSERT_EQ(r.rc, 0) << r.err;
+    std::set<std::string> ids;
+    std::istringstream flows(Read(d + "/flows.csv"));
+    std::string row;
+    std::getline(flows, row);
+    while (std::getline(flows, row))
+    {
+        ids.insert(row.substr(0, row.find(',')));
+    }
+    EXPECT_EQ(ids, (std::set<std::string>{"1", "2", "3", "4"}));         // the file's host ids
+    EXPECT_TRUE(Exists(d + "/pcap-0-3.pcap"));                           // the switch, its 4th port
+    EXPECT_TRUE(Exists(d + "/pcap-4-0.pcap"));                           // host 4's NIC
+    EXPECT_NE(Read(d + "/ports.csv").find("\n0,0,"), std::string::npos); // switch 0 is node 0
+    // native servers: hierarchical collectives over the servers' NVLink
+    const std::string s = Dir("servers");
+    const SimRun rs = Sim("--topology=file:" + SERVERS +
+                          " --collective=allreduce --bytes=1M --plots=false --outputDir=" + s);
+    ASSERT_EQ(rs.rc, 0) << rs.err;
+    EXPECT_NE(rs.out.find("algorithm Hierarchical(Ring)"), std::string::npos) << rs.out;
+    EXPECT_NE(Read(s + "/summary.json").find("\"gpusPerServer\": 2"), std::string::npos);
+    std::system(("rm -rf " + topo + " " + d + " " + s).c_str());
+}
+
+TEST(StudyBadInput, TopologyFileErrorsExit2WithFileAndLine)
+{
+    if (SIM.empty())
+    {
+        GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
+    }
+    const std::string bad = Dir("bad.txt");
+    std::ofstream(bad) << "3 1 2\n2\n0 2 100Gbps 1us 0\n1 2 0Gbps 1us 0\n";
+    const std::string out = Dir("out");
+
+    struct Case
+    {
+        std::string args; //!< flags
+        std::string line; //!< the whole stderr
+    };
+
+    const std::vector<Case> cases = {
+        {"--topology=file:" + bad,
+         "ai-training-sim: error: " + bad + ":4: rate 0Gbps is zero (a link needs a rate > 0)\n"},
+        {"--topology=file:",
+         "ai-training-sim: error: --topology=file: needs a path (--topology=file:PATH, a "
+         "topology file)\n"},
+        {"--topology=file:/nonexistent.txt",
+         "ai-training-sim: error: --topology=file:/nonexistent.txt: /nonexistent.txt is not a "
+         "readable file\n"},
+        {"--topology=file:" + K4 + " --linkRate=400Gbps",
+         "ai-training-sim: error: --linkRate has no effect with --topology=file: (the file "
+         "gives the fabric, its rates and delays)\n"},
+        {"--topology=file:" + SERVERS + " --gpusPerServer=4",
+         "ai-training-sim: error: --gpusPerServer has no effect with --topology=file:" + SERVERS +
+             " (its hosts say their server=: the file gives the GPUs per server)\n"},
+        {"--topology=file:" + K4 + " --collective=allreduce --ranks=17",
+         "ai-training-sim: error: --ranks=17 is not allowed for a collective (2..16 on this "
+         "topology file " +
+             K4 + " (16 hosts, 20 switches))\n"},
+    };
+    for (const Case& c : cases)
+    {
+        const SimRun r = Sim(c.args + " --outputDir=" + out);
+        EXPECT_EQ(r.rc, 2) << c.args;
+        EXPECT_EQ(r.err, c.line) << c.args;
+        EXPECT_EQ(r.out, "") << c.args;
+        EXPECT_FALSE(Exists(out)) << c.args;
+    }
+    std::remove(bad.c_str());
 }
