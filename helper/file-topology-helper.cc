@@ -6,6 +6,7 @@
 #include "ns3/log.h"
 #include "ns3/node-list.h"
 #include "ns3/node.h"
+#include "ns3/roce-mpi-helper.h"
 
 #include <cctype>
 #include <cmath>
@@ -622,6 +623,23 @@ class Parser
             }
             l.tier = m_d.nodes[l.a].tier;
         }
+        // groups: the ToRs (switches with hosts) in id order, and their hosts
+        std::vector<uint8_t> isTor(n, 0);
+        for (uint32_t h : m_d.hosts)
+        {
+            isTor[adj[h][0]] = 1;
+        }
+        for (uint32_t id = 0, tors = 0; id < n; ++id)
+        {
+            if (isTor[id])
+            {
+                m_d.nodes[id].group = tors++;
+            }
+        }
+        for (uint32_t h : m_d.hosts)
+        {
+            m_d.nodes[h].group = m_d.nodes[adj[h][0]].group;
+        }
     }
 
     /// Parse the whole text.
@@ -786,12 +804,18 @@ FileTopologyHelper::Install()
     }
     const Description& d = m_desc;
     NS_LOG_FUNCTION(this << d.path << d.nodes.size() << d.links.size());
+    if (RoceMpiHelper::IsEnabled() && RoceMpiHelper::GetSize() > 1)
+    {
+        NS_FATAL_ERROR("FileTopologyHelper: " << d.path
+                                              << " in a distributed run: a topology file is "
+                                                 "simulated by one process");
+    }
     m_offset = NodeList::GetNNodes();
     std::vector<Ptr<Node>> nodes;
     nodes.reserve(d.nodes.size());
     for (const NodeSpec& n : d.nodes)
     {
-        nodes.push_back(n.isSwitch ? CreateSwitch(0) : CreateHost(0));
+        nodes.push_back(n.isSwitch ? CreateSwitch(n.group) : CreateHost(n.group));
         NS_ABORT_MSG_IF(nodes.back()->GetId() != m_offset + nodes.size() - 1,
                         "FileTopologyHelper: nodes were created while installing");
     }

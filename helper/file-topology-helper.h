@@ -64,6 +64,11 @@ namespace ns3
  * frame is lost with probability r in each direction (counted in RoceNetDevice::GetRxDrops).
  * AssignStreams() also fixes their random streams.
  *
+ * **Groups**: a host's group (GetHostGroup; TrainingJobHelper's RoundRobin placement goes
+ * round the groups) is its ToR's index among the switches with hosts (NodeSpec::group). A
+ * topology file is simulated by one process: Install() in a distributed run (RoceMpiHelper
+ * enabled on several processes) is a fatal error.
+ *
  * Every host has exactly one link (one NIC) to a switch. A file is rejected with
  * "PATH:LINE: what" for a malformed line, an unknown node, a duplicate link (either
  * direction), a self-loop, a zero rate, a link between two hosts, a host with no link or a
@@ -91,6 +96,10 @@ class FileTopologyHelper : public RoceTopologyHelper
         uint32_t server{NONE}; //!< hosts: server id (native format, server=S), or NONE
         uint32_t tier{0};      //!< 0 for hosts; switches: the tier (given or inferred, >= 1)
         uint32_t line{0};      //!< line of its declaration (0: none, HPCC hosts)
+        /// group (GetHostGroup, round-robin placement): the index of its ToR (the switch with
+        /// hosts it is, or its host's link goes to) among the switches with hosts, in id
+        /// order; 0 for switches without hosts
+        uint32_t group{0};
     };
 
     /// One link line of a topology file.

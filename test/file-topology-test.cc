@@ -154,6 +154,10 @@ TEST_F(FileTopology, Hpcc320HostFabricBuilds)
     Ptr<RoceSwitch> agg0 = fabric.GetSwitch(20); // node 340
     EXPECT_EQ(agg0->GetRoute(319).size(), 4u);   // its 4 cores
     EXPECT_EQ(agg0->GetRoute(16).size(), 1u);    // down to ToR 321
+    // groups (round-robin placement): a host's ToR
+    EXPECT_EQ(fabric.GetHostGroup(0), 0u);
+    EXPECT_EQ(fabric.GetHostGroup(17), 1u);
+    EXPECT_EQ(fabric.GetHostGroup(319), 19u);
 }
 
 TEST_F(FileTopology, NativeFormatServersAndTiers)
