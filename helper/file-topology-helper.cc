@@ -154,7 +154,7 @@ class Parser
         return v.Get();
     }
 
-    /// A delay: a number and s|ms|us|ns, a whole number of nanoseconds, at most 1 s.
+    /// A delay: 0, or a number and s|ms|us|ns, a whole number of nanoseconds, at most 1 s.
     Time Delay(uint32_t line, const std::string& s) const
     {
         static const std::map<std::string, long double> nsPerUnit = {{"s", 1e9L},
@@ -165,6 +165,10 @@ class Parser
         std::string unit;
         const std::string allowed = " is not allowed (a delay 0..1s with a unit s|ms|us|ns, "
                                     "e.g. 1us or 0.001ms)";
+        if (s == "0")
+        {
+            return Time(0); // zero needs no unit
+        }
         if (!SplitUnit(s, number, unit) || !nsPerUnit.count(unit))
         {
             Fail(line, "delay \"" + s + "\"" + allowed);

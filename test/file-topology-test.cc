@@ -186,6 +186,9 @@ TEST_F(FileTopology, NativeFormatServersAndTiers)
     EXPECT_EQ(d.links[1].delay, MicroSeconds(1));
     EXPECT_EQ(d.links[1].rate, DataRate("25Gbps"));
     EXPECT_DOUBLE_EQ(d.links[1].errorRate, 1e-4);
+    ASSERT_EQ(Error("3 1 2\n2\n0 2 100Gbps 0 0\n1 2 100Gbps 2.5us 0\n", &d), "");
+    EXPECT_EQ(d.links[0].delay, Time(0));
+    EXPECT_EQ(d.links[1].delay, NanoSeconds(2500));
 }
 
 TEST_F(FileTopology, MalformedLinesAreRejectedWithFileAndLine)
