@@ -139,6 +139,15 @@ RateText(const DataRate& r)
     return std::to_string(bps) + "bps";
 }
 
+/// Where the GPUs per server come from, for messages: the flag, or a topology file's servers.
+std::string
+GpusPerServerText(const Options& o)
+{
+    return o.topology == "file" && o.topoFile.gpusPerServer > 0
+               ? "the " + std::to_string(o.gpusPerServer) + " GPUs per server of " + o.topologyPath
+               : "--gpusPerServer=" + std::to_string(o.gpusPerServer);
+}
+
 /// --topology=file:PATH: what the fabric will be, from the checked file (ParseOptions read it).
 void
 CheckFileFabric(Options& o,
@@ -404,8 +413,8 @@ CheckBenchmark(Options& o, const Given& g)
     }
     if (o.gpusPerServer > 1 && o.ranks % o.gpusPerServer != 0)
     {
-        Fail(Arg("ranks", std::to_string(o.ranks)) +
-             " is not a multiple of --gpusPerServer=" + std::to_string(o.gpusPerServer));
+        Fail(Arg("ranks", std::to_string(o.ranks)) + " is not a multiple of " +
+             GpusPerServerText(o));
     }
 }
 
@@ -578,8 +587,8 @@ CheckTraining(Options& o, const Given& g)
     }
     if (o.topology != "rail" && o.gpusPerServer > 1 && o.ranks % o.gpusPerServer != 0)
     {
-        Fail(Arg("ranks", std::to_string(o.ranks)) +
-             " is not a multiple of --gpusPerServer=" + std::to_string(o.gpusPerServer));
+        Fail(Arg("ranks", std::to_string(o.ranks)) + " is not a multiple of " +
+             GpusPerServerText(o));
     }
 }
 

@@ -558,6 +558,9 @@ TEST(StudyBadInput, TopologyFileErrorsExit2WithFileAndLine)
         {"--topology=file:" + SERVERS + " --gpusPerServer=4",
          "ai-training-sim: error: --gpusPerServer has no effect with --topology=file:" + SERVERS +
              " (its hosts say their server=: the file gives the GPUs per server)\n"},
+        {"--topology=file:" + SERVERS + " --collective=allreduce --ranks=3",
+         "ai-training-sim: error: --ranks=3 is not a multiple of the 2 GPUs per server of " +
+             SERVERS + "\n"},
         {"--topology=file:" + K4 + " --collective=allreduce --ranks=17",
          "ai-training-sim: error: --ranks=17 is not allowed for a collective (2..16 on this "
          "topology file " +
