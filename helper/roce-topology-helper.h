@@ -27,7 +27,7 @@ namespace ns3
 
 /**
  * \ingroup ai-training
- * \brief Base class of the fabric builders (FatTreeHelper, LeafSpineHelper,
+ * \brief Base class of the fabric builders (FatTreeHelper, LeafSpineHelper, FileTopologyHelper,
  *        RailOptimizedHelper): creates the nodes, the RoceNetDevice/RoceChannel cables and the
  *        RoceSwitch of every switch node, addresses the hosts and fills the switches'
  *        forwarding tables with all shortest paths (ECMP groups).
