@@ -49,6 +49,7 @@ def build(bld):
         'model/workload-reader.cc',
         'helper/fat-tree-helper.cc',
         'helper/file-topology-helper.cc',
+        'helper/file-topology-parse.cc',
         'helper/leaf-spine-helper.cc',
         'helper/network-stats-helper.cc',
         'helper/network-stats-merge.cc',
