@@ -92,7 +92,9 @@ DefaultNumber(const std::string& type, const std::string& attr)
 /// The switch buffer the MMU needs, as SwitchMmu::Configure computes it, for the largest need
 /// of any switch of the fabric.
 uint64_t
-NeededBuffer(const Options& o, const std::vector<std::vector<DataRate>>& switchPorts)
+NeededBuffer(const Options& o,
+             const std::vector<std::vector<DataRate>>& switchPorts,
+             const std::vector<std::vector<Time>>* portDelays = nullptr)
 {
     const double reserved = DefaultNumber("ns3::SwitchMmu", "ReservedBytes");
     const double headroomAttr = DefaultNumber("ns3::SwitchMmu", "HeadroomBytes");
@@ -100,22 +102,94 @@ NeededBuffer(const Options& o, const std::vector<std::vector<DataRate>>& switchP
     const double maxFrame =
         DefaultNumber("ns3::RoceNetDevice", "Mtu") + 18 + RoceNetDevice::FCS_BYTES;
     uint64_t need = 0;
-    for (const auto& ports : switchPorts)
+    for (size_t s = 0; s < switchPorts.size(); ++s)
     {
+        const auto& ports = switchPorts[s];
         uint64_t n = uint64_t(reserved) * ports.size() * 8;
-        for (const DataRate& r : ports)
+        for (size_t p = 0; p < ports.size(); ++p)
         {
-            const double bps = r.GetBitRate();
+            const double bps = ports[p].GetBitRate();
+            const double delay =
+                portDelays ? (*portDelays)[s][p].GetSeconds() : o.delay.GetSeconds();
             const uint64_t headroom =
-                headroomAttr
-                    ? uint64_t(headroomAttr)
-                    : uint64_t(std::ceil(2 * o.delay.GetSeconds() * bps / 8 + response * bps / 8)) +
-                          2 * uint64_t(maxFrame);
+                headroomAttr ? uint64_t(headroomAttr)
+                             : uint64_t(std::ceil(2 * delay * bps / 8 + response * bps / 8)) +
+                                   2 * uint64_t(maxFrame);
             n += o.pfc ? headroom : 0;
         }
         need = std::max(need, n);
     }
     return need;
+}
+
+/// A rate as text (e.g. 100Gbps, 2.5Gbps, 800Mbps).
+std::string
+RateText(const DataRate& r)
+{
+    const uint64_t bps = r.GetBitRate();
+    if (bps % 1000000000ULL == 0)
+    {
+        return std::to_string(bps / 1000000000ULL) + "Gbps";
+    }
+    if (bps % 1000000ULL == 0)
+    {
+        return bps >= 1000000000ULL ? Num(bps / 1e9, 3) + "Gbps"
+                                    : std::to_string(bps / 1000000ULL) + "Mbps";
+    }
+    return std::to_string(bps) + "bps";
+}
+
+/// Where the GPUs per server come from, for messages: the flag, or a topology file's servers.
+std::string
+GpusPerServerText(const Options& o)
+{
+    return o.topology == "file" && o.topoFile.gpusPerServer > 0
+               ? "the " + std::to_string(o.gpusPerServer) + " GPUs per server of " + o.topologyPath
+               : "--gpusPerServer=" + std::to_string(o.gpusPerServer);
+}
+
+/// --topology=file:PATH: what the fabric will be, from the checked file (ParseOptions read it).
+void
+CheckFileFabric(Options& o,
+                std::vector<std::vector<DataRate>>& switchPorts,
+                std::vector<std::vector<Time>>& portDelays)
+{
+    const FileTopologyHelper::Description& d = o.topoFile;
+    std::vector<uint32_t> swIndex(d.nodes.size(), 0);
+    for (uint32_t id = 0, s = 0; id < d.nodes.size(); ++id)
+    {
+        swIndex[id] = d.nodes[id].isSwitch ? s++ : 0;
+    }
+    switchPorts.assign(d.nSwitches, {});
+    portDelays.assign(d.nSwitches, {});
+    std::set<uint64_t> rates;
+    DataRate slowestHost(UINT64_MAX);
+    o.delay = Time(0);
+    for (const auto& l : d.links)
+    {
+        for (uint32_t end : {l.a, l.b})
+        {
+            if (d.nodes[end].isSwitch)
+            {
+                switchPorts[swIndex[end]].push_back(l.rate);
+                portDelays[swIndex[end]].push_back(l.delay);
+            }
+        }
+        rates.insert(l.rate.GetBitRate());
+        o.delay = std::max(o.delay, l.delay);
+        if (l.tier == 0 && l.rate < slowestHost)
+        {
+            slowestHost = l.rate;
+        }
+    }
+    o.rate = slowestHost; // the reference of the benchmark's "% of the link goodput"
+    o.linkRateText.clear();
+    for (uint64_t r : rates)
+    {
+        o.linkRateText += (o.linkRateText.empty() ? "" : "/") + RateText(DataRate(r));
+    }
+    o.fabricName = "topology file " + o.topologyPath + " (" + std::to_string(d.GetNHosts()) +
+                   " hosts, " + std::to_string(d.nSwitches) + " switches)";
 }
 
 /// Fabric dimensions, limits and the switch buffer, from the flags alone.
@@ -126,7 +200,15 @@ CheckFabric(Options& o, const Given& given)
     uint64_t hosts = 0;
     uint64_t switches = 0;
     uint64_t nodes = 0;
-    if (o.topology == "fat-tree")
+    std::vector<std::vector<Time>> portDelays;
+    if (o.topology == "file")
+    {
+        CheckFileFabric(o, switchPorts, portDelays);
+        hosts = o.topoFile.GetNHosts();
+        switches = o.topoFile.nSwitches;
+        nodes = o.topoFile.nodes.size();
+    }
+    else if (o.topology == "fat-tree")
     {
         if (o.k % 2 != 0)
         {
@@ -179,13 +261,14 @@ CheckFabric(Options& o, const Given& given)
         Fail("the " + o.fabricName + " would have " + std::to_string(hosts) + " hosts and " +
              std::to_string(switches) + " switches: above the largest fabric (" +
              std::to_string(MAX_HOSTS) + " hosts, " + std::to_string(MAX_SWITCHES) +
-             " switches; check --k, --leaves, --spines, --hostsPerLeaf, --gpusPerServer, "
-             "--oversubscription)");
+             (o.topology == "file" ? std::string(" switches)")
+                                   : " switches; check --k, --leaves, --spines, --hostsPerLeaf, "
+                                     "--gpusPerServer, --oversubscription)"));
     }
     o.hosts = uint32_t(hosts);
     o.switches = uint32_t(switches);
     o.nodes = uint32_t(nodes);
-    const uint64_t need = NeededBuffer(o, switchPorts);
+    const uint64_t need = NeededBuffer(o, switchPorts, portDelays.empty() ? nullptr : &portDelays);
     if (o.bufferBytes <= need)
     {
         Fail(Arg("bufferSize", given.count("bufferSize") ? given.at("bufferSize") : "32MB") +
@@ -330,8 +413,8 @@ CheckBenchmark(Options& o, const Given& g)
     }
     if (o.gpusPerServer > 1 && o.ranks % o.gpusPerServer != 0)
     {
-        Fail(Arg("ranks", std::to_string(o.ranks)) +
-             " is not a multiple of --gpusPerServer=" + std::to_string(o.gpusPerServer));
+        Fail(Arg("ranks", std::to_string(o.ranks)) + " is not a multiple of " +
+             GpusPerServerText(o));
     }
 }
 
@@ -504,8 +587,8 @@ CheckTraining(Options& o, const Given& g)
     }
     if (o.topology != "rail" && o.gpusPerServer > 1 && o.ranks % o.gpusPerServer != 0)
     {
-        Fail(Arg("ranks", std::to_string(o.ranks)) +
-             " is not a multiple of --gpusPerServer=" + std::to_string(o.gpusPerServer));
+        Fail(Arg("ranks", std::to_string(o.ranks)) + " is not a multiple of " +
+             GpusPerServerText(o));
     }
 }
 
@@ -535,6 +618,11 @@ CheckProcesses(const Options& o, const Given& g)
     {
         Fail(arg + " but the run has " + std::to_string(launched) +
              " MPI process(es) (start it with mpirun -np " + std::to_string(o.processes) + ")");
+    }
+    if (o.topology == "file")
+    {
+        Fail(arg + " is not supported with --topology=file:" + o.topologyPath +
+             " (a topology file is simulated by one process)");
     }
     const uint32_t parts = o.topology == "fat-tree" ? o.k : o.leaves;
     if (o.processes > parts)
@@ -580,9 +668,35 @@ ParseOptions(int argc, char* argv[])
     }
     o.config.emplace_back("command", Json(command));
 
-    o.topology = Choose("topology",
-                        V("topology"),
-                        {{"fat-tree", "fat-tree"}, {"leaf-spine", "leaf-spine"}, {"rail", "rail"}});
+    if (V("topology").rfind("file:", 0) == 0)
+    {
+        o.topology = "file";
+        o.topologyPath = V("topology").substr(5);
+        if (o.topologyPath.empty())
+        {
+            Fail("--topology=file: needs a path (--topology=file:PATH, a topology file)");
+        }
+        struct stat st;
+        if (stat(o.topologyPath.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+        {
+            Fail(Arg("topology", V("topology")) + ": " + o.topologyPath +
+                 " is not a readable file");
+        }
+        const std::string error = FileTopologyHelper::Parse(o.topologyPath, o.topoFile);
+        if (!error.empty())
+        {
+            Fail(error);
+        }
+    }
+    else
+    {
+        o.topology = Choose("topology",
+                            V("topology"),
+                            {{"fat-tree", "fat-tree"},
+                             {"leaf-spine", "leaf-spine"},
+                             {"rail", "rail"},
+                             {"file:PATH", "file"}});
+    }
     o.k = ParseUint("k", V("k"), 2, 32, "an even integer 2..32");
     o.leaves = ParseUint("leaves", V("leaves"), 1, 512);
     o.spines = ParseUint("spines", V("spines"), 1, 512);
@@ -691,10 +805,41 @@ ParseOptions(int argc, char* argv[])
             Fail("--" + flag + " has no effect " + why);
         }
     };
-    refuse(!fatTree && given("k"), "k", "on a " + o.topology + " fabric (fat-tree only)");
-    for (const char* f : {"leaves", "spines", "hostsPerLeaf"})
+    if (o.topology == "file")
     {
-        refuse(fatTree && given(f), f, "on a fat-tree (leaf-spine and rail only; use --k)");
+        for (const char* f :
+             {"k", "leaves", "spines", "hostsPerLeaf", "linkRate", "linkDelay", "oversubscription"})
+        {
+            refuse(given(f),
+                   f,
+                   "with --topology=file: (the file gives the fabric, its rates and delays)");
+        }
+        refuse(given("gpusPerServer") && o.topoFile.gpusPerServer > 0,
+               "gpusPerServer",
+               "with --topology=file:" + o.topologyPath +
+                   " (its hosts say their server=: the file gives the GPUs per server)");
+        // the flags that do not apply are null in summary.json; gpusPerServer is the file's
+        for (auto& [name, value] : o.config)
+        {
+            if (name == "k" || name == "leaves" || name == "spines" || name == "hostsPerLeaf" ||
+                name == "linkRate" || name == "linkDelay" || name == "oversubscription")
+            {
+                value = "null";
+            }
+            if (name == "gpusPerServer" && o.topoFile.gpusPerServer > 0)
+            {
+                value = std::to_string(o.topoFile.gpusPerServer);
+            }
+        }
+        o.gpusPerServer = o.topoFile.gpusPerServer > 0 ? o.topoFile.gpusPerServer : o.gpusPerServer;
+    }
+    else
+    {
+        refuse(!fatTree && given("k"), "k", "on a " + o.topology + " fabric (fat-tree only)");
+        for (const char* f : {"leaves", "spines", "hostsPerLeaf"})
+        {
+            refuse(fatTree && given(f), f, "on a fat-tree (leaf-spine and rail only; use --k)");
+        }
     }
     if (o.benchmark && given("workload"))
     {

@@ -43,7 +43,8 @@ struct FlagDef
 
 // clang-format off
 const std::vector<FlagDef> FLAGS = {
-    {"topology", "fat-tree", "fat-tree|leaf-spine|rail"},
+    {"topology", "fat-tree", "fat-tree|leaf-spine|rail|file:PATH (a topology file: the HPCC "
+                             "simulator's format or the native one, see README)"},
     {"k", "4", "fat-tree arity (even, 2..32)"},
     {"leaves", "4", "leaf-spine: leaves; rail: server groups (1..512)"},
     {"spines", "2", "leaf-spine and rail: spine switches (1..512)"},

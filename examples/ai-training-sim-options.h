@@ -43,7 +43,7 @@ struct Options
     std::vector<std::pair<std::string, std::string>> config;
     std::vector<Override> overrides; //!< --ns3:: overrides, in the order given
 
-    std::string topology;  //!< fat-tree|leaf-spine|rail
+    std::string topology;  //!< fat-tree|leaf-spine|rail|file
     uint32_t k;            //!< fat-tree arity
     uint32_t leaves;       //!< leaf-spine leaves / rail groups
     uint32_t spines;       //!< spines
@@ -94,6 +94,10 @@ struct Options
     uint32_t hosts{0};      //!< host endpoints the fabric will have
     uint32_t switches{0};   //!< switches it will have
     uint32_t nodes{0};      //!< ns-3 nodes it will have
+
+    // --topology=file:PATH (topology is "file")
+    std::string topologyPath;                      //!< the path
+    ns3::FileTopologyHelper::Description topoFile; //!< the file, read and checked
 };
 
 /**

@@ -246,6 +246,8 @@ Study::WriteSummary(const Conservation& c, double wall) const
        << Json(m_o.topology == "fat-tree"
                    ? "hosts, edge and aggregation switches of pod p on process p % processes, "
                      "core switch j on j % processes"
+               : m_o.topology == "file"
+                   ? "every node on process 0 (a topology file)"
                    : "hosts and leaves of leaf or group l on process l % processes, spine s on "
                      "s % processes")
        << ", \"control_latency_ns\": " << m_o.controlLatency.GetNanoSeconds() << "}";

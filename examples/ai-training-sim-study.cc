@@ -134,7 +134,11 @@ void
 Study::Build()
 {
     const Options& o = m_o;
-    if (o.topology == "fat-tree")
+    if (o.topology == "file")
+    {
+        m_fabric = std::make_unique<FileTopologyHelper>(o.topoFile); // checked by ParseOptions
+    }
+    else if (o.topology == "fat-tree")
     {
         auto ft = std::make_unique<FatTreeHelper>(o.k);
         ft->SetHostsPerEdge(o.hostsPerEdge);

@@ -251,6 +251,11 @@ NetworkStatsHelper::Install(RoceTopologyHelper& topology, const std::vector<Ptr<
     m_installed = true;
     m_nHosts = topology.GetNHosts();
     m_addressBase = topology.GetHostAddressBase().Get();
+    m_hostIds.resize(m_nHosts);
+    for (uint32_t h = 0; h < m_nHosts; ++h)
+    {
+        m_hostIds[h] = topology.GetHostId(h); // the endpoint index, or a topology file's id
+    }
 
     // switches
     std::map<uint32_t, uint32_t> swByNode; // node id -> switch index
@@ -949,8 +954,8 @@ NetworkStatsHelper::WriteCsv(const std::string& dir) const
          "slowdown\n";
     for (const FlowRecord& r : m_records)
     {
-        f << r.src << ',' << r.dst << ',' << r.qpn << ',' << r.sport << ',' << +r.priority << ','
-          << r.id << ',' << r.bytes << ',' << r.start.GetNanoSeconds() << ','
+        f << m_hostIds[r.src] << ',' << m_hostIds[r.dst] << ',' << r.qpn << ',' << r.sport << ','
+          << +r.priority << ',' << r.id << ',' << r.bytes << ',' << r.start.GetNanoSeconds() << ','
           << r.end.GetNanoSeconds() << ',' << r.GetFct().GetNanoSeconds() << ','
           << r.ideal.GetNanoSeconds() << ',' << Format("%.6f", r.GetSlowdown()) << '\n';
     }

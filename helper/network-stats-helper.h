@@ -76,7 +76,8 @@ class RoceTopologyHelper;
  *
  * CSV columns (one header line, then one row per record):
  *  - flows.csv: src,dst,qpn,sport,priority,msg_id,bytes,start_ns,end_ns,fct_ns,ideal_fct_ns,
- *    slowdown (in completion order; src/dst are host endpoint indices)
+ *    slowdown (in completion order; src/dst are the topology's host ids,
+ *    RoceTopologyHelper::GetHostId: the endpoint index, or a topology file's node id)
  *  - ports.csv: switch,node,port,priority,pause_frames,resume_frames,paused_time_ns,ecn_marks,
  *    drops,max_queue_bytes,enqueued_packets,tx_frames (one row per switch port and priority
  *    with any non-zero value; paused_time_ns is how long that port's own egress was paused by
@@ -516,6 +517,7 @@ class NetworkStatsHelper
     // topology (copied at Install)
     uint32_t m_nHosts;                  //!< host endpoints
     uint32_t m_addressBase;             //!< address of endpoint 0
+    std::vector<uint32_t> m_hostIds;    //!< id of each endpoint in flows.csv (GetHostId)
     std::vector<uint32_t> m_hostLink;   //!< tier-0 link of each endpoint
     std::vector<uint32_t> m_hostSwitch; //!< switch of each endpoint
     std::vector<uint32_t> m_mtu;        //!< RoCE MTU of each endpoint's NIC

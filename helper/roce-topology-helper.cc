@@ -527,6 +527,13 @@ RoceTopologyHelper::GetHostAddress(uint32_t i) const
 }
 
 uint32_t
+RoceTopologyHelper::GetHostId(uint32_t i) const
+{
+    CheckEndpoint(i, "GetHostId");
+    return i;
+}
+
+uint32_t
 RoceTopologyHelper::GetHostIndex(Ipv4Address address) const
 {
     const uint32_t i = address.Get() - m_base.Get(); // wraps for addresses below the base

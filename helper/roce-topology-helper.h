@@ -27,7 +27,7 @@ namespace ns3
 
 /**
  * \ingroup ai-training
- * \brief Base class of the fabric builders (FatTreeHelper, LeafSpineHelper,
+ * \brief Base class of the fabric builders (FatTreeHelper, LeafSpineHelper, FileTopologyHelper,
  *        RailOptimizedHelper): creates the nodes, the RoceNetDevice/RoceChannel cables and the
  *        RoceSwitch of every switch node, addresses the hosts and fills the switches'
  *        forwarding tables with all shortest paths (ECMP groups).
@@ -65,6 +65,20 @@ namespace ns3
  *   fabric.GetLinkHelper().EnablePcap("fabric", fabric.GetHostDevice(15));
  *   fabric.FailLink(40, MicroSeconds(50));           // an aggregation-core cable goes down
  * \endcode
+ *
+ * Subclassing (how FatTreeHelper, LeafSpineHelper, RailOptimizedHelper and FileTopologyHelper
+ * are written): Install() calls, in this order,
+ *  1. BeginInstall("MyHelper") (fatal on a second Install());
+ *  2. CreateHost(group) for every host or server node and CreateSwitch(group) for every switch
+ *     (ns-3 node ids follow the order of these calls; host nodes are listed by GetHosts() and
+ *     switches get their switch index in this order; group is the node's partition index);
+ *  3. Connect(lower, upper, tier, rate, delay) for every cable (link indices and every
+ *     switch's port numbers follow the order of these calls; at least one end is a switch);
+ *  4. AddEndpoint(link) for every host NIC, in endpoint order (endpoint i gets the address
+ *     HostAddressBase + i; the link's lower end must be the host, its upper end a switch);
+ *  5. EndInstall(), which builds the routing graph and installs the shortest-path routes.
+ * Configuration setters of a subclass call CheckNotInstalled(); accessors that need the fabric
+ * call CheckInstalled(); CheckRate() / CheckDelay() reject a zero rate or a negative delay.
  */
 class RoceTopologyHelper
 {
@@ -185,6 +199,13 @@ class RoceTopologyHelper
     Ipv4Address GetHostAddress(uint32_t i) const;
 
     /**
+     * \brief The id by which outputs name a host endpoint (flows.csv src and dst).
+     * \param i host endpoint index
+     * \return i (FileTopologyHelper: the host's node id in the topology file)
+     */
+    virtual uint32_t GetHostId(uint32_t i) const;
+
+    /**
      * \param address an address of a host endpoint of this fabric (fatal otherwise)
      * \return the endpoint index
      */
@@ -258,7 +279,7 @@ class RoceTopologyHelper
      * \param stream first stream index to use
      * \return the number of stream indices assigned
      */
-    int64_t AssignStreams(int64_t stream);
+    virtual int64_t AssignStreams(int64_t stream);
 
   protected:
     /**

@@ -182,7 +182,7 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
         {"--PrintAttributes=ns3::Nope", "--PrintAttributes=ns3::Nope: not an ns-3 TypeId"},
         // choices and combinations
         {"--cc=reno", "--cc=reno is not allowed (dcqcn|hpcc|timely|dctcp|none)"},
-        {"--topology=torus", "--topology=torus is not allowed (fat-tree|leaf-spine|rail)"},
+        {"--topology=torus", "--topology=torus is not allowed (fat-tree|leaf-spine|rail|file:PATH)"},
         {"--gpu=b200", "--gpu=b200 is not allowed (a100|h100)"},
         {"--gpu=h100 --collective=allreduce", "--gpu has no effect with --gpusPerServer=1"},
         {"--collective=alltoall --algorithm=ring", "--algorithm=ring is not allowed with --collective=alltoall"},

@@ -340,7 +340,8 @@ TEST(Study, BadFlagsStopBeforeTheSimulation)
 
     const std::vector<Case> cases = {
         {"--cc=reno", "--cc=reno is not allowed (dcqcn|hpcc|timely|dctcp|none)"},
-        {"--topology=torus", "--topology=torus is not allowed (fat-tree|leaf-spine|rail)"},
+        {"--topology=torus",
+         "--topology=torus is not allowed (fat-tree|leaf-spine|rail|file:PATH)"},
         {"--collective=allreduce --workload=dp", "--collective and --workload contradict"},
         {"--collective=allgather --algorithm=tree", "--algorithm=tree is an all-reduce algorithm"},
         {"--collective=allreduce --bytes=12Q", "--bytes=12Q is not allowed (a size"},
