@@ -99,6 +99,7 @@ def build(bld):
         'test/memory-test.cc',
         'test/study-bad-input-test.cc',
         'test/study-test.cc',
+        'test/study-traffic-test.cc',
         'test/switch-test.cc',
         'test/topology-test.cc',
         'test/workload-reader-test.cc',
