@@ -17,7 +17,9 @@
  *
  * --fctFormat=hpcc writes fct.txt with the HPCC simulator's addresses (FctReport::HpccAddress
  * of each host's id: its endpoint index, which is its ns-3 node id on the fat-tree and
- * leaf-spine fabrics, as in the HPCC simulator whose hosts are its first nodes).
+ * leaf-spine fabrics, as in the HPCC simulator whose hosts are its first nodes) and dport
+ * column (the flow file's dport; 100, HPCC's "normal flow" value, for background flows and the
+ * messages of collectives and jobs).
  */
 #include "ai-training-sim-options.h"
 #include "ai-training-sim-study.h"
@@ -300,8 +302,20 @@ Study::WriteTraffic(const std::string& dir) const
     if (m_o.hpccFct)
     {
         // fct.txt again, with the HPCC simulator's addresses
+        std::vector<const FlowHelper*> starters;
+        if (m_flowStarter)
+        {
+            starters.push_back(m_flowStarter.get());
+        }
+        if (m_background)
+        {
+            starters.push_back(&m_background->GetFlowHelper());
+        }
         std::ofstream f(dir + "/fct.txt");
-        FctReport::WriteHpccFct(f, m_stats->GetFlowRecords(), HOST_IDS);
+        FctReport::WriteHpccFct(f,
+                                m_stats->GetFlowRecords(),
+                                HOST_IDS,
+                                FctReport::GetDports(starters));
     }
     return files;
 }

@@ -77,7 +77,8 @@ Run(uint32_t k,
     }
     o.pauses = stats.GetSummary().pfcPauseFrames;
     std::ofstream f(fctPath);
-    FctReport::WriteHpccFct(f, stats.GetFlowRecords()); // hosts are nodes 0..N-1 here
+    // hosts are nodes 0..N-1 here; dport: the flows' (100 for generated ones)
+    FctReport::WriteHpccFct(f, stats.GetFlowRecords(), {}, FctReport::GetDports({&starter}));
     Simulator::Destroy();
     Config::Reset();
     return o;

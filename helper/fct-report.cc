@@ -3,13 +3,17 @@
  */
 #include "fct-report.h"
 
+#include "flow-helper.h"
+
 #include "ns3/fatal-error.h"
 #include "ns3/log-histogram.h"
+#include "ns3/rdma-queue-pair.h"
 
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <limits>
+#include <memory>
 
 namespace ns3
 {
@@ -17,7 +21,6 @@ namespace ns3
 namespace
 {
 
-constexpr uint32_t ROCE_UDP_PORT = 4791;                        //!< RoCEv2 UDP destination port
 constexpr uint64_t OPEN = std::numeric_limits<uint64_t>::max(); //!< no upper bound
 
 /// A size in decimal units: 1000 -> "1KB", 10000000 -> "10MB", 1500 -> "1500B".
@@ -181,10 +184,28 @@ FctReport::HpccAddress(uint32_t id)
     return 0x0b000001u + (id / 256) * 0x00010000u + (id % 256) * 0x00000100u;
 }
 
+FctReport::DportFunction
+FctReport::GetDports(const std::vector<const FlowHelper*>& flows)
+{
+    auto ports = std::make_shared<std::map<std::pair<uint32_t, uint32_t>, uint16_t>>();
+    for (const FlowHelper* f : flows)
+    {
+        for (const FlowHelper::Result& r : f->GetResults())
+        {
+            (*ports)[{r.flow.src, r.qp->GetQpn()}] = r.flow.dport;
+        }
+    }
+    return [ports](const NetworkStatsHelper::FlowRecord& r) {
+        auto it = ports->find({r.src, r.qpn});
+        return it == ports->end() ? HPCC_DPORT : it->second;
+    };
+}
+
 void
 FctReport::WriteHpccFct(std::ostream& os,
                         const std::vector<NetworkStatsHelper::FlowRecord>& records,
-                        const std::vector<uint32_t>& hostIds)
+                        const std::vector<uint32_t>& hostIds,
+                        const DportFunction& dport)
 {
     char line[200];
     for (const NetworkStatsHelper::FlowRecord& r : records)
@@ -202,7 +223,7 @@ FctReport::WriteHpccFct(std::ostream& os,
                       HpccAddress(s),
                       HpccAddress(d),
                       static_cast<unsigned>(r.sport),
-                      ROCE_UDP_PORT,
+                      static_cast<unsigned>(dport ? dport(r) : HPCC_DPORT),
                       r.bytes,
                       r.start.GetNanoSeconds(),
                       r.GetFct().GetNanoSeconds(),

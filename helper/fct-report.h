@@ -7,6 +7,8 @@
 #include "network-stats-helper.h"
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -27,8 +29,12 @@ namespace ns3
  * HPCC encoding: the HPCC simulator gives node id n the address 0x0b000001 + (n / 256) x
  * 0x10000 + (n % 256) x 0x100 (11.0.0.1 for node 0, 0b000101 for node 1) and its analysis
  * scripts read the node id back as (address >> 8) & 0xffff; WriteHpccFct writes fct.txt with
- * the hosts' ids so encoded, the rest of each line as NetworkStatsHelper writes it.
+ * the hosts' ids so encoded and each flow's dport (the flow file's, 100 otherwise: HPCC's
+ * fct_analysis.py keeps the lines with dport 100), the rest of each line as
+ * NetworkStatsHelper writes it.
  */
+class FlowHelper;
+
 class FctReport
 {
   public:
@@ -95,16 +101,35 @@ class FctReport
      */
     static uint32_t HpccAddress(uint32_t id);
 
+    /// The UDP destination port HPCC's traffic generator gives every flow (its fct_analysis.py
+    /// selects these "normal" flows; 200 marks incast flows).
+    static constexpr uint16_t HPCC_DPORT = 100;
+
+    /// The dport column of one record.
+    typedef std::function<uint16_t(const NetworkStatsHelper::FlowRecord&)> DportFunction;
+
     /**
-     * \brief Write fct.txt lines `sip dip sport dport size start_time fct standalone_fct` with
-     *        the HPCC address of each host's id.
+     * \brief The dport of every flow a FlowHelper started (its FlowSpec's, e.g. the flow file's
+     *        column), by (source endpoint, QPN at the source): for WriteHpccFct.
+     * \param flows the flow starters
+     * \return a DportFunction: the flow's dport, HPCC_DPORT for a message of no flow
+     */
+    static DportFunction GetDports(const std::vector<const FlowHelper*>& flows);
+
+    /**
+     * \brief Write fct.txt lines `sip dip sport dport size start_time fct standalone_fct` as
+     *        the HPCC simulator does: the HPCC address of each host's id, the QP's UDP source
+     *        port, the flow's dport (what the HPCC scripts filter on; on the wire every RoCEv2
+     *        packet goes to 4791), bytes, start, FCT and ideal FCT in ns.
      * \param os the stream
      * \param records the flow records (NetworkStatsHelper::GetFlowRecords)
      * \param hostIds the id of each host endpoint (empty: the endpoint index)
+     * \param dport the dport of each record (null: HPCC_DPORT for all)
      */
     static void WriteHpccFct(std::ostream& os,
                              const std::vector<NetworkStatsHelper::FlowRecord>& records,
-                             const std::vector<uint32_t>& hostIds = {});
+                             const std::vector<uint32_t>& hostIds = {},
+                             const DportFunction& dport = nullptr);
 };
 
 } // namespace ns3

@@ -50,7 +50,8 @@ struct FlowSpec
  * leaf-spine fabrics the hosts' ns-3 node ids, as in the HPCC simulator, whose hosts are its
  * first nodes); give other ids with the hostIds argument (e.g. a topology file's node ids).
  * priority is 0..7, bytes > 0, start_seconds >= 0 (any order: every flow starts at its own
- * time). dport (0..65535) is read and kept in FlowSpec for the outputs; on the wire every
+ * time). dport (0..65535) is read and kept in FlowSpec for the outputs (FctReport::WriteHpccFct
+ * writes it, as HPCC does; its analysis scripts select dport 100); on the wire every
  * RoCEv2 packet has UDP destination port 4791. Blank lines and lines starting with `#` are
  * skipped. Every error names file:line and what is allowed: a malformed line, an unknown host,
  * src == dst, zero bytes, a bad priority, fewer or more flow lines than N.

@@ -117,6 +117,12 @@ TEST_F(Ns3Fixture, FlowFileStartsTheSameMessagesAsTheApi)
         {
             fromFile.push_back(Key(r));
         }
+        // the dport of each record is its flow's (the 2 -> 3 flow has 200)
+        const auto dport = FctReport::GetDports({&fh});
+        for (const auto& r : f.stats.GetFlowRecords())
+        {
+            EXPECT_EQ(dport(r), r.src == 2 ? 200 : 100) << Key(r);
+        }
         filePfc = f.stats.GetSummary().pfcPauseFrames;
         Simulator::Destroy();
     }
@@ -310,8 +316,10 @@ TEST(FctReport, BucketsAndHpccEncoding)
     r.ideal = NanoSeconds(2500);
     std::ostringstream txt;
     FctReport::WriteHpccFct(txt, {r});
-    EXPECT_EQ(txt.str(), "0b000101 0b000201 49153 4791 1000 2000 3000 2500\n");
+    EXPECT_EQ(txt.str(), "0b000101 0b000201 49153 100 1000 2000 3000 2500\n");
     std::ostringstream ids;
-    FctReport::WriteHpccFct(ids, {r}, {7, 300, 9});
-    EXPECT_EQ(ids.str(), "0b012c01 0b000901 49153 4791 1000 2000 3000 2500\n");
+    FctReport::WriteHpccFct(ids, {r}, {7, 300, 9}, [](const NetworkStatsHelper::FlowRecord& x) {
+        return static_cast<uint16_t>(x.bytes / 5); // any function of the record
+    });
+    EXPECT_EQ(ids.str(), "0b012c01 0b000901 49153 200 1000 2000 3000 2500\n");
 }
