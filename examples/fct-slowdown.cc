@@ -10,11 +10,13 @@
  * flows run on the same k-ary fat-tree once per congestion control; the program prints one
  * slowdown table per congestion control and writes <OutDir>/fct-<cc>.txt in the HPCC
  * simulator's fct.txt format and address encoding (its analysis scripts read them) and
- * <OutDir>/fct-buckets-<cc>.csv.
+ * <OutDir>/fct-buckets-<cc>.csv. The buckets are size decades, or with --Bins=N N bins of equal
+ * flow count as HPCC's fct_analysis.py cuts them. Exit status 1 if a flow does not complete.
  *
  *   ./fct-slowdown                                     # websearch 30 %, 10 ms, k=4
  *   ./fct-slowdown --Background=fb-hadoop --Load=0.5 --Duration=1ms --k=8
  *   ./fct-slowdown --Flows=flow.txt --Cc=Hpcc,Dcqcn,Timely
+ *   ./fct-slowdown --Bins=20                           # 5 % flow-count bins, as fct_analysis.py
  */
 #include "ns3/ai-training-module.h"
 #include "ns3/core-module.h"
@@ -110,6 +112,7 @@ main(int argc, char* argv[])
     std::string ccs = "Dcqcn,Hpcc";
     std::string outDir = "out";
     uint32_t seed = 1;
+    uint32_t bins = 0;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("k", "fat-tree arity (even)", k);
@@ -122,6 +125,10 @@ main(int argc, char* argv[])
     cmd.AddValue("Cc", "congestion controls to compare, comma-separated", ccs);
     cmd.AddValue("OutDir", "directory for fct-<cc>.txt and fct-buckets-<cc>.csv", outDir);
     cmd.AddValue("Seed", "random seed of the background load", seed);
+    cmd.AddValue("Bins",
+                 "0: size decades (<=1KB, 1KB-10KB, ...); N: N bins of equal flow count, as "
+                 "HPCC's fct_analysis.py (20 = its 5 % step)",
+                 bins);
     cmd.Parse(argc, argv);
 
     if (k < 2 || k % 2 || k > 16)
@@ -204,11 +211,20 @@ main(int argc, char* argv[])
                   << std::fixed << std::setprecision(3) << o.end.GetSeconds() * 1e3 << " ms, "
                   << o.pauses << " PFC pauses; slowdown by flow size:\n"
                   << std::defaultfloat;
-        if (o.samples.empty())
+        if (o.samples.size() != o.flows)
         {
-            continue;
+            std::cerr << "fct-slowdown: only " << o.samples.size() << " of " << o.flows
+                      << " flows completed under " << cc << std::endl;
+            return 1;
         }
-        const auto buckets = FctReport::ByBucket(o.samples);
+        if (bins > o.samples.size())
+        {
+            std::cerr << "fct-slowdown: --Bins=" << bins << " is more than the " << o.samples.size()
+                      << " flows" << std::endl;
+            return 2;
+        }
+        const auto buckets =
+            bins ? FctReport::ByRank(o.samples, bins) : FctReport::ByBucket(o.samples);
         const auto all = FctReport::All(o.samples);
         FctReport::Print(std::cout, buckets, all);
         std::ofstream csv(outDir + "/fct-buckets-" + cc + ".csv");

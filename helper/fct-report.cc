@@ -115,6 +115,34 @@ FctReport::ByBucket(const std::vector<Sample>& samples, const std::vector<uint64
     return out;
 }
 
+std::vector<FctReport::Bucket>
+FctReport::ByRank(const std::vector<Sample>& samples, uint32_t bins)
+{
+    if (bins == 0 || bins > samples.size())
+    {
+        NS_FATAL_ERROR("FctReport::ByRank: " << bins << " bins for " << samples.size()
+                                             << " flows (allowed 1.." << samples.size() << ")");
+    }
+    std::vector<Sample> sorted = samples;
+    std::sort(sorted.begin(), sorted.end(), [](const Sample& a, const Sample& b) {
+        return a.bytes != b.bytes ? a.bytes < b.bytes : a.slowdown < b.slowdown;
+    });
+    std::vector<Bucket> out;
+    const uint64_t n = sorted.size();
+    for (uint64_t i = 0; i < bins; ++i)
+    {
+        const uint64_t from = i * n / bins;
+        const uint64_t to = (i + 1) * n / bins;
+        std::vector<double> v;
+        for (uint64_t j = from; j < to; ++j)
+        {
+            v.push_back(sorted[j].slowdown);
+        }
+        out.push_back(Make(sorted[from].bytes - 1, sorted[to - 1].bytes, v));
+    }
+    return out;
+}
+
 FctReport::Bucket
 FctReport::All(const std::vector<Sample>& samples)
 {
@@ -151,7 +179,7 @@ FctReport::Print(std::ostream& os, const std::vector<Bucket>& buckets, const Buc
     char line[160];
     std::snprintf(line,
                   sizeof(line),
-                  "  %-14s %9s %10s %10s %10s %10s\n",
+                  "  %-22s %9s %10s %10s %10s %10s\n",
                   "flow size",
                   "flows",
                   "p50",
@@ -162,7 +190,7 @@ FctReport::Print(std::ostream& os, const std::vector<Bucket>& buckets, const Buc
     auto row = [&os, &line](const Bucket& b) {
         std::snprintf(line,
                       sizeof(line),
-                      "  %-14s %9" PRIu64 " %10.3f %10.3f %10.3f %10.3f\n",
+                      "  %-22s %9" PRIu64 " %10.3f %10.3f %10.3f %10.3f\n",
                       b.GetLabel().c_str(),
                       b.count,
                       b.p50,

@@ -72,6 +72,21 @@ class FctReport
                                         const std::vector<uint64_t>& edges = GetDefaultEdges());
 
     /**
+     * \brief Slowdown quantiles per flow-count bin, as HPCC's fct_analysis.py draws the HPCC
+     *        paper's figures: the flows sorted by size (then slowdown), cut into `bins` bins of
+     *        equal count (bin i holds the flows of rank i x n / bins to (i + 1) x n / bins).
+     *        A bin's lo is its smallest size - 1, hi its largest (the x value of the paper's
+     *        plots); flows of equal size may fall in two neighbouring bins. The quantiles are
+     *        nearest-rank ones like ByBucket's (fct_analysis.py takes the element at
+     *        floor(n x p), at most one rank higher).
+     * \param samples the flows
+     * \param bins number of bins (1..samples.size(); fct_analysis.py's default step of 5 %
+     *        is 20 bins)
+     * \return the bins, smallest sizes first
+     */
+    static std::vector<Bucket> ByRank(const std::vector<Sample>& samples, uint32_t bins = 20);
+
+    /**
      * \brief Every flow in one bucket (lo 0, hi UINT64_MAX).
      * \param samples the flows (non-empty)
      * \return the bucket

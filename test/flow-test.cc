@@ -208,8 +208,9 @@ TEST_F(Ns3Fixture, FlowFileLoneFlowsHaveSlowdownOne)
     std::ostringstream table;
     FctReport::Print(table, FctReport::ByBucket(samples), all);
     std::cout << table.str();
-    EXPECT_NE(table.str().find("  all                   24      1.000      1.000      1.000"),
-              std::string::npos)
+    EXPECT_NE(
+        table.str().find("  all                           24      1.000      1.000      1.000"),
+        std::string::npos)
         << table.str();
 }
 
@@ -294,6 +295,22 @@ TEST(FctReport, BucketsAndHpccEncoding)
               "1KB-10KB,1001,10000,3,3.0000,4.0000,4.0000,4.0000\n"
               ">10MB,10000001,,1,1.5000,1.5000,1.5000,1.5000\n"
               "all,0,,104,48.0000,95.0000,99.0000,100.0000\n"); // rank 52 of 104
+
+    // HPCC-style bins of equal flow count: 104 flows in 4 bins of 26, sorted by size then
+    // slowdown: the 100 flows of 500 B fill bins 0-2 and 22 of bin 3
+    const auto r4 = FctReport::ByRank(s, 4);
+    ASSERT_EQ(r4.size(), 4u);
+    EXPECT_EQ(r4[0].count, 26u);
+    EXPECT_EQ(r4[0].lo, 499u);
+    EXPECT_EQ(r4[0].hi, 500u);
+    EXPECT_EQ(r4[0].p50, 13); // slowdowns 1..26
+    EXPECT_EQ(r4[1].p99, 52); // 27..52
+    EXPECT_EQ(r4[3].count, 26u);
+    EXPECT_EQ(r4[3].lo, 499u); // 79..100 of 500 B, then 1001, 5000, 10000, 20 MB
+    EXPECT_EQ(r4[3].hi, 20000000u);
+    EXPECT_EQ(r4[3].max, 100);
+    EXPECT_EQ(r4[3].p50, 87); // rank 13 of 1.5, 2, 3, 4, 79..100
+    EXPECT_EQ(FctReport::ByRank(s, 104)[103].p50, 1.5);
 
     // HPCC: node 0 -> 0b000001, 1 -> 0b000101, 255 -> 0b00ff01, 256 -> 0b010001
     EXPECT_EQ(FctReport::HpccAddress(0), 0x0b000001u);

@@ -154,7 +154,8 @@ TEST(StudyTraffic, FlowFileStudyOfLoneFlowsHasSlowdownOneAndHpccFct)
         RunSim("--flows=" + flows + " --fctFormat=hpcc --plots=false --outputDir=" + dir);
     ASSERT_EQ(o.rc, 0) << o.err << o.out;
     EXPECT_NE(o.out.find("flows: 5 of 5 completed"), std::string::npos) << o.out;
-    EXPECT_NE(o.out.find("  all                    5      1.000      1.000      1.000      1.000"),
+    EXPECT_NE(o.out.find(
+                  "  all                            5      1.000      1.000      1.000      1.000"),
               std::string::npos)
         << o.out;
     EXPECT_NE(o.out.find("every posted message is recorded"), std::string::npos) << o.out;
