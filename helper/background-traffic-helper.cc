@@ -29,6 +29,7 @@ BackgroundTrafficHelper::BackgroundTrafficHelper()
       m_lambda(0),
       m_clock(0),
       m_stopped(false),
+      m_qpPerPair(false),
       m_started(0),
       m_bytes(0)
 {
@@ -106,6 +107,13 @@ BackgroundTrafficHelper::SetPriority(uint8_t priority)
                                                                 << " is not allowed (0..7)");
     }
     m_priority = priority;
+}
+
+void
+BackgroundTrafficHelper::SetQpPerPair(bool perPair)
+{
+    NS_ABORT_MSG_IF(m_flows, "BackgroundTrafficHelper::SetQpPerPair: call it before Install()");
+    m_qpPerPair = perPair;
 }
 
 int64_t
@@ -235,6 +243,7 @@ BackgroundTrafficHelper::Install(RoceTopologyHelper& topology,
     }
     Prepare(rates);
     m_flows = std::make_unique<FlowHelper>(nics);
+    m_flows->SetQpPerPair(m_qpPerPair);
     m_clock = std::max(m_start, Simulator::Now()).GetSeconds();
     m_nextFlow = Draw();
     if (m_stop.IsZero() || m_nextFlow.start < m_stop)

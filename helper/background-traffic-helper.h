@@ -43,7 +43,8 @@ class UniformRandomVariable;
  *
  * **Queue pairs.** Each flow gets its own new queue pair (FlowHelper), so flows between the
  * same pair of hosts do not wait behind each other and take different ECMP paths (the UDP
- * source port follows the QP number), as in the HPCC simulator.
+ * source port follows the QP number), as in the HPCC simulator. SetQpPerPair(true) reuses one
+ * QP per host pair instead (bounded memory for long runs; flows of a pair then queue on it).
  *
  * **Randomness.** Three ns-3 random variable streams (interarrival, host choice, size);
  * AssignStreams() fixes them, so the flows do not depend on other objects created before.
@@ -87,6 +88,10 @@ class BackgroundTrafficHelper
     void SetStopTime(Time stop);
     /// \param priority data priority of the flows (0..7, default 3)
     void SetPriority(uint8_t priority);
+
+    /// \param perPair one queue pair per (source, destination) instead of one per flow
+    ///        (FlowHelper::SetQpPerPair; default false)
+    void SetQpPerPair(bool perPair);
 
     /**
      * \brief Use fixed random variable streams.
@@ -162,6 +167,7 @@ class BackgroundTrafficHelper
     FlowSpec m_nextFlow;                  //!< Install(): the next arrival
     EventId m_event;                      //!< Install(): its event
     bool m_stopped;                       //!< Stop() was called
+    bool m_qpPerPair;                     //!< SetQpPerPair
     uint64_t m_started;                   //!< flows started (or generated)
     uint64_t m_bytes;                     //!< their bytes
 };

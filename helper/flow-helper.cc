@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -47,6 +48,16 @@ struct FlowHelper::State
     uint64_t nCompleted{0};                      //!< all completed
     std::function<void()> allDone;               //!< SetAllDoneCallback
     std::function<void(const Result&)> flowDone; //!< SetFlowDoneCallback
+    bool qpPerPair{false};                       //!< SetQpPerPair
+
+    /// A queue pair and the flows waiting on it, oldest first.
+    struct Connection
+    {
+        Ptr<RdmaQueuePair> qp;                       //!< at the source
+        std::shared_ptr<std::deque<size_t>> waiting; //!< result indices
+    };
+
+    std::map<uint64_t, Connection> pairs; //!< SetQpPerPair: (src, dst, priority) -> QP
 
     /// Start the flows due now and schedule the next start.
     static void StartDue(std::shared_ptr<State> s);
@@ -380,37 +391,62 @@ FlowHelper::State::StartDue(std::shared_ptr<State> s)
 Ptr<RdmaQueuePair>
 FlowHelper::State::Start(const FlowSpec& f, bool fromInstall, std::weak_ptr<State> self)
 {
-    RdmaHelper rdma;
-    Ptr<RdmaQueuePair> qp = rdma.Connect(nics[f.src], nics[f.dst], f.priority).first;
     const size_t index = results.size();
     Result r;
     r.flow = f;
     r.flow.start = Simulator::Now();
-    r.qp = qp;
+    Connection* conn = nullptr;
+    Connection local; // a QP of its own (the callback keeps what it needs)
+    const uint64_t key = (uint64_t(f.src) << 36) | (uint64_t(f.dst) << 4) | f.priority;
+    if (qpPerPair)
+    {
+        auto it = pairs.find(key);
+        conn = it == pairs.end() ? nullptr : &it->second;
+    }
+    if (!conn)
+    {
+        Connection c;
+        c.qp = RdmaHelper().Connect(nics[f.src], nics[f.dst], f.priority).first;
+        c.waiting = std::make_shared<std::deque<size_t>>();
+        // a QP completes its messages in order: the oldest waiting flow is the one done
+        c.qp->SetSendCompletionCallback(RdmaQueuePair::CompletionCallback(
+            [self, waiting = c.waiting](uint64_t, uint64_t, Time, Time now) {
+                std::shared_ptr<State> s = self.lock();
+                if (!s || waiting->empty())
+                {
+                    return;
+                }
+                const size_t i = waiting->front();
+                waiting->pop_front();
+                Result& res = s->results[i];
+                res.end = now;
+                res.done = true;
+                ++s->nCompleted;
+                if (s->flowDone)
+                {
+                    s->flowDone(res);
+                }
+                if (s->installed[i] && ++s->nInstalledCompleted == s->nInstalled && s->allDone)
+                {
+                    s->allDone();
+                }
+            }));
+        if (qpPerPair)
+        {
+            conn = &(pairs[key] = c);
+        }
+        else
+        {
+            local = c;
+            conn = &local;
+        }
+    }
+    r.qp = conn->qp;
     results.push_back(r);
     installed.push_back(fromInstall);
-    qp->SetSendCompletionCallback(
-        RdmaQueuePair::CompletionCallback([self, index](uint64_t, uint64_t, Time, Time now) {
-            std::shared_ptr<State> s = self.lock();
-            if (!s)
-            {
-                return;
-            }
-            Result& res = s->results[index];
-            res.end = now;
-            res.done = true;
-            ++s->nCompleted;
-            if (s->flowDone)
-            {
-                s->flowDone(res);
-            }
-            if (s->installed[index] && ++s->nInstalledCompleted == s->nInstalled && s->allDone)
-            {
-                s->allDone();
-            }
-        }));
-    qp->PostSend(f.bytes);
-    return qp;
+    conn->waiting->push_back(index);
+    conn->qp->PostSend(f.bytes);
+    return conn->qp;
 }
 
 Ptr<RdmaQueuePair>
@@ -418,6 +454,14 @@ FlowHelper::StartFlow(const FlowSpec& flow)
 {
     CheckFlow(flow, m_state->nics.size(), "FlowHelper::StartFlow");
     return m_state->Start(flow, false, m_state);
+}
+
+void
+FlowHelper::SetQpPerPair(bool perPair)
+{
+    NS_ABORT_MSG_IF(!m_state->results.empty(),
+                    "FlowHelper::SetQpPerPair: call it before the first flow starts");
+    m_state->qpPerPair = perPair;
 }
 
 void

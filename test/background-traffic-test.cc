@@ -348,3 +348,56 @@ TEST_F(Ns3Fixture, BackgroundRunsOnAFabricAndStops)
     }
     EXPECT_EQ(bg.GetFlowHelper().GetNCompleted(), got.size());
 }
+
+TEST_F(Ns3Fixture, BackgroundQpPerPairBoundsTheQueuePairs)
+{
+    // the same arrivals with one QP per host pair: every flow completes with its bytes, the
+    // NICs hold at most one QP per pair (own QPs: one per flow), and flows of a pair wait
+    // behind each other (their FCT is never shorter than with their own QP, on average longer)
+    FlowSizeCdf cdf;
+    ASSERT_TRUE(FlowSizeCdf::GetBuiltin("ali-storage", cdf));
+    auto run = [&cdf](bool perPair, uint64_t* qps, double* meanFct) {
+        FatTreeHelper fabric(4);
+        fabric.Install();
+        auto nics = RdmaHelper().Install(fabric);
+        BackgroundTrafficHelper bg;
+        bg.SetCdf(cdf);
+        bg.SetLoad(0.5);
+        bg.SetHosts({0, 1, 4, 5});
+        bg.SetStopTime(MicroSeconds(300));
+        bg.SetQpPerPair(perPair);
+        bg.AssignStreams(60);
+        bg.Install(fabric, nics);
+        Simulator::Run();
+        *qps = 0;
+        for (const auto& nic : nics)
+        {
+            *qps += nic->GetNQps();
+        }
+        double sum = 0;
+        std::vector<uint64_t> bytes;
+        for (const auto& r : bg.GetFlowHelper().GetResults())
+        {
+            EXPECT_TRUE(r.done);
+            sum += r.GetFct().GetSeconds();
+            bytes.push_back(r.flow.bytes);
+        }
+        *meanFct = sum / bytes.size();
+        const uint64_t n = bytes.size();
+        Simulator::Destroy();
+        return n;
+    };
+    uint64_t ownQps;
+    uint64_t pairQps;
+    double ownFct;
+    double pairFct;
+    const uint64_t n = run(false, &ownQps, &ownFct);
+    EXPECT_EQ(run(true, &pairQps, &pairFct), n);
+    ASSERT_GT(n, 50u);
+    EXPECT_EQ(ownQps, 2 * n);       // a QP at each end per flow
+    EXPECT_LE(pairQps, 2u * 4 * 3); // at most 12 ordered pairs of 4 hosts
+    EXPECT_GT(pairFct, ownFct);
+    std::cout << "  " << n << " flows: " << ownQps << " QPs and mean FCT " << ownFct * 1e6
+              << " us with a QP each, " << pairQps << " QPs and " << pairFct * 1e6
+              << " us with one per pair" << std::endl;
+}
