@@ -911,11 +911,12 @@ ParseOptions(int argc, char* argv[])
     }
     CheckFabric(o, g);
     CheckPcap(o);
+    CheckTraffic(o, g);
     if (o.benchmark)
     {
         CheckBenchmark(o, g);
     }
-    else
+    else if (o.flowsFile.empty())
     {
         CheckTraining(o, g);
     }

@@ -84,6 +84,14 @@ const std::vector<FlagDef> FLAGS = {
     {"steps", "3", "training steps (1..1000)"},
     {"jobs", "1", "identical jobs sharing the fabric (1..256)"},
     {"placement", "contiguous", "contiguous|roundrobin|random"},
+    {"flows", "", "a flow-file study: an HPCC flow.txt (N, then N lines \"src dst priority dport "
+                  "bytes start_seconds\"; host ids), each flow an RDMA WRITE on its own QP; no "
+                  "collective or job; prints FCT slowdown by flow-size bucket"},
+    {"background", "", "background load NAME:LOAD: websearch|fb-hadoop|ali-storage|google-rpc or "
+                       "file:PATH (a CDF file), LOAD in (0,1] of every host's link rate; Poisson "
+                       "flows between random hosts until the collective, jobs or --flows are done"},
+    {"fctFormat", "native", "fct.txt addresses: native (10.0.0.1 + host) | hpcc (the HPCC "
+                            "simulator's 0b000001 + id<<8, for its analysis scripts)"},
     {"outputDir", "results", "output directory (created if missing, after every check passed)"},
     {"pcap", "none", "none|hosts|switches|all|<node id,node id,...>"},
     {"seed", "1", "random seed (1..4294967295)"},

@@ -76,6 +76,15 @@ struct Options
     uint32_t steps;
     uint32_t jobs;
     std::string placement; //!< TrainingJobHelper placement
+
+    // --flows, --background, --fctFormat (ai-training-sim-traffic.cc)
+    std::string flowsFile;            //!< --flows: a flow-file study ("" none)
+    std::vector<ns3::FlowSpec> flows; //!< its flows (src/dst: host endpoints)
+    std::string backgroundName;       //!< --background's NAME ("" none)
+    ns3::FlowSizeCdf backgroundCdf;   //!< its flow-size distribution
+    double backgroundLoad{0};         //!< its LOAD
+    bool hpccFct{false};              //!< --fctFormat=hpcc
+
     std::string outputDir;
     std::string pcap;                //!< none|hosts|switches|all|ids
     std::vector<uint32_t> pcapNodes; //!< node ids when a list was given
@@ -115,6 +124,15 @@ struct Options
  * \return the checked configuration
  */
 Options ParseOptions(int argc, char* argv[]);
+
+/**
+ * \brief Check --flows, --background and --fctFormat (ai-training-sim-traffic.cc), after the
+ *        fabric's checks (the number of hosts); a flow-file study refuses the collective and
+ *        training flags.
+ * \param o the configuration
+ * \param given the flags as given
+ */
+void CheckTraffic(Options& o, const std::map<std::string, std::string>& given);
 
 /**
  * \brief Set the program's defaults (Config::SetDefault from the flags, the GPU preset, the

@@ -208,7 +208,10 @@ Study::WriteSummary(const Conservation& c, double wall) const
             (i ? ", " : "") + Json(m_o.overrides[i].name) + ": " + Json(m_o.overrides[i].value);
     }
     config.emplace_back("overrides", overrides + "}");
-    config.emplace_back("mode", Json(m_o.benchmark ? "collective" : "training"));
+    config.emplace_back("mode",
+                        Json(!m_o.flowsFile.empty() ? "flows"
+                             : m_o.benchmark        ? "collective"
+                                                    : "training"));
     config.emplace_back("fabric", Json(m_o.fabricName));
     config.emplace_back("hosts", std::to_string(m_o.hosts));
     config.emplace_back("ranks_used", std::to_string(m_o.ranks));
@@ -312,7 +315,11 @@ Study::Report()
     }
     const Conservation c = Count(); // sums over the processes: every process calls it
     bool ok = true;
-    if (m_o.benchmark)
+    if (!m_o.flowsFile.empty())
+    {
+        ok = ReportFlows();
+    }
+    else if (m_o.benchmark)
     {
         ReportBenchmark();
         if (m_comm->GetResults().size() != m_o.sizes.size())
@@ -327,6 +334,7 @@ Study::Report()
     {
         ok = ReportTraining();
     }
+    ReportBackground();
     const NetworkStatsHelper::Summary s = m_stats->GetSummary();
     uint64_t drops = 0;
     for (const auto& [reason, n] : s.drops)
@@ -367,6 +375,7 @@ Study::Report()
     std::ofstream(dir + "/steps.csv") << m_stepsCsv.str();
     std::ofstream(dir + "/collectives.csv") << m_collCsv.str();
     m_stats->WriteCsv(dir);
+    const std::string trafficFiles = WriteTraffic(dir);
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - m_wallStart).count();
     WriteSummary(c, wall);
@@ -399,8 +408,8 @@ Study::Report()
     std::cout << "outputs: " << dir
               << "/ (summary.json, steps.csv, collectives.csv, flows.csv, queues.csv, pfc.csv, "
                  "links.csv, fct.txt, pfc.txt"
-              << (m_o.plots ? ", *.png" : "") << (m_o.pcap != "none" ? ", pcap-*.pcap" : "")
-              << ")\n";
+              << trafficFiles << (m_o.plots ? ", *.png" : "")
+              << (m_o.pcap != "none" ? ", pcap-*.pcap" : "") << ")\n";
     return ok ? 0 : 1;
 }
 

@@ -245,6 +245,10 @@ Study::Build()
                             (o.recovery == "SelectiveRepeat" ? "selective repeat" : "go-back-N") +
                             ", GPU " + o.gpu + " (NVLink " +
                             Num(o.nvLinkRate.GetBitRate() / 8e9, 0) + " GB/s)";
+    if (BuildTraffic(net)) // --background; --flows: a flow-file study, nothing else to build
+    {
+        return;
+    }
     if (o.benchmark)
     {
         m_comm = CreateObject<Communicator>();
@@ -328,6 +332,10 @@ Study::WorkDone()
 {
     m_done = true;
     m_workDone = Simulator::Now();
+    if (m_background)
+    {
+        m_background->Stop(); // no new background flow: the started ones are drained
+    }
     for (const auto& nic : m_nics)
     {
         if (!RoceMpiHelper::IsLocal(nic->GetDevice()->GetNode()))

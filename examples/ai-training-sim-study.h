@@ -104,6 +104,25 @@ class Study
                        const std::string& op,
                        const ns3::Communicator::Result& r);
 
+    // ai-training-sim-traffic.cc
+    /**
+     * \brief Start --background and --flows, print their banner.
+     * \param net the network's description for the banner
+     * \return true for a flow-file study (no collective or job to build)
+     */
+    bool BuildTraffic(const std::string& net);
+    /// Print the flow-file study's results; false if a flow did not complete.
+    bool ReportFlows();
+    /// Print the background load's results (if any).
+    void ReportBackground() const;
+    /**
+     * \brief Write fct-buckets.csv, background-fct-buckets.csv and, with --fctFormat=hpcc,
+     *        fct.txt again in the HPCC encoding.
+     * \param dir the output directory
+     * \return the files written, as ", a, b" for the outputs line
+     */
+    std::string WriteTraffic(const std::string& dir) const;
+
     const Options& m_o;                                //!< configuration
     bool m_trial;                                      //!< a trial build (no pcaps)
     std::unique_ptr<ns3::RoceTopologyHelper> m_fabric; //!< the fabric
@@ -126,10 +145,12 @@ class Study
     /// per process (process 0 holds every process's after Report()): events executed, wall
     /// and CPU microseconds of Simulator::Run(), nodes simulated
     std::vector<std::vector<uint64_t>> m_runStats;
-    std::ostringstream m_stepsCsv;  //!< steps.csv
-    std::ostringstream m_collCsv;   //!< collectives.csv
-    std::ostringstream m_stepsJson; //!< summary.json steps
-    std::ostringstream m_collJson;  //!< summary.json collectives
+    std::ostringstream m_stepsCsv;                              //!< steps.csv
+    std::ostringstream m_collCsv;                               //!< collectives.csv
+    std::ostringstream m_stepsJson;                             //!< summary.json steps
+    std::ostringstream m_collJson;                              //!< summary.json collectives
+    std::unique_ptr<ns3::FlowHelper> m_flowStarter;             //!< --flows
+    std::unique_ptr<ns3::BackgroundTrafficHelper> m_background; //!< --background
 };
 
 } // namespace aitsim

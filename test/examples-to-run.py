@@ -18,6 +18,8 @@ examples_to_run = [
     ("moe-alltoall --Tokens=512", "True", "True"),
     ("pipeline-parallel --MicroBatches=1,4", "True", "True"),
     ("link-failure --Bytes=2097152", "True", "True"),
+    ("background-load --Bytes=2000000 --Repeat=2", "True", "True"),
+    ("fct-slowdown --Duration=1ms --OutDir=fct-slowdown-out", "True", "True"),
 ]
 
 python_examples = []

@@ -1,0 +1,329 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * ai-training-sim: flow files and background load (--flows, --background, --fctFormat).
+ *
+ * --flows=PATH is a study of its own: the flows of an HPCC flow.txt (FlowHelper: each flow an
+ * RDMA WRITE on its own queue pair at its start time and priority), no collective and no job.
+ * The work is done when every flow is acknowledged; the report is the FCT slowdown by
+ * flow-size bucket (printed, and fct-buckets.csv).
+ *
+ * --background=NAME:LOAD adds Poisson flows with sizes from a flow-size CDF (the published
+ * websearch, fb-hadoop, ali-storage, google-rpc, or file:PATH) at LOAD x every host's link
+ * rate, between random pairs of all hosts (BackgroundTrafficHelper, random streams 3000..3002),
+ * from time 0 until the work is done (the collective sweep, every job's last step, or every
+ * flow of --flows): then no new background flow starts, the ones started are drained like the
+ * work's own messages and recorded (flows.csv, fct.txt, background-fct-buckets.csv).
+ *
+ * --fctFormat=hpcc writes fct.txt with the HPCC simulator's addresses (FctReport::HpccAddress
+ * of each host's id: its endpoint index, which is its ns-3 node id on the fat-tree and
+ * leaf-spine fabrics, as in the HPCC simulator whose hosts are its first nodes) and dport
+ * column (the flow file's dport; 100, HPCC's "normal flow" value, for background flows and the
+ * messages of collectives and jobs).
+ */
+#include "ai-training-sim-options.h"
+#include "ai-training-sim-study.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+
+using namespace ns3;
+
+namespace aitsim
+{
+
+namespace
+{
+
+/// The host ids of flow files and of fct.txt's HPCC encoding: the topology file's node ids
+/// with --topology=file:, else (empty) the endpoint index.
+const std::vector<uint32_t>&
+HostIds(const Options& o)
+{
+    static const std::vector<uint32_t> none;
+    return o.topology == "file" ? o.topoFile.hosts : none;
+}
+
+/// The slowdown of every completed flow of a starter.
+std::vector<FctReport::Sample>
+Samples(const FlowHelper& flows, const NetworkStatsHelper& stats)
+{
+    std::vector<FctReport::Sample> out;
+    for (const FlowHelper::Result& r : flows.GetResults())
+    {
+        if (r.done)
+        {
+            const Time ideal = stats.GetIdealFct(r.flow.src, r.flow.dst, r.flow.bytes);
+            out.push_back({r.flow.bytes, r.GetFct().GetSeconds() / ideal.GetSeconds()});
+        }
+    }
+    return out;
+}
+
+/// Write slowdown by bucket of some flows; false (nothing written) if none completed.
+bool
+WriteBuckets(const std::string& path, const std::vector<FctReport::Sample>& samples)
+{
+    if (samples.empty())
+    {
+        return false;
+    }
+    std::ofstream f(path);
+    FctReport::WriteCsv(f, FctReport::ByBucket(samples), FctReport::All(samples));
+    return true;
+}
+
+} // namespace
+
+void
+CheckTraffic(Options& o, const Given& g)
+{
+    auto given = [&g](const std::string& name) { return g.count(name) > 0; };
+    o.hpccFct =
+        Choose("fctFormat", Value(g, "fctFormat"), {{"native", "native"}, {"hpcc", "hpcc"}}) ==
+        "hpcc";
+    for (const char* f : {"flows", "background"})
+    {
+        if (given(f) && o.processes > 1)
+        {
+            Fail("--" + std::string(f) + " runs on one process only (--processes=1)");
+        }
+    }
+    if (given("flows"))
+    {
+        const std::string path = Value(g, "flows");
+        if (o.benchmark)
+        {
+            Fail("--flows and --collective contradict each other (a flow-file study runs no "
+                 "collective)");
+        }
+        for (const char* f : {"workload",
+                              "algorithm",
+                              "ranks",
+                              "channels",
+                              "qpsPerConnection",
+                              "steps",
+                              "jobs",
+                              "dp",
+                              "tp",
+                              "pp",
+                              "ep",
+                              "microBatches",
+                              "layers",
+                              "hidden",
+                              "seqLength",
+                              "placement",
+                              "gpu"})
+        {
+            if (given(f))
+            {
+                Fail("--" + std::string(f) +
+                     " has no effect with --flows (a flow-file study runs no collective or job)");
+            }
+        }
+        for (const auto& ov : o.overrides)
+        {
+            for (const char* type : {"ns3::Communicator::",
+                                     "ns3::TrainingJob::",
+                                     "ns3::TrainingWorker::",
+                                     "ns3::TransformerModel::"})
+            {
+                if (ov.name.rfind(type, 0) == 0)
+                {
+                    Fail(Arg(ov.name, ov.value) +
+                         " has no effect with --flows (a flow-file study runs no collective or "
+                         "job)");
+                }
+            }
+        }
+        if (path.empty())
+        {
+            Fail("--flows= is not allowed (a flow file: N, then N lines \"src dst priority dport "
+                 "bytes start_seconds\")");
+        }
+        std::string error;
+        if (!FlowHelper::TryReadFile(path, o.hosts, HostIds(o), o.flows, error))
+        {
+            Fail(error);
+        }
+        if (o.flows.empty())
+        {
+            Fail(path + ":1: the file has no flows (N = 0; a flow-file study needs at least one)");
+        }
+        o.flowsFile = path;
+    }
+    if (given("background"))
+    {
+        const std::string v = Value(g, "background");
+        const std::string allowed = "NAME:LOAD with NAME " + FlowSizeCdf::GetBuiltinNames() +
+                                    "|file:PATH and LOAD in (0,1], e.g. websearch:0.3";
+        const size_t colon = v.rfind(':');
+        if (colon == std::string::npos || colon == 0)
+        {
+            Fail(Arg("background", v) + " is not allowed (" + allowed + ")");
+        }
+        const std::string name = v.substr(0, colon);
+        const std::string load = v.substr(colon + 1);
+        // a plain decimal number: digits and at most one point
+        bool number = !load.empty() && load.size() <= 20 &&
+                      load.find_first_not_of("0123456789.") == std::string::npos &&
+                      std::count(load.begin(), load.end(), '.') <= 1 && load != ".";
+        const double x = number ? std::strtod(load.c_str(), nullptr) : 0;
+        if (!number || !(x > 0 && x <= 1))
+        {
+            Fail(Arg("background", v) + ": the load \"" + load + "\" is not allowed (" + allowed +
+                 ")");
+        }
+        if (name.rfind("file:", 0) == 0)
+        {
+            std::string error;
+            if (!FlowSizeCdf::TryLoad(name.substr(5), o.backgroundCdf, error))
+            {
+                Fail(error);
+            }
+        }
+        else if (!FlowSizeCdf::GetBuiltin(name, o.backgroundCdf))
+        {
+            Fail(Arg("background", v) + ": the distribution \"" + name + "\" is not allowed (" +
+                 allowed + ")");
+        }
+        o.backgroundName = name;
+        o.backgroundLoad = x;
+    }
+}
+
+bool
+Study::BuildTraffic(const std::string& net)
+{
+    const Options& o = m_o;
+    if (!o.backgroundName.empty())
+    {
+        m_background = std::make_unique<BackgroundTrafficHelper>();
+        m_background->SetCdf(o.backgroundCdf);
+        m_background->SetLoad(o.backgroundLoad);
+        m_background->AssignStreams(3000);
+        m_background->Install(*m_fabric, m_nics);
+        if (!m_trial)
+        {
+            std::vector<DataRate> rates;
+            for (uint32_t h = 0; h < m_fabric->GetNHosts(); ++h)
+            {
+                rates.push_back(m_fabric->GetHostDevice(h)->GetDataRate());
+            }
+            std::cout << "ai-training-sim: background " << o.backgroundName << " at "
+                      << Num(o.backgroundLoad * 100, 1) << " % of every host's link (mean flow "
+                      << Num(o.backgroundCdf.GetMean(), 0) << " B, "
+                      << Num(m_background->GetArrivalRate(rates), 0)
+                      << " flows/s over all hosts) until the work is done" << std::endl;
+        }
+    }
+    if (o.flowsFile.empty())
+    {
+        return false;
+    }
+    m_flowStarter = std::make_unique<FlowHelper>(m_nics);
+    m_flowStarter->SetAllDoneCallback([this]() { WorkDone(); });
+    m_flowStarter->Install(o.flows);
+    const double total = o.flows.size();
+    m_fraction = [this, total]() { return m_flowStarter->GetNInstalledCompleted() / total; };
+    if (!m_trial)
+    {
+        uint64_t bytes = 0;
+        for (const FlowSpec& f : o.flows)
+        {
+            bytes += f.bytes;
+        }
+        std::cout << "ai-training-sim: " << o.flows.size() << " flows (" << bytes << " B) of "
+                  << o.flowsFile << ", each an RDMA WRITE on its own QP, on a " << o.fabricName
+                  << net << std::endl;
+    }
+    return true;
+}
+
+bool
+Study::ReportFlows()
+{
+    const uint64_t total = m_o.flows.size();
+    const uint64_t done = m_flowStarter->GetNInstalledCompleted();
+    const std::vector<FctReport::Sample> s = Samples(*m_flowStarter, *m_stats);
+    std::cout << "flows: " << done << " of " << total << " completed; FCT slowdown (FCT / ideal "
+              << "FCT) by flow size:\n";
+    if (!s.empty())
+    {
+        FctReport::Print(std::cout, FctReport::ByBucket(s), FctReport::All(s));
+    }
+    if (done != total)
+    {
+        std::cerr << "ai-training-sim: error: only " << done << " of " << total
+                  << " flows completed: " << WhyStopped() << std::endl;
+        return false;
+    }
+    return true;
+}
+
+void
+Study::ReportBackground() const
+{
+    if (!m_background)
+    {
+        return;
+    }
+    const FlowHelper& bg = m_background->GetFlowHelper();
+    const Time until = m_done ? m_workDone : Simulator::Now();
+    double capacity = 0;
+    for (uint32_t h = 0; h < m_fabric->GetNHosts(); ++h)
+    {
+        capacity += m_fabric->GetHostDevice(h)->GetDataRate().GetBitRate();
+    }
+    const double offered = until.IsStrictlyPositive() ? m_background->GetBytesStarted() * 8.0 /
+                                                            (capacity * until.GetSeconds())
+                                                      : 0;
+    std::cout << "background: " << m_background->GetNStarted() << " " << m_o.backgroundName
+              << " flows (" << m_background->GetBytesStarted() << " B) started in "
+              << Num(until.GetSeconds() * 1e3, 3) << " ms: offered load " << Num(offered, 3)
+              << " of the host links (target " << Num(m_o.backgroundLoad, 3) << "), "
+              << bg.GetNCompleted() << " completed; FCT slowdown by flow size:\n";
+    const std::vector<FctReport::Sample> s = Samples(bg, *m_stats);
+    if (!s.empty())
+    {
+        FctReport::Print(std::cout, FctReport::ByBucket(s), FctReport::All(s));
+    }
+}
+
+std::string
+Study::WriteTraffic(const std::string& dir) const
+{
+    std::string files;
+    if (m_flowStarter && WriteBuckets(dir + "/fct-buckets.csv", Samples(*m_flowStarter, *m_stats)))
+    {
+        files += ", fct-buckets.csv";
+    }
+    if (m_background && WriteBuckets(dir + "/background-fct-buckets.csv",
+                                     Samples(m_background->GetFlowHelper(), *m_stats)))
+    {
+        files += ", background-fct-buckets.csv";
+    }
+    if (m_o.hpccFct)
+    {
+        // fct.txt again, with the HPCC simulator's addresses
+        std::vector<const FlowHelper*> starters;
+        if (m_flowStarter)
+        {
+            starters.push_back(m_flowStarter.get());
+        }
+        if (m_background)
+        {
+            starters.push_back(&m_background->GetFlowHelper());
+        }
+        std::ofstream f(dir + "/fct.txt");
+        FctReport::WriteHpccFct(f,
+                                m_stats->GetFlowRecords(),
+                                HostIds(m_o),
+                                FctReport::GetDports(starters));
+    }
+    return files;
+}
+
+} // namespace aitsim

@@ -1,0 +1,242 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The study program's --flows, --background and --fctFormat, run as a user runs them: bad
+ * values exit 2 with one line and no output directory; a flow-file study of lone flows reports
+ * slowdown 1.000 in every bucket and writes fct.txt in the HPCC encoding; a background load
+ * next to a collective stops with it, is drained and recorded, and the same seed gives the
+ * same files. Standalone builds only (the program's path).
+ */
+#include "ait-test-fixture.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace
+{
+
+#ifdef AIT_SIM_BINARY
+const std::string SIM = AIT_SIM_BINARY;
+#else
+const std::string SIM;
+#endif
+
+std::string
+Slurp(const std::string& path)
+{
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+struct Outcome
+{
+    int rc;
+    std::string out;
+    std::string err;
+};
+
+Outcome
+RunSim(const std::string& args)
+{
+    const std::string base = "/tmp/ait-traffic-" + std::to_string(getpid());
+    const int st = std::system(
+        ("timeout 60 " + SIM + " " + args + " > " + base + ".out 2> " + base + ".err").c_str());
+    Outcome o;
+    o.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st);
+    o.out = Slurp(base + ".out");
+    o.err = Slurp(base + ".err");
+    std::remove((base + ".out").c_str());
+    std::remove((base + ".err").c_str());
+    return o;
+}
+
+std::string
+File(const std::string& dir, const std::string& name, const std::string& text)
+{
+    const std::string p = dir + "/" + name;
+    std::ofstream(p) << text;
+    return p;
+}
+
+} // namespace
+
+TEST(StudyTraffic, BadFlowAndBackgroundValuesExit2WithOneLine)
+{
+    if (SIM.empty())
+    {
+        GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
+    }
+    const std::string tmp = "/tmp/ait-traffic-files-" + std::to_string(getpid());
+    ns3::test::Shell("rm -rf " + tmp + " && mkdir -p " + tmp);
+    const std::string good = File(tmp, "good.txt", "1\n0 1 3 100 1000 0\n");
+    const std::string badHost = File(tmp, "host.txt", "2\n0 1 3 100 1000 0\n99 1 3 100 1 0\n");
+    const std::string none = File(tmp, "none.txt", "0\n");
+    const std::string badCdf = File(tmp, "cdf.txt", "0 0\n100 50\n50 100\n");
+    const std::string h2 = File(tmp, "h2.txt", "1\n0 2 3 100 1000 0\n");
+
+    struct Case
+    {
+        std::string args;
+        std::string says;
+    };
+
+    // clang-format off
+    const std::vector<Case> cases = {
+        {"--flows=", "--flows= is not allowed (a flow file"},
+        {"--flows=/nonexistent/f.txt", "/nonexistent/f.txt: cannot read the flow file"},
+        {"--flows=" + tmp, tmp + ": is a directory, not a flow file"},
+        {"--flows=" + badHost, badHost + ":3: src \"99\" is not a host (allowed: 0..15)"},
+        {"--flows=" + none, none + ":1: the file has no flows"},
+        {"--flows=" + good + " --collective=allreduce", "--flows and --collective contradict"},
+        {"--flows=" + good + " --workload=dp", "--workload has no effect with --flows"},
+        {"--flows=" + good + " --steps=2", "--steps has no effect with --flows"},
+        {"--flows=" + good + " --ranks=4", "--ranks has no effect with --flows"},
+        {"--flows=" + good + " --ns3::Communicator::ChunkBytes=65536",
+         "--ns3::Communicator::ChunkBytes=65536 has no effect with --flows"},
+        // host 2 of a 2-host fabric
+        {"--flows=" + h2 + " --topology=leaf-spine --hostsPerLeaf=2 --leaves=1 --spines=1",
+         h2 + ":2: dst \"2\" is not a host (allowed: 0..1)"},
+        {"--background=websearch", "--background=websearch is not allowed (NAME:LOAD with NAME "
+                                   "websearch|fb-hadoop|ali-storage|google-rpc|file:PATH"},
+        {"--background=websearch:0", "--background=websearch:0: the load \"0\" is not allowed"},
+        {"--background=websearch:1.5", "the load \"1.5\" is not allowed"},
+        {"--background=websearch:-0.3", "the load \"-0.3\" is not allowed"},
+        {"--background=websearch:0.3x", "the load \"0.3x\" is not allowed"},
+        {"--background=websearch:", "the load \"\" is not allowed"},
+        {"--background=webserach:0.3", "the distribution \"webserach\" is not allowed"},
+        {"--background=file:/nonexistent/cdf:0.3", "/nonexistent/cdf: cannot read the CDF file"},
+        {"--background=file:" + badCdf + ":0.3",
+         badCdf + ":3: size 50 is below the previous point's 100"},
+        {"--fctFormat=hpc", "--fctFormat=hpc is not allowed (native|hpcc)"},
+    };
+    // clang-format on
+    const std::string dir = "/tmp/ait-traffic-out-" + std::to_string(getpid());
+    for (const Case& c : cases)
+    {
+        ns3::test::Shell("rm -rf " + dir);
+        const Outcome o = RunSim(c.args + " --outputDir=" + dir);
+        EXPECT_EQ(o.rc, 2) << c.args << "\n" << o.err;
+        EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << c.args << "\n" << o.err;
+        EXPECT_EQ(o.err.rfind("ai-training-sim: error: ", 0), 0u) << c.args << "\n" << o.err;
+        EXPECT_NE(o.err.find(c.says), std::string::npos) << c.args << "\n" << o.err;
+        EXPECT_EQ(o.out, "") << c.args;
+        struct stat st;
+        EXPECT_NE(stat(dir.c_str(), &st), 0) << c.args << ": the output directory was created";
+    }
+    ns3::test::Shell("rm -rf " + tmp + " " + dir);
+}
+
+TEST(StudyTraffic, FlowFileStudyOfLoneFlowsHasSlowdownOneAndHpccFct)
+{
+    if (SIM.empty())
+    {
+        GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
+    }
+    const std::string tmp = "/tmp/ait-traffic-lone-" + std::to_string(getpid());
+    ns3::test::Shell("rm -rf " + tmp + " && mkdir -p " + tmp);
+    // one flow at a time (1 ms apart), within an edge, a pod and across the core
+    const std::string flows = File(tmp,
+                                   "flow.txt",
+                                   "5\n"
+                                   "0 1 3 100 500 0\n"
+                                   "1 0 3 100 5000 0.001\n"
+                                   "2 7 3 100 50000 0.002\n"
+                                   "15 4 3 100 500000 0.003\n"
+                                   "9 3 3 200 5000000 0.004\n");
+    const std::string dir = tmp + "/out";
+    const Outcome o =
+        RunSim("--flows=" + flows + " --fctFormat=hpcc --plots=false --outputDir=" + dir);
+    ASSERT_EQ(o.rc, 0) << o.err << o.out;
+    EXPECT_NE(o.out.find("flows: 5 of 5 completed"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find(
+                  "  all                            5      1.000      1.000      1.000      1.000"),
+              std::string::npos)
+        << o.out;
+    EXPECT_NE(o.out.find("every posted message is recorded"), std::string::npos) << o.out;
+    // one bucket per decade, each slowdown 1.000 within rounding
+    std::istringstream csv(Slurp(dir + "/fct-buckets.csv"));
+    std::string line;
+    std::getline(csv, line);
+    EXPECT_EQ(line, "bucket,min_bytes,max_bytes,flows,p50,p95,p99,max");
+    int rows = 0;
+    while (std::getline(csv, line))
+    {
+        ++rows;
+        // bucket,min_bytes,max_bytes,flows,p50,...: p50 1.000 within rounding
+        std::vector<std::string> f;
+        std::istringstream fields(line);
+        std::string x;
+        while (std::getline(fields, x, ','))
+        {
+            f.push_back(x);
+        }
+        ASSERT_EQ(f.size(), 8u) << line;
+        EXPECT_EQ(f[3], rows == 6 ? "5" : "1") << line;
+        for (int q = 4; q < 8; ++q)
+        {
+            EXPECT_NEAR(std::stod(f[q]), 1.0, 0.0005) << line;
+        }
+    }
+    EXPECT_EQ(rows, 6); // 5 buckets + all
+    // fct.txt: the HPCC simulator's addresses (node n: 0x0b000001 + n << 8), in completion order
+    std::istringstream fct(Slurp(dir + "/fct.txt"));
+    std::vector<std::string> lines;
+    while (std::getline(fct, line))
+    {
+        lines.push_back(line);
+    }
+    ASSERT_EQ(lines.size(), 5u);
+    EXPECT_EQ(lines[0].rfind("0b000001 0b000101 ", 0), 0u) << lines[0];
+    EXPECT_EQ(lines[3].rfind("0b000f01 0b000401 ", 0), 0u) << lines[3];
+    EXPECT_NE(lines[3].find(" 100 500000 3000000 "), std::string::npos) << lines[3];
+    EXPECT_EQ(lines[4].rfind("0b000901 0b000301 ", 0), 0u) << lines[4];
+    EXPECT_NE(lines[4].find(" 200 5000000 4000000 "), std::string::npos) << lines[4];
+    EXPECT_NE(Slurp(dir + "/summary.json").find("\"mode\": \"flows\""), std::string::npos);
+    ns3::test::Shell("rm -rf " + tmp);
+}
+
+TEST(StudyTraffic, BackgroundNextToACollectiveStopsWithItAndIsRecorded)
+{
+    if (SIM.empty())
+    {
+        GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
+    }
+    const std::string tmp = "/tmp/ait-traffic-bg-" + std::to_string(getpid());
+    const std::string args = "--collective=allreduce --bytes=4M --background=fb-hadoop:0.3 "
+                             "--plots=false --queueInterval=0 --outputDir=";
+    const Outcome a = RunSim(args + tmp + "/a");
+    ASSERT_EQ(a.rc, 0) << a.err << a.out;
+    EXPECT_NE(a.out.find("ai-training-sim: background fb-hadoop at 30.0 % of every host's link"),
+              std::string::npos)
+        << a.out;
+    EXPECT_NE(a.out.find("\nbackground: "), std::string::npos) << a.out;
+    EXPECT_NE(a.out.find("every posted message is recorded"), std::string::npos) << a.out;
+    const std::string buckets = Slurp(tmp + "/a/background-fct-buckets.csv");
+    EXPECT_NE(buckets.find("\nall,0,,"), std::string::npos) << buckets;
+    // the collective alone is faster
+    const Outcome alone = RunSim("--collective=allreduce --bytes=4M --plots=false "
+                                 "--queueInterval=0 --outputDir=" +
+                                 tmp + "/alone");
+    ASSERT_EQ(alone.rc, 0) << alone.err;
+    auto workDone = [](const std::string& dir) {
+        const std::string js = Slurp(dir + "/summary.json");
+        const size_t i = js.find("\"work_done_ns\": ");
+        return std::stoll(js.substr(i + 16));
+    };
+    EXPECT_GT(workDone(tmp + "/a"), workDone(tmp + "/alone"));
+    // same seed, same files; another seed, another background
+    const Outcome b = RunSim(args + tmp + "/b");
+    ASSERT_EQ(b.rc, 0) << b.err;
+    EXPECT_EQ(Slurp(tmp + "/a/flows.csv"), Slurp(tmp + "/b/flows.csv"));
+    EXPECT_EQ(buckets, Slurp(tmp + "/b/background-fct-buckets.csv"));
+    const Outcome c = RunSim(args + tmp + "/c --seed=2");
+    ASSERT_EQ(c.rc, 0) << c.err;
+    EXPECT_NE(Slurp(tmp + "/a/flows.csv"), Slurp(tmp + "/c/flows.csv"));
+    ns3::test::Shell("rm -rf " + tmp);
+}
