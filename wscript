@@ -95,6 +95,7 @@ def build(bld):
         'test/switch-test.cc',
         'test/topology-test.cc',
         'test/workload-reader-test.cc',
+        'test/aicb-leniency-test.cc',
         'test/ai-training-test-suite.cc',
     ]
     module_test.uselib = 'GTEST'

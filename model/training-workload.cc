@@ -68,6 +68,12 @@ TrainingWorkload::CheckRanks(uint32_t ranks) const
                                         "positive multiple of TP x PP x EP = "
                                      << tp << " x " << pp << " x " << ep << " = " << unit);
     }
+    if (declaredRanks > 0 && ranks != declaredRanks)
+    {
+        NS_FATAL_ERROR("workload \"" << name << "\": " << ranks
+                                     << " ranks is not allowed: the workload declares "
+                                     << declaredRanks << " ranks (AICB all_gpus)");
+    }
     return ranks / (tp * pp);
 }
 
@@ -92,6 +98,12 @@ TrainingWorkload::Check() const
     {
         os << "TP x PP x EP = " << tp << " x " << pp << " x " << ep << " = "
            << uint64_t(tp) * pp * ep << " is not allowed (at most " << MAX_RANKS_UNIT << " ranks)";
+        return os.str();
+    }
+    if (declaredRanks % (uint64_t(tp) * pp * ep) != 0)
+    {
+        os << "the declared " << declaredRanks
+           << " ranks are not a multiple of TP x PP x EP = " << uint64_t(tp) * pp * ep;
         return os.str();
     }
     if (steps == 0)

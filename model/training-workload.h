@@ -117,11 +117,13 @@ struct WorkloadLayer
 class TrainingWorkload
 {
   public:
-    std::string name;                            //!< label for results
-    uint32_t tp{1};                              //!< tensor-parallel size
-    uint32_t pp{1};                              //!< pipeline stages
-    uint32_t ep{1};                              //!< expert-parallel size (divides DP)
-    uint32_t steps{1};                           //!< steps to run (the helper may override)
+    std::string name;          //!< label for results
+    uint32_t tp{1};            //!< tensor-parallel size
+    uint32_t pp{1};            //!< pipeline stages
+    uint32_t ep{1};            //!< expert-parallel size (divides DP)
+    uint32_t steps{1};         //!< steps to run (the helper may override)
+    uint32_t declaredRanks{0}; //!< ranks the source declares (AICB all_gpus); 0 = none: the
+                               //!< runner chooses; else CheckRanks accepts only this number
     std::vector<std::vector<WorkloadOp>> stages; //!< program of each stage (pp entries)
 
     /// \name Stated limits (traces/README.md), checked by Check(), FromLayers and the readers
@@ -153,7 +155,8 @@ class TrainingWorkload
     void Validate(const std::string& where = "workload") const;
 
     /**
-     * \brief Check that the workload fits a number of ranks (divisible by TP x PP x EP).
+     * \brief Check that the workload fits a number of ranks (divisible by TP x PP x EP, and
+     *        equal to declaredRanks if that is set); stop the run if not.
      * \param ranks the job's ranks
      * \return DP = ranks / (TP x PP)
      */

@@ -1107,7 +1107,7 @@ namespace
 
 /**
  * \brief Parse an AICB/SimAI comm type.
- * \param type e.g. "ALLREDUCE", "ALLTOALL_EP", "REDUCESCATTER_DP_EP", "NONE"
+ * \param type e.g. "ALLREDUCE", "ALLTOALL_EP", "REDUCESCATTER_DP_EP", "BROADCAST", "NONE"
  * \param wg whether it is the weight-gradient column (no suffix: DP there, TP elsewhere)
  * \param [out] comm kind and group (bytes untouched)
  * \param [out] none whether the type is NONE
@@ -1134,7 +1134,8 @@ ParseAicbComm(const std::string& type, bool wg, WorkloadLayer::Comm* comm, bool*
         {"ALLREDUCE", Communicator::ALL_REDUCE},
         {"ALLGATHER", Communicator::ALL_GATHER},
         {"REDUCESCATTER", Communicator::REDUCE_SCATTER},
-        {"ALLTOALL", Communicator::ALL_TO_ALL}};
+        {"ALLTOALL", Communicator::ALL_TO_ALL},
+        {"BROADCAST", Communicator::BROADCAST}};
     for (const auto& b : bases)
     {
         if (type.compare(0, b.first.size(), b.first) != 0)
@@ -1161,16 +1162,32 @@ ParseAicbComm(const std::string& type, bool wg, WorkloadLayer::Comm* comm, bool*
         break;
     }
     return "unknown comm type \"" + type +
-           "\" (allowed: ALLREDUCE, ALLGATHER, REDUCESCATTER, ALLTOALL, each optionally with "
-           "_EP or _DP_EP, or NONE)";
+           "\" (allowed: ALLREDUCE, ALLGATHER, REDUCESCATTER, ALLTOALL, BROADCAST, each "
+           "optionally with _EP or _DP_EP, or NONE)";
 }
+
+/// How a policy of line 1 lays the layers out.
+enum class AicbPolicy
+{
+    TRANSFORMER, //!< HYBRID_TRANSFORMER(_FWD_IN_BCKWD): TP, EP, PP, ga from the keys
+    DATA,        //!< DATA: every GPU data parallel; forward and input-gradient comms unused
+    MICRO        //!< MICRO: the weight-gradient collectives over all GPUs, back to back
+};
 
 } // namespace
 
 static TrainingWorkload
-ParseAicb(const std::string& path)
+ParseAicb(const std::string& path, std::vector<std::string>* notices)
 {
     NS_LOG_FUNCTION(path);
+    auto note = [&](uint32_t line, const std::string& text) {
+        const std::string n = path + ":" + std::to_string(line) + ": " + text;
+        NS_LOG_WARN(n);
+        if (notices)
+        {
+            notices->push_back(n);
+        }
+    };
     const std::vector<std::string> lines = ReadLines(path);
     if (lines.empty() || Tokens(lines[0], false).empty())
     {
@@ -1181,15 +1198,29 @@ ParseAicb(const std::string& path)
     }
     // line 1: policy and keys
     const std::vector<std::string> head = Tokens(lines[0], false);
-    const std::string& policy = head[0];
-    if (policy != "HYBRID_TRANSFORMER_FWD_IN_BCKWD" && policy != "HYBRID_TRANSFORMER")
+    const std::string& policyName = head[0];
+    AicbPolicy policy;
+    if (policyName == "HYBRID_TRANSFORMER_FWD_IN_BCKWD" || policyName == "HYBRID_TRANSFORMER")
+    {
+        policy = AicbPolicy::TRANSFORMER;
+    }
+    else if (policyName == "DATA")
+    {
+        policy = AicbPolicy::DATA;
+    }
+    else if (policyName == "MICRO")
+    {
+        policy = AicbPolicy::MICRO;
+    }
+    else
     {
         READER_ERROR(1,
-                     "parallelism policy \"" << policy
+                     "parallelism policy \"" << policyName
                                              << "\" is not supported (allowed: "
                                                 "HYBRID_TRANSFORMER_FWD_IN_BCKWD, "
-                                                "HYBRID_TRANSFORMER)");
+                                                "HYBRID_TRANSFORMER, DATA, MICRO)");
     }
+    const bool transformer = policy == AicbPolicy::TRANSFORMER;
     std::map<std::string, uint64_t> keys;
     for (size_t i = 1; i < head.size();)
     {
@@ -1248,79 +1279,120 @@ ParseAicb(const std::string& path)
             }
             if (v > 0)
             {
-                NS_LOG_WARN(path << ":1: " << key << " (activation recomputation) is ignored: "
-                                 << "the backward does not recompute the forward");
+                note(1,
+                     key + " " + std::to_string(v) +
+                         " (activation recomputation) is ignored: the backward does not "
+                         "recompute the forward");
             }
         }
         else if (key == "vpp")
         {
-            if (v > 1)
+            if (v > 1 && transformer)
             {
-                NS_LOG_WARN(path << ":1: vpp " << v
-                                 << " is ignored: the schedule is plain 1F1B without virtual "
-                                    "(interleaved) stages");
+                note(1,
+                     "vpp " + std::to_string(v) +
+                         " is ignored: the schedule is plain 1F1B without virtual "
+                         "(interleaved) stages");
             }
         }
         else if (key != "model_parallel_NPU_group" && key != "ep" && key != "pp" && key != "ga" &&
                  key != "all_gpus" && key != "pp_comm")
         {
-            NS_LOG_WARN(path << ":1: unknown key \"" << key << "\" is ignored");
+            note(1, "unknown key \"" + key + "\" is ignored");
         }
         i = next;
     }
-    for (const char* k : {"model_parallel_NPU_group", "ep", "pp", "ga"})
-    {
-        if (keys.count(k) == 0)
-        {
-            READER_ERROR(1,
-                         "missing key \"" << k
-                                          << ":\" (required: model_parallel_NPU_group, ep, pp, "
-                                             "ga)");
-        }
-        if (keys[k] == 0)
-        {
-            READER_ERROR(1, k << " " << keys[k] << " is not allowed (>= 1)");
-        }
-        const uint64_t most = std::string(k) == "ga" ? TrainingWorkload::MAX_MICRO_BATCHES
-                                                     : TrainingWorkload::MAX_PARALLEL;
-        if (keys[k] > most)
-        {
-            READER_ERROR(1,
-                         k << " " << keys[k] << " is too large (at most " << most
-                           << (std::string(k) == "ga" ? " micro-batches" : "") << ")");
-        }
-    }
-    if (keys.count("pp_comm") && keys["pp_comm"] > TrainingWorkload::MAX_OP_BYTES)
-    {
-        READER_ERROR(1,
-                     "pp_comm " << keys["pp_comm"] << " is too large (at most "
-                                << TrainingWorkload::MAX_OP_BYTES << " bytes = 2^40 per message)");
-    }
-    if (uint64_t(keys["model_parallel_NPU_group"]) * keys["pp"] * keys["ep"] >
-        TrainingWorkload::MAX_RANKS_UNIT)
-    {
-        READER_ERROR(1,
-                     "model_parallel_NPU_group x pp x ep = "
-                         << keys["model_parallel_NPU_group"] << " x " << keys["pp"] << " x "
-                         << keys["ep"] << " is not allowed (at most "
-                         << TrainingWorkload::MAX_RANKS_UNIT << " ranks)");
-    }
     TrainingWorkload::ScheduleOptions o;
-    o.tp = keys["model_parallel_NPU_group"];
-    o.ep = keys["ep"];
-    o.pp = keys["pp"];
-    o.microBatches = keys["ga"];
-    o.ppBytes = keys.count("pp_comm") ? keys["pp_comm"] : 0;
     o.bucketBytes = 0;
     o.steps = 1;
-    if (o.pp > 1 && o.ppBytes == 0)
+    if (transformer)
     {
-        READER_ERROR(1,
-                     "pp " << o.pp
-                           << " needs pp_comm > 0 (the activation bytes sent between stages per "
-                              "micro-batch: pipeline sends are real traffic here)");
+        for (const char* k : {"model_parallel_NPU_group", "ep", "pp", "ga"})
+        {
+            if (keys.count(k) == 0)
+            {
+                const std::string what = std::string(k) == "model_parallel_NPU_group" ? "TP"
+                                         : std::string(k) == "ga" ? "micro-batches"
+                                         : std::string(k) == "ep" ? "EP"
+                                                                  : "PP";
+                note(1,
+                     "no \"" + std::string(k) + ":\" key: " + what +
+                         " = 1 (SimAI's default when the key is missing)");
+                keys[k] = 1;
+            }
+            if (keys[k] == 0)
+            {
+                READER_ERROR(1, k << " " << keys[k] << " is not allowed (>= 1)");
+            }
+            const uint64_t most = std::string(k) == "ga" ? TrainingWorkload::MAX_MICRO_BATCHES
+                                                         : TrainingWorkload::MAX_PARALLEL;
+            if (keys[k] > most)
+            {
+                READER_ERROR(1,
+                             k << " " << keys[k] << " is too large (at most " << most
+                               << (std::string(k) == "ga" ? " micro-batches" : "") << ")");
+            }
+        }
+        if (keys.count("pp_comm") && keys["pp_comm"] > TrainingWorkload::MAX_OP_BYTES)
+        {
+            READER_ERROR(1,
+                         "pp_comm " << keys["pp_comm"] << " is too large (at most "
+                                    << TrainingWorkload::MAX_OP_BYTES
+                                    << " bytes = 2^40 per message)");
+        }
+        if (uint64_t(keys["model_parallel_NPU_group"]) * keys["pp"] * keys["ep"] >
+            TrainingWorkload::MAX_RANKS_UNIT)
+        {
+            READER_ERROR(1,
+                         "model_parallel_NPU_group x pp x ep = "
+                             << keys["model_parallel_NPU_group"] << " x " << keys["pp"] << " x "
+                             << keys["ep"] << " is not allowed (at most "
+                             << TrainingWorkload::MAX_RANKS_UNIT << " ranks)");
+        }
+        o.tp = keys["model_parallel_NPU_group"];
+        o.ep = keys["ep"];
+        o.pp = keys["pp"];
+        o.microBatches = keys["ga"];
+        o.ppBytes = keys.count("pp_comm") ? keys["pp_comm"] : 0;
+        if (o.pp > 1 && o.ppBytes == 0)
+        {
+            READER_ERROR(1,
+                         "pp " << o.pp
+                               << " needs pp_comm > 0 (the activation bytes sent between stages "
+                                  "per micro-batch: pipeline sends are real traffic here)");
+        }
+        if (o.pp == 1 && o.ppBytes > 0)
+        {
+            note(1, "pp_comm " + std::to_string(o.ppBytes) + " is ignored: pp is 1 (no stages)");
+            o.ppBytes = 0;
+        }
+    }
+    else
+    {
+        // DATA and MICRO: every GPU runs the same shard; the parallelism keys do not apply
+        const uint64_t defaults[] = {1, 1, 1, 1, 1, 0};
+        const char* const names[] =
+            {"model_parallel_NPU_group", "ep", "pp", "ga", "vpp", "pp_comm"};
+        for (uint32_t k = 0; k < 6; ++k)
+        {
+            auto it = keys.find(names[k]);
+            if (it != keys.end() && it->second != defaults[k])
+            {
+                note(1,
+                     std::string(names[k]) + " " + std::to_string(it->second) +
+                         " is ignored: " + policyName + " has no " +
+                         (k == 3 ? "gradient accumulation" : "model or pipeline parallelism") +
+                         " (every GPU runs the whole shard)");
+            }
+        }
+        o.tp = 1;
+        o.ep = 1;
+        o.pp = 1;
+        o.microBatches = 1;
+        o.ppBytes = 0;
     }
     std::string name = Stem(path);
+    uint32_t declaredRanks = 0;
     if (keys.count("all_gpus"))
     {
         const uint64_t unit = uint64_t(o.tp) * o.pp * o.ep;
@@ -1333,7 +1405,18 @@ ParseAicb(const std::string& path)
                                         "model_parallel_NPU_group x pp x ep = "
                                      << o.tp << " x " << o.pp << " x " << o.ep << " = " << unit);
         }
+        if (gpus > TrainingWorkload::MAX_RANKS_UNIT)
+        {
+            READER_ERROR(1,
+                         "all_gpus " << gpus << " is too large (at most "
+                                     << TrainingWorkload::MAX_RANKS_UNIT << " GPUs)");
+        }
+        declaredRanks = uint32_t(gpus);
         name += ":all_gpus=" + std::to_string(gpus);
+    }
+    else
+    {
+        note(1, "no \"all_gpus:\" key: the number of GPUs is the runner's (--ranks)");
     }
 
     // line 2: number of layers
@@ -1360,7 +1443,10 @@ ParseAicb(const std::string& path)
 
     // layer lines
     std::vector<WorkloadLayer> layers;
+    std::vector<uint32_t> layerLines;
     uint32_t last = 2;
+    bool unusedComm = false;    // DATA/MICRO: a forward or input-gradient comm
+    bool unusedCompute = false; // MICRO: a compute time
     for (uint32_t n = 3; n <= lines.size(); ++n)
     {
         const std::vector<std::string> f = Tokens(lines[n - 1], false);
@@ -1443,7 +1529,39 @@ ParseAicb(const std::string& path)
             const uint64_t bytes = number(typeField + 1);
             comms[c]->bytes = none ? 0 : bytes; // NONE or 0 bytes: no communication
         }
+        if (!transformer)
+        {
+            if (l.fwdComm.bytes > 0 || l.igComm.bytes > 0)
+            {
+                if (!unusedComm)
+                {
+                    note(n,
+                         policyName +
+                             ": the forward and input-gradient comms are ignored (as SimAI: "
+                             "only the weight-gradient comm runs, over all GPUs)");
+                }
+                unusedComm = true;
+                l.fwdComm.bytes = 0;
+                l.igComm.bytes = 0;
+            }
+            if (l.wgComm.bytes > 0 && l.wgComm.group != ParallelGroup::DP)
+            {
+                READER_ERROR(n,
+                             "wg_comm_type \"" << f[9] << "\": " << policyName
+                                               << " runs the weight-gradient comm over all "
+                                                  "GPUs (no _EP or _DP_EP group)");
+            }
+        }
+        if (policy == AicbPolicy::MICRO && !unusedCompute &&
+            (l.fwdCompute + l.igCompute + l.wgCompute + l.wgUpdate).IsStrictlyPositive())
+        {
+            note(n,
+                 "MICRO: the compute and update times are ignored (as SimAI: the collectives "
+                 "run back to back)");
+            unusedCompute = true;
+        }
         layers.push_back(l);
+        layerLines.push_back(n);
     }
     if (layers.size() != declared)
     {
@@ -1451,17 +1569,50 @@ ParseAicb(const std::string& path)
                      "line 2 declares " << declared << " layer lines, but the file has "
                                         << layers.size());
     }
-    const std::string schedule = TrainingWorkload::CheckSchedule(layers, o);
-    if (!schedule.empty())
+    TrainingWorkload w;
+    if (policy == AicbPolicy::MICRO)
     {
-        READER_ERROR(1, schedule);
+        // one collective per layer line over every GPU, in file order
+        w.stages.resize(1);
+        for (uint32_t i = 0; i < layers.size(); ++i)
+        {
+            if (layers[i].wgComm.bytes == 0)
+            {
+                continue;
+            }
+            WorkloadOp op;
+            op.type = WorkloadOp::COLLECTIVE;
+            op.name = "L" + std::to_string(i) + "." + layers[i].name;
+            op.kind = layers[i].wgComm.kind;
+            op.group = ParallelGroup::DP; // TP = PP = EP = 1: every GPU
+            op.bytes = layers[i].wgComm.bytes;
+            if (!w.stages[0].empty())
+            {
+                op.deps.push_back(w.stages[0].size() - 1);
+            }
+            w.stages[0].push_back(std::move(op));
+        }
+        if (w.stages[0].empty())
+        {
+            READER_ERROR(layerLines.back(),
+                         "MICRO: no layer line has a weight-gradient comm (nothing to run)");
+        }
     }
-    TrainingWorkload w = TrainingWorkload::FromLayers(layers, o);
+    else
+    {
+        const std::string schedule = TrainingWorkload::CheckSchedule(layers, o);
+        if (!schedule.empty())
+        {
+            READER_ERROR(1, schedule);
+        }
+        w = TrainingWorkload::FromLayers(layers, o);
+    }
     w.name = name;
+    w.declaredRanks = declaredRanks;
     CheckOrFail(path, w);
-    NS_LOG_INFO(path << ": AICB workload \"" << w.name << "\" TP=" << w.tp << " PP=" << w.pp
-                     << " EP=" << w.ep << " micro-batches=" << o.microBatches << ", "
-                     << layers.size()
+    NS_LOG_INFO(path << ": AICB workload \"" << w.name << "\" (" << policyName << ") TP=" << w.tp
+                     << " PP=" << w.pp << " EP=" << w.ep << " micro-batches=" << o.microBatches
+                     << ", " << layers.size()
                      << " layers; stage 0: " << TrainingWorkload::Describe(w.stages[0]));
     return w;
 }
@@ -1472,10 +1623,11 @@ namespace
 /**
  * \brief Pick the format from the first non-comment line and parse.
  * \param path file name
+ * \param [out] notices if given: the defaults taken and fields ignored (AICB)
  * \return the workload
  */
 TrainingWorkload
-ParseAny(const std::string& path)
+ParseAny(const std::string& path, std::vector<std::string>* notices)
 {
     const std::vector<std::string> lines = ReadLines(path);
     bool blank = true;
@@ -1504,7 +1656,7 @@ ParseAny(const std::string& path)
             policy = policy && ((c >= 'A' && c <= 'Z') || c == '_');
             letter = letter || (c >= 'A' && c <= 'Z');
         }
-        return policy && letter ? ParseAicb(path) : ParseText(path);
+        return policy && letter ? ParseAicb(path, notices) : ParseText(path);
     }
     return ParseText(path); // reports the missing header
 }
@@ -1552,17 +1704,35 @@ WorkloadReader::TryReadText(const std::string& path, TrainingWorkload& out, std:
 }
 
 bool
-WorkloadReader::TryReadAicb(const std::string& path, TrainingWorkload& out, std::string& error)
+WorkloadReader::TryReadAicb(const std::string& path,
+                            TrainingWorkload& out,
+                            std::string& error,
+                            std::vector<std::string>* notices)
 {
     NS_LOG_FUNCTION(path);
-    return Try([&]() { return ParseAicb(path); }, path, out, error);
+    std::vector<std::string> n;
+    const bool ok = Try([&]() { return ParseAicb(path, &n); }, path, out, error);
+    if (ok && notices)
+    {
+        *notices = n;
+    }
+    return ok;
 }
 
 bool
-WorkloadReader::TryRead(const std::string& path, TrainingWorkload& out, std::string& error)
+WorkloadReader::TryRead(const std::string& path,
+                        TrainingWorkload& out,
+                        std::string& error,
+                        std::vector<std::string>* notices)
 {
     NS_LOG_FUNCTION(path);
-    return Try([&]() { return ParseAny(path); }, path, out, error);
+    std::vector<std::string> n;
+    const bool ok = Try([&]() { return ParseAny(path, &n); }, path, out, error);
+    if (ok && notices)
+    {
+        *notices = n;
+    }
+    return ok;
 }
 
 TrainingWorkload
