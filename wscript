@@ -17,6 +17,7 @@ def build(bld):
         'model/transformer-model.cc',
         'model/training-job.cc',
         'model/training-worker.cc',
+        'model/stage-program.cc',
         'model/deth-header.cc',
         'model/flat-heap-scheduler.cc',
         'model/int-tag.cc',
@@ -96,6 +97,7 @@ def build(bld):
         'test/topology-test.cc',
         'test/workload-reader-test.cc',
         'test/aicb-leniency-test.cc',
+        'test/job-sharing-test.cc',
         'test/ai-training-test-suite.cc',
     ]
     module_test.uselib = 'GTEST'
@@ -113,6 +115,7 @@ def build(bld):
         'model/transformer-model.h',
         'model/training-job.h',
         'model/training-worker.h',
+        'model/stage-program.h',
         'model/deth-header.h',
         'model/flat-heap-scheduler.h',
         'model/int-tag.h',

@@ -111,7 +111,8 @@ main(int argc, char* argv[])
     t = Wall();
     TrainingJobHelper helper;
     helper.SetCommunicatorAttribute("Channels", UintegerValue(channels));
-    Ptr<TrainingJob> job = helper.Install(fabric, nics, w, ranks);
+    const auto shared = std::make_shared<const TrainingWorkload>(std::move(w)); // no copy
+    Ptr<TrainingJob> job = helper.Install(fabric, nics, shared, ranks);
     uint64_t qps = 0;
     for (const auto& nic : nics)
     {

@@ -875,7 +875,9 @@ ParseText(const std::string& path)
                                              << "\" after the duration (compute <duration> "
                                                 "[after=...])");
             }
-            const std::string err = ParseDuration(args[0], &op.duration);
+            Time d;
+            const std::string err = ParseDuration(args[0], &d);
+            op.duration = d;
             if (!err.empty())
             {
                 READER_ERROR(n, "compute: " << err);
@@ -1608,8 +1610,11 @@ ParseAicb(const std::string& path, std::vector<std::string>* notices)
         w = TrainingWorkload::FromLayers(layers, o);
     }
     w.name = name;
-    w.declaredRanks = declaredRanks;
-    CheckOrFail(path, w);
+    w.declaredRanks = declaredRanks; // a multiple of TP x PP x EP (above)
+    if (policy == AicbPolicy::MICRO)
+    {
+        CheckOrFail(path, w); // FromLayers checked its own
+    }
     NS_LOG_INFO(path << ": AICB workload \"" << w.name << "\" (" << policyName << ") TP=" << w.tp
                      << " PP=" << w.pp << " EP=" << w.ep << " micro-batches=" << o.microBatches
                      << ", " << layers.size()
