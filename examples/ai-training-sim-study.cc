@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <unistd.h>
 
 using namespace ns3;
@@ -319,9 +320,11 @@ Study::Build()
     helper.SetCommunicatorAttribute("QpsPerConnection", UintegerValue(o.qps));
     helper.SetGpusPerServer(o.topology == "rail" ? 0 : o.gpusPerServer);
     helper.AssignStreams(2000);
+    // one copy of the workload, shared by the jobs (and, in each job, by a stage's ranks)
+    const auto workload = std::make_shared<const TrainingWorkload>(o.workload);
     for (uint32_t j = 0; j < o.jobs; ++j)
     {
-        m_jobs.push_back(helper.Install(*m_fabric, m_nics, o.workload, o.ranks));
+        m_jobs.push_back(helper.Install(*m_fabric, m_nics, workload, o.ranks));
     }
     const uint32_t totalSteps = o.steps * o.jobs;
     m_stepsLeft = totalSteps;
