@@ -8,7 +8,9 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <iostream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -516,14 +518,36 @@ ReadWorkloadFile(Options& o, const Given& g, const std::string& wl)
         Fail(Arg("workload", wl) + " is neither a preset (dp|gpt|moe) nor a readable file");
     }
     std::string error;
-    if (!WorkloadReader::TryRead(wl, o.workload, error))
+    std::vector<std::string> notices;
+    if (!WorkloadReader::TryRead(wl, o.workload, error, &notices))
     {
         Fail(error);
     }
-    if (o.ranks == 0)
+    const TrainingWorkload& w = o.workload;
+    const uint32_t declared = w.declaredRanks;
+    if (declared > 0 && g.count("ranks") && o.ranks != declared)
+    {
+        Fail(Arg("ranks", Value(g, "ranks")) +
+             " does not match all_gpus: " + std::to_string(declared) + " of " + wl +
+             " (line 1): leave --ranks out or give --ranks=" + std::to_string(declared));
+    }
+    o.notices = notices; // printed once every check passed
+    const uint64_t unit = uint64_t(w.tp) * w.pp * w.ep;
+    if (o.ranks == 0 && declared > 0)
+    {
+        o.ranks = declared; // all_gpus: the job's size (checked against the hosts below)
+    }
+    else if (o.ranks == 0)
     {
         o.ranks = std::min<uint32_t>(16, o.hosts);
-        o.ranks -= o.ranks % (o.workload.tp * o.workload.pp * o.workload.ep);
+        o.ranks -= o.ranks % unit;
+        if (o.ranks == 0)
+        {
+            Fail("--workload=" + wl + " needs --ranks: TP x PP x EP = " + std::to_string(unit) +
+                 " is more than the default " + std::to_string(std::min<uint32_t>(16, o.hosts)) +
+                 " ranks and the file declares no all_gpus (give a multiple of " +
+                 std::to_string(unit) + ")");
+        }
     }
 }
 
@@ -576,7 +600,10 @@ CheckTraining(Options& o, const Given& g)
     {
         Fail(std::to_string(o.jobs) + " job(s) of " + std::to_string(o.ranks) +
              " ranks need more than the " + std::to_string(o.hosts) + " hosts of this " +
-             o.fabricName + " (--jobs, --ranks)");
+             o.fabricName +
+             (w.declaredRanks > 0 && !g.count("ranks")
+                  ? " (the ranks are the workload file's all_gpus: give a larger fabric)"
+                  : " (--jobs, --ranks)"));
     }
     o.dp = o.ranks / (w.tp * w.pp);
     if (o.algorithm == "HalvingDoubling" &&
@@ -922,6 +949,15 @@ ParseOptions(int argc, char* argv[])
     }
     CheckProcesses(o, g);
     CheckOutputDir(o.outputDir);
+    // what the workload reader defaulted or ignored: one line each (under mpirun, process 0)
+    const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
+    if (!rank || std::string(rank) == "0")
+    {
+        for (const auto& n : o.notices)
+        {
+            std::cerr << "ai-training-sim: note: " << n << std::endl;
+        }
+    }
     return o;
 }
 

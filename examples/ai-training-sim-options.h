@@ -70,9 +70,10 @@ struct Options
     uint32_t ranks{0};           //!< ranks of the collective / of each job
     uint32_t channels;
     uint32_t qps;
-    std::string workloadName;       //!< preset or file
-    ns3::TrainingWorkload workload; //!< training mode: the workload, built and checked
-    uint32_t dp{0};                 //!< training mode: data parallel size
+    std::string workloadName;         //!< preset or file
+    ns3::TrainingWorkload workload;   //!< training mode: the workload, built and checked
+    std::vector<std::string> notices; //!< defaults the workload reader took, fields it ignored
+    uint32_t dp{0};                   //!< training mode: data parallel size
     uint32_t steps;
     uint32_t jobs;
     std::string placement; //!< TrainingJobHelper placement

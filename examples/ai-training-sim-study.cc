@@ -20,9 +20,11 @@
  */
 #include "ai-training-sim-study.h"
 
+#include <algorithm>
 #include <ctime>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <unistd.h>
 
 using namespace ns3;
@@ -40,9 +42,22 @@ const Time LIMIT = Seconds(100);
 class Progress
 {
   public:
-    Progress(bool on, std::function<double()> fraction)
+    /**
+     * \param on print the line
+     * \param fraction the share of the work done that ends the ticks at 1 (steps or
+     *        collectives)
+     * \param work a finer share of the work done (completed ops of every rank), for the
+     *        percentage and the estimate of the remaining wall time
+     * \param detail what is done, as text (e.g. "ops 12/40, steps 0/1")
+     */
+    Progress(bool on,
+             std::function<double()> fraction,
+             std::function<double()> work,
+             std::function<std::string()> detail)
         : m_on(on),
           m_fraction(fraction),
+          m_work(work),
+          m_detail(detail),
           m_start(std::chrono::steady_clock::now()),
           m_last(m_start)
     {
@@ -58,10 +73,15 @@ class Progress
             m_last = now;
             const double wall = std::chrono::duration<double>(now - m_start).count();
             const double events = Simulator::GetEventCount();
+            const double f = std::min(1.0, std::max(0.0, m_work()));
             std::cerr << "\r[ai-training-sim] sim " << std::fixed << std::setprecision(3)
-                      << Simulator::Now().GetSeconds() * 1e3 << " ms | " << std::setprecision(0)
-                      << 100 * m_fraction() << " % | wall " << std::setprecision(1) << wall
-                      << " s | " << std::setprecision(2) << std::scientific << events / wall
+                      << Simulator::Now().GetSeconds() * 1e3 << " ms | " << std::setprecision(1)
+                      << 100 * f << " % (" << m_detail() << ") | wall " << wall << " s";
+            if (f > 0 && f < 1)
+            {
+                std::cerr << ", ~" << std::setprecision(0) << wall * (1 - f) / f << " s left";
+            }
+            std::cerr << " | " << std::setprecision(2) << std::scientific << events / wall
                       << " events/s   " << std::defaultfloat << std::flush;
             m_printed = true;
         }
@@ -82,6 +102,8 @@ class Progress
   private:
     bool m_on;
     std::function<double()> m_fraction;
+    std::function<double()> m_work;
+    std::function<std::string()> m_detail;
     std::chrono::steady_clock::time_point m_start;
     std::chrono::steady_clock::time_point m_last;
     bool m_printed{false};
@@ -285,6 +307,11 @@ Study::Build()
                                     [this](const Communicator::Result&) { WorkDone(); }));
         }
         m_fraction = [this]() { return double(m_comm->GetResults().size()) / m_o.sizes.size(); };
+        m_work = m_fraction;
+        m_detail = [this]() {
+            return "collectives " + std::to_string(m_comm->GetResults().size()) + "/" +
+                   std::to_string(m_o.sizes.size());
+        };
         if (m_trial)
         {
             return;
@@ -302,9 +329,11 @@ Study::Build()
     helper.SetCommunicatorAttribute("QpsPerConnection", UintegerValue(o.qps));
     helper.SetGpusPerServer(o.topology == "rail" ? 0 : o.gpusPerServer);
     helper.AssignStreams(2000);
+    // one copy of the workload, shared by the jobs (and, in each job, by a stage's ranks)
+    const auto workload = std::make_shared<const TrainingWorkload>(o.workload);
     for (uint32_t j = 0; j < o.jobs; ++j)
     {
-        m_jobs.push_back(helper.Install(*m_fabric, m_nics, o.workload, o.ranks));
+        m_jobs.push_back(helper.Install(*m_fabric, m_nics, workload, o.ranks));
     }
     const uint32_t totalSteps = o.steps * o.jobs;
     m_stepsLeft = totalSteps;
@@ -320,6 +349,35 @@ Study::Build()
             }));
     }
     m_fraction = [this, totalSteps]() { return double(totalSteps - m_stepsLeft) / totalSteps; };
+    // finer: the ops every rank completed, so a long step visibly moves; each weighs its
+    // compute time or its bytes at the link rate (an estimate of its share of the run)
+    const double nsPerByte = 8e9 / double(o.rate.GetBitRate());
+    double totalWork = 0;
+    for (const auto& j : m_jobs)
+    {
+        const TrainingJob::Work t = j->GetWorkTotal();
+        totalWork += double(t.computeSteps) + double(t.bytes) * nsPerByte;
+    }
+    m_work = [this, nsPerByte, totalWork]() {
+        double done = 0;
+        for (const auto& j : m_jobs)
+        {
+            const TrainingJob::Work& d = j->GetWorkDone();
+            done += double(d.computeSteps) + double(d.bytes) * nsPerByte;
+        }
+        return totalWork > 0 ? done / totalWork : 0.0;
+    };
+    m_detail = [this, totalSteps]() {
+        uint64_t done = 0;
+        uint64_t total = 0;
+        for (const auto& j : m_jobs)
+        {
+            done += j->GetOpsDone();
+            total += j->GetOpsTotal();
+        }
+        return "ops " + std::to_string(done) + "/" + std::to_string(total) + ", steps " +
+               std::to_string(totalSteps - m_stepsLeft) + "/" + std::to_string(totalSteps);
+    };
     const TrainingWorkload& w = o.workload;
     std::cout << "ai-training-sim: " << o.jobs << " job(s) of " << o.ranks << " ranks (DP "
               << w.CheckRanks(o.ranks) << " x TP " << w.tp << " x PP " << w.pp << ", EP " << w.ep
@@ -400,7 +458,7 @@ Study::Run()
 {
     const bool show = RoceMpiHelper::GetRank() == 0 &&
                       (m_o.progress == "on" || (m_o.progress == "auto" && isatty(STDERR_FILENO)));
-    Progress progress(show, m_fraction);
+    Progress progress(show, m_fraction, m_work, m_detail);
     Simulator::Stop(LIMIT);
     const auto wall0 = std::chrono::steady_clock::now();
     timespec cpu0{};

@@ -131,6 +131,8 @@ class Study
     ns3::Ptr<ns3::Communicator> m_comm;                //!< benchmark communicator
     std::vector<ns3::Ptr<ns3::TrainingJob>> m_jobs;    //!< training jobs
     std::function<double()> m_fraction;                //!< progress of the work
+    std::function<double()> m_work;                    //!< finer progress (ops) for the line
+    std::function<std::string()> m_detail;             //!< progress as text
     uint32_t m_stepsLeft{0};                           //!< steps of all jobs not yet done
     bool m_done{false};                                //!< the work is done
     bool m_drained{false};                             //!< and every message acknowledged

@@ -195,6 +195,19 @@ TrainingJobHelper::Install(RoceTopologyHelper& topology,
                            const TrainingWorkload& workload,
                            uint32_t ranks)
 {
+    return Install(topology, nics, std::make_shared<const TrainingWorkload>(workload), ranks);
+}
+
+Ptr<TrainingJob>
+TrainingJobHelper::Install(RoceTopologyHelper& topology,
+                           const std::vector<Ptr<RdmaNic>>& nics,
+                           std::shared_ptr<const TrainingWorkload> shared,
+                           uint32_t ranks)
+{
+    if (!shared)
+    {
+        NS_FATAL_ERROR("TrainingJobHelper::Install: no workload");
+    }
     // every check first: nothing is created for a bad job
     if (!topology.IsInstalled())
     {
@@ -217,11 +230,13 @@ TrainingJobHelper::Install(RoceTopologyHelper& topology,
                                                       << topology.GetNHosts()
                                                       << " hosts (one rank per host)");
     }
-    TrainingWorkload w = workload;
-    if (m_steps > 0)
+    if (m_steps > 0 && m_steps != shared->steps)
     {
-        w.steps = m_steps;
+        auto copy = std::make_shared<TrainingWorkload>(*shared);
+        copy->steps = m_steps;
+        shared = copy;
     }
+    const TrainingWorkload& w = *shared;
     w.Validate("workload \"" + w.name + "\"");
     w.CheckRanks(ranks);
     for (const auto& [rank, f] : m_slowdown)
@@ -247,7 +262,7 @@ TrainingJobHelper::Install(RoceTopologyHelper& topology,
         servers.push_back(m_gpusPerServer == 0 ? topology.GetHostNode(h)->GetId()
                                                : h / m_gpusPerServer);
     }
-    job->Setup(m_jobs++, w, rankNics, hosts, m_commFactory, servers);
+    job->Setup(m_jobs++, shared, rankNics, hosts, m_commFactory, servers);
     for (uint32_t r = 0; r < ranks; ++r)
     {
         Ptr<TrainingWorker> worker = m_workerFactory.Create<TrainingWorker>();

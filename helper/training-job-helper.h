@@ -10,6 +10,7 @@
 #include "ns3/training-workload.h"
 
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -104,6 +105,21 @@ class TrainingJobHelper
     Ptr<TrainingJob> Install(RoceTopologyHelper& topology,
                              const std::vector<Ptr<RdmaNic>>& nics,
                              const TrainingWorkload& workload,
+                             uint32_t ranks);
+
+    /**
+     * \brief Install a job that shares the workload instead of copying it (as Install above;
+     *        jobs may share one workload; with SetSteps the job gets its own copy with that
+     *        number of steps).
+     * \param topology the installed fabric
+     * \param nics the RdmaNic of every host (RdmaHelper::Install(topology))
+     * \param workload what every rank does (validated here; not null)
+     * \param ranks number of ranks
+     * \return the job
+     */
+    Ptr<TrainingJob> Install(RoceTopologyHelper& topology,
+                             const std::vector<Ptr<RdmaNic>>& nics,
+                             std::shared_ptr<const TrainingWorkload> workload,
                              uint32_t ranks);
 
     /**

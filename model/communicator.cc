@@ -1609,7 +1609,12 @@ Communicator::Finish()
         {
             op.cb(r);
         }
-        Begin();
+        // the callback may have started the next collective already (its last rank entered
+        // from it): begin it only once
+        if (!m_running)
+        {
+            Begin();
+        }
     }
 }
 

@@ -69,18 +69,42 @@ TrainingJob::Setup(uint32_t id,
                    ObjectFactory commFactory,
                    const std::vector<uint32_t>& servers)
 {
+    Setup(id,
+          std::make_shared<const TrainingWorkload>(workload),
+          nics,
+          hosts,
+          commFactory,
+          servers);
+}
+
+void
+TrainingJob::Setup(uint32_t id,
+                   std::shared_ptr<const TrainingWorkload> shared,
+                   const std::vector<Ptr<RdmaNic>>& nics,
+                   const std::vector<uint32_t>& hosts,
+                   ObjectFactory commFactory,
+                   const std::vector<uint32_t>& servers)
+{
+    NS_ASSERT_MSG(shared, "TrainingJob::Setup: no workload");
     NS_ASSERT_MSG(servers.empty() || servers.size() == nics.size(),
                   "TrainingJob::Setup: one server per rank");
     NS_ASSERT_MSG(m_nics.empty(), "TrainingJob::Setup called twice");
     m_id = id;
-    m_workload = workload;
+    m_workload = std::move(shared);
+    const TrainingWorkload& workload = *m_workload;
     m_nics = nics;
     m_hosts = hosts;
     m_dp = workload.CheckRanks(nics.size());
     const uint32_t n = nics.size();
+    m_programs.clear();
+    m_programs.reserve(workload.stages.size());
+    for (const auto& stage : workload.stages)
+    {
+        m_programs.emplace_back(stage);
+    }
     // which groups the programs use
     std::array<bool, N_PARALLEL_GROUPS> used{};
-    for (const auto& stage : m_workload.stages)
+    for (const auto& stage : workload.stages)
     {
         for (const auto& op : stage)
         {
@@ -105,10 +129,15 @@ TrainingJob::Setup(uint32_t id,
         {
             uint32_t instance = 0;
             uint32_t index = 0;
-            const std::vector<uint32_t> members = GroupOf(r, ParallelGroup(g), &instance, &index);
-            if (index != 0 || members.size() < 2)
+            Locate(r, ParallelGroup(g), &instance, &index);
+            if (index != 0)
             {
-                continue; // made by the group's first rank; groups of one need none
+                continue; // made by the group's first rank
+            }
+            const std::vector<uint32_t> members = GroupOf(r, ParallelGroup(g), &instance, &index);
+            if (members.size() < 2)
+            {
+                continue; // groups of one need none
             }
             if (m_comms[g].size() <= instance)
             {
@@ -176,7 +205,62 @@ TrainingJob::GetDp() const
 const TrainingWorkload&
 TrainingJob::GetWorkload() const
 {
-    return m_workload;
+    return *m_workload;
+}
+
+const StageProgram&
+TrainingJob::GetProgram(uint32_t stage) const
+{
+    return m_programs.at(stage);
+}
+
+uint64_t
+TrainingJob::GetOpsDone() const
+{
+    return m_done.ops;
+}
+
+uint64_t
+TrainingJob::GetOpsTotal() const
+{
+    return GetWorkTotal().ops;
+}
+
+const TrainingJob::Work&
+TrainingJob::GetWorkDone() const
+{
+    return m_done;
+}
+
+TrainingJob::Work
+TrainingJob::GetWorkTotal() const
+{
+    Work w;
+    if (!m_workload)
+    {
+        return w;
+    }
+    // every rank of a stage runs its program each step; a stage has TP x DP ranks
+    for (const auto& stage : m_workload->stages)
+    {
+        w.ops += stage.size();
+        for (const auto& op : stage)
+        {
+            if (op.type == WorkloadOp::COMPUTE)
+            {
+                w.computeSteps += op.duration.GetTimeStep();
+            }
+            else if (op.type != WorkloadOp::RECV)
+            {
+                w.bytes += op.bytes;
+            }
+        }
+    }
+    const uint64_t copies = uint64_t(m_workload->tp) * m_dp * m_workload->steps;
+    w.ops *= copies;
+    w.bytes *= copies;
+    w.computeSteps *= int64_t(copies);
+    return w;
 }
 
 const std::vector<uint32_t>&
@@ -226,14 +310,14 @@ TrainingJob::GetCollectiveRecords() const
 bool
 TrainingJob::IsFinished() const
 {
-    return m_steps.size() == m_workload.steps;
+    return m_workload && m_steps.size() == m_workload->steps;
 }
 
 void
 TrainingJob::PrintSteps(std::ostream& os, bool header) const
 {
     std::array<bool, N_PARALLEL_GROUPS> used{};
-    for (const auto& stage : m_workload.stages)
+    for (const auto& stage : m_workload->stages)
     {
         for (const auto& op : stage)
         {
@@ -319,15 +403,15 @@ TrainingJob::PrintCollectives(std::ostream& os) const
 uint32_t
 TrainingJob::StageOf(uint32_t rank) const
 {
-    return rank / (m_workload.tp * m_dp);
+    return rank / (m_workload->tp * m_dp);
 }
 
 std::vector<uint32_t>
 TrainingJob::GroupOf(uint32_t rank, ParallelGroup g, uint32_t* instance, uint32_t* index) const
 {
-    const uint32_t tp = m_workload.tp;
-    const uint32_t pp = m_workload.pp;
-    const uint32_t ep = m_workload.ep;
+    const uint32_t tp = m_workload->tp;
+    const uint32_t pp = m_workload->pp;
+    const uint32_t ep = m_workload->ep;
     const uint32_t dp = m_dp;
     const uint32_t tpI = rank % tp;
     const uint32_t dpI = (rank / tp) % dp;
@@ -390,11 +474,51 @@ TrainingJob::GroupOf(uint32_t rank, ParallelGroup g, uint32_t* instance, uint32_
     return m;
 }
 
+void
+TrainingJob::Locate(uint32_t rank, ParallelGroup g, uint32_t* instance, uint32_t* index) const
+{
+    const uint32_t tp = m_workload->tp;
+    const uint32_t ep = m_workload->ep;
+    const uint32_t dp = m_dp;
+    const uint32_t tpI = rank % tp;
+    const uint32_t dpI = (rank / tp) % dp;
+    const uint32_t ppI = rank / (tp * dp);
+    const uint32_t epI = dpI % ep;
+    const uint32_t edpI = dpI / ep;
+    switch (g)
+    {
+    case ParallelGroup::DP:
+        *instance = ppI * tp + tpI;
+        *index = dpI;
+        return;
+    case ParallelGroup::TP:
+        *instance = ppI * dp + dpI;
+        *index = tpI;
+        return;
+    case ParallelGroup::PP:
+        *instance = dpI * tp + tpI;
+        *index = ppI;
+        return;
+    case ParallelGroup::EP:
+        *instance = (ppI * tp + tpI) * (dp / ep) + edpI;
+        *index = epI;
+        return;
+    case ParallelGroup::DP_EP:
+        *instance = (ppI * tp + tpI) * ep + epI;
+        *index = edpI;
+        return;
+    case ParallelGroup::WORLD:
+        *instance = 0;
+        *index = rank;
+        return;
+    }
+}
+
 Ptr<Communicator>
 TrainingJob::GetCommunicator(uint32_t rank, ParallelGroup g, uint32_t* index) const
 {
     uint32_t instance = 0;
-    GroupOf(rank, g, &instance, index);
+    Locate(rank, g, &instance, index);
     const auto& kind = m_comms.at(uint32_t(g));
     return instance < kind.size() ? kind[instance] : nullptr;
 }
@@ -404,9 +528,9 @@ TrainingJob::Send(uint32_t rank, int32_t peer, uint64_t bytes, Callback<void> do
 {
     uint32_t pipeline = 0;
     uint32_t src = 0;
-    const std::vector<uint32_t> members = GroupOf(rank, ParallelGroup::PP, &pipeline, &src);
+    Locate(rank, ParallelGroup::PP, &pipeline, &src);
     const uint32_t dst = src + peer;
-    NS_ASSERT(dst < members.size());
+    NS_ASSERT(dst < m_workload->pp);
     m_sendDone[{pipeline, src, dst}].push_back(done);
     m_comms[uint32_t(ParallelGroup::PP)][pipeline]
         ->SendRecv(src, dst, bytes, MakeCallback(&TrainingJob::OnP2p, this, pipeline));
@@ -425,9 +549,9 @@ TrainingJob::OnP2p(uint32_t pipeline,
     Callback<void> done = q.front();
     q.pop_front();
     // the receiving rank: same pipeline, stage dst
-    const uint32_t tpI = pipeline % m_workload.tp;
-    const uint32_t dpI = pipeline / m_workload.tp;
-    const uint32_t receiver = (dst * m_dp + dpI) * m_workload.tp + tpI;
+    const uint32_t tpI = pipeline % m_workload->tp;
+    const uint32_t dpI = pipeline / m_workload->tp;
+    const uint32_t receiver = (dst * m_dp + dpI) * m_workload->tp + tpI;
     m_workers[receiver]->MessageArrived(int32_t(src) - int32_t(dst));
     done();
 }

@@ -5,6 +5,7 @@
 #define TRAINING_JOB_H
 
 #include "communicator.h"
+#include "stage-program.h"
 #include "training-workload.h"
 
 #include "ns3/application-container.h"
@@ -15,6 +16,7 @@
 #include <array>
 #include <deque>
 #include <map>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -110,6 +112,23 @@ class TrainingJob : public Object
                ObjectFactory commFactory,
                const std::vector<uint32_t>& servers = {});
 
+    /**
+     * \brief Configure the job with a workload it shares instead of copying (as Setup above;
+     *        several jobs may share one workload).
+     * \param id job id
+     * \param workload what every rank does (validated; not null)
+     * \param nics the NIC of each rank
+     * \param hosts the fabric host (endpoint) index of each rank, for results
+     * \param commFactory factory of the communicators
+     * \param servers the server of each rank (empty: every rank on its own server)
+     */
+    void Setup(uint32_t id,
+               std::shared_ptr<const TrainingWorkload> workload,
+               const std::vector<Ptr<RdmaNic>>& nics,
+               const std::vector<uint32_t>& hosts,
+               ObjectFactory commFactory,
+               const std::vector<uint32_t>& servers = {});
+
     /// \return the job id
     uint32_t GetId() const;
     /// \return the number of ranks
@@ -118,6 +137,46 @@ class TrainingJob : public Object
     uint32_t GetDp() const;
     /// \return the workload
     const TrainingWorkload& GetWorkload() const;
+    /**
+     * \param stage a pipeline stage
+     * \return its program in run-ready form, shared by the stage's ranks
+     */
+    const StageProgram& GetProgram(uint32_t stage) const;
+
+    /// Work of the ranks' ops, summed over ranks (for progress reports).
+    struct Work
+    {
+        uint64_t ops{0};         //!< ops
+        uint64_t bytes{0};       //!< bytes of the collectives and sends (as each rank calls them)
+        int64_t computeSteps{0}; //!< compute time steps (as in the programs, without slowdowns)
+    };
+
+    /// \return completed ops of all ranks so far (every step; for progress reports)
+    uint64_t GetOpsDone() const;
+    /// \return the ops all ranks run in all steps (GetOpsDone() reaches it at the end)
+    uint64_t GetOpsTotal() const;
+    /// \return the work of the ops completed so far (all ranks, every step)
+    const Work& GetWorkDone() const;
+    /// \return the work of every op of every rank and step (GetWorkDone() reaches it)
+    Work GetWorkTotal() const;
+
+    /**
+     * \brief Count one completed op of a rank (called by the workers).
+     * \param op the op
+     */
+    void OpCompleted(const WorkloadOp& op)
+    {
+        ++m_done.ops;
+        if (op.type == WorkloadOp::COMPUTE)
+        {
+            m_done.computeSteps += op.duration.GetTimeStep();
+        }
+        else if (op.type != WorkloadOp::RECV)
+        {
+            m_done.bytes += op.bytes;
+        }
+    }
+
     /// \return the fabric host index of each rank
     const std::vector<uint32_t>& GetHosts() const;
     /**
@@ -176,6 +235,15 @@ class TrainingJob : public Object
      * \return the communicator
      */
     Ptr<Communicator> GetCommunicator(uint32_t rank, ParallelGroup g, uint32_t* index) const;
+
+    /**
+     * \brief Where a rank is in its group of a kind, without listing the members.
+     * \param rank the rank
+     * \param g the group kind
+     * \param [out] instance which group of that kind
+     * \param [out] index the rank's index in it
+     */
+    void Locate(uint32_t rank, ParallelGroup g, uint32_t* instance, uint32_t* index) const;
 
     /**
      * \param rank a rank
@@ -249,7 +317,9 @@ class TrainingJob : public Object
     };
 
     uint32_t m_id;                                       //!< job id
-    TrainingWorkload m_workload;                         //!< workload
+    std::shared_ptr<const TrainingWorkload> m_workload;  //!< workload (shared)
+    std::vector<StageProgram> m_programs;                //!< per stage, shared by its ranks
+    Work m_done;                                         //!< ops completed by all ranks
     uint32_t m_dp;                                       //!< DP size
     std::vector<Ptr<RdmaNic>> m_nics;                    //!< per rank
     std::vector<uint32_t> m_hosts;                       //!< per rank

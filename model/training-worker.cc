@@ -3,6 +3,7 @@
  */
 #include "training-worker.h"
 
+#include "stage-program.h"
 #include "training-job.h"
 
 #include "ns3/double.h"
@@ -52,9 +53,11 @@ TrainingWorker::GetTypeId()
 
 TrainingWorker::TrainingWorker()
     : m_rank(0),
+      m_program(nullptr),
       m_ops(nullptr),
       m_slowdown(1.0),
       m_step(0),
+      m_base(0),
       m_opsLeft(0),
       m_nextCompute(0),
       m_computing(false),
@@ -85,30 +88,8 @@ TrainingWorker::SetJob(Ptr<TrainingJob> job, uint32_t rank)
     m_job = job;
     m_rank = rank;
     const TrainingWorkload& w = job->GetWorkload();
-    m_ops = &w.stages[job->StageOf(rank)];
-    const uint32_t n = m_ops->size();
-    m_users.assign(n, {});
-    m_computeOrder.clear();
-    for (auto& o : m_collOrder)
-    {
-        o.clear();
-    }
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        const WorkloadOp& op = (*m_ops)[i];
-        for (uint32_t d : op.deps)
-        {
-            m_users[d].push_back(i);
-        }
-        if (op.type == WorkloadOp::COMPUTE)
-        {
-            m_computeOrder.push_back(i);
-        }
-        else if (op.type == WorkloadOp::COLLECTIVE)
-        {
-            m_collOrder[uint32_t(op.group)].push_back(i);
-        }
-    }
+    m_program = &job->GetProgram(job->StageOf(rank));
+    m_ops = &m_program->GetOps();
     m_arrivedFrom.assign(2 * w.pp + 1, 0);
     m_consumedFrom.assign(2 * w.pp + 1, 0);
 }
@@ -160,13 +141,8 @@ TrainingWorker::BeginStep()
     }
     const uint32_t n = m_ops->size();
     m_stepStart = Simulator::Now();
-    m_depsLeft.resize(n);
-    m_ready.assign(n, 0);
-    m_blocker.assign(n, -1);
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        m_depsLeft[i] = (*m_ops)[i].deps.size();
-    }
+    m_window.clear();
+    m_base = 0;
     m_opsLeft = n;
     m_nextCompute = 0;
     m_nextColl.fill(0);
@@ -177,13 +153,28 @@ TrainingWorker::BeginStep()
     m_lastDone = -1;
     m_recvWaiting.clear();
     NS_LOG_INFO("job " << m_job->GetId() << " rank " << m_rank << " step " << m_step << " starts");
-    for (uint32_t i = 0; i < n; ++i)
+    for (uint32_t i : m_program->GetRoots())
     {
-        if (m_depsLeft[i] == 0)
-        {
-            OpReady(i);
-        }
+        OpReady(i);
     }
+}
+
+TrainingWorker::OpState&
+TrainingWorker::State(uint32_t i)
+{
+    NS_ASSERT_MSG(i >= m_base, "op " << i << " is done (the window starts at " << m_base << ")");
+    while (m_base + m_window.size() <= i)
+    {
+        const uint32_t j = m_base + m_window.size();
+        m_window.push_back({uint32_t((*m_ops)[j].deps.size()), -1, 0, 0});
+    }
+    return m_window[i - m_base];
+}
+
+bool
+TrainingWorker::IsReady(uint32_t i) const
+{
+    return i >= m_base && i - m_base < m_window.size() && m_window[i - m_base].ready;
 }
 
 uint32_t
@@ -196,7 +187,7 @@ TrainingWorker::Category(uint32_t i) const
 void
 TrainingWorker::OpReady(uint32_t i)
 {
-    m_ready[i] = 1;
+    State(i).ready = 1;
     const WorkloadOp& op = (*m_ops)[i];
     switch (op.type)
     {
@@ -221,12 +212,13 @@ TrainingWorker::OpReady(uint32_t i)
 void
 TrainingWorker::TryCompute()
 {
-    if (m_computing || m_nextCompute >= m_computeOrder.size())
+    const std::vector<uint32_t>& order = m_program->GetComputeOrder();
+    if (m_computing || m_nextCompute >= order.size())
     {
         return;
     }
-    const uint32_t i = m_computeOrder[m_nextCompute];
-    if (!m_ready[i])
+    const uint32_t i = order[m_nextCompute];
+    if (!IsReady(i))
     {
         return;
     }
@@ -235,10 +227,10 @@ TrainingWorker::TryCompute()
     const WorkloadOp& op = (*m_ops)[i];
     const Time now = Simulator::Now();
     const Time gap = now - m_computeFreeAt;
-    if (gap.IsStrictlyPositive() && m_blocker[i] >= 0 &&
-        (*m_ops)[m_blocker[i]].type != WorkloadOp::COMPUTE)
+    const int32_t blocker = State(i).blocker;
+    if (gap.IsStrictlyPositive() && blocker >= 0 && (*m_ops)[blocker].type != WorkloadOp::COMPUTE)
     {
-        m_exposed[Category(m_blocker[i])] += gap;
+        m_exposed[Category(blocker)] += gap;
     }
     double factor = m_slowdown;
     if (m_jitter)
@@ -254,8 +246,8 @@ TrainingWorker::TryCompute()
 void
 TrainingWorker::TryCollectives(uint32_t g)
 {
-    auto& order = m_collOrder[g];
-    while (m_nextColl[g] < order.size() && m_ready[order[m_nextColl[g]]])
+    const std::vector<uint32_t>& order = m_program->GetCollectiveOrder(g);
+    while (m_nextColl[g] < order.size() && IsReady(order[m_nextColl[g]]))
     {
         const uint32_t i = order[m_nextColl[g]++];
         const WorkloadOp& op = (*m_ops)[i];
@@ -281,7 +273,7 @@ TrainingWorker::CollectiveDone(uint32_t i, const Communicator::Result& r)
     const WorkloadOp& op = (*m_ops)[i];
     uint32_t instance = 0;
     uint32_t index = 0;
-    m_job->GroupOf(m_rank, op.group, &instance, &index);
+    m_job->Locate(m_rank, op.group, &instance, &index);
     if (index == 0)
     {
         m_job->RecordCollective(m_step, op.group, instance, op.name, r);
@@ -326,14 +318,22 @@ TrainingWorker::OpDone(uint32_t i)
         m_computeFreeAt = now;
     }
     m_opEnd(m_step, i, op.name);
+    m_job->OpCompleted(op);
     m_lastDone = i;
-    for (uint32_t u : m_users[i])
+    State(i).done = 1;
+    for (const uint32_t* u = m_program->UsersBegin(i); u != m_program->UsersEnd(i); ++u)
     {
-        m_blocker[u] = i;
-        if (--m_depsLeft[u] == 0)
+        OpState& st = State(*u);
+        st.blocker = i;
+        if (--st.depsLeft == 0)
         {
-            OpReady(u);
+            OpReady(*u);
         }
+    }
+    while (!m_window.empty() && m_window.front().done)
+    {
+        m_window.pop_front(); // every op before the window is done
+        ++m_base;
     }
     if (op.type == WorkloadOp::COMPUTE)
     {

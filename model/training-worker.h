@@ -5,6 +5,7 @@
 #define TRAINING_WORKER_H
 
 #include "communicator.h"
+#include "stage-program.h"
 #include "training-workload.h"
 
 #include "ns3/application.h"
@@ -118,32 +119,54 @@ class TrainingWorker : public Application
      */
     uint32_t Category(uint32_t i) const;
 
-    Ptr<TrainingJob> m_job;                     //!< job
-    uint32_t m_rank;                            //!< rank
-    const std::vector<WorkloadOp>* m_ops;       //!< program
-    double m_slowdown;                          //!< compute slowdown factor
-    Ptr<RandomVariableStream> m_jitter;         //!< compute jitter factor (may be null)
-    uint32_t m_step;                            //!< current step
-    Time m_stepStart;                           //!< when it started
-    std::vector<uint32_t> m_depsLeft;           //!< per op
-    std::vector<uint8_t> m_ready;               //!< per op: deps done
-    std::vector<int32_t> m_blocker;             //!< per op: the dep that completed last
-    uint32_t m_opsLeft;                         //!< ops not done in this step
-    std::vector<std::vector<uint32_t>> m_users; //!< per op: ops depending on it
-    std::vector<uint32_t> m_computeOrder;       //!< compute ops in program order
-    uint32_t m_nextCompute;                     //!< index into m_computeOrder
-    bool m_computing;                           //!< compute stream busy
-    Time m_computeFreeAt;                       //!< when the last compute ended
-    Time m_computeBusy;                         //!< compute time this step
-    std::array<std::vector<uint32_t>, N_PARALLEL_GROUPS> m_collOrder; //!< per group
-    std::array<uint32_t, N_PARALLEL_GROUPS> m_nextColl;               //!< per group
-    std::deque<uint32_t> m_recvWaiting;            //!< receive ops ready, in order
-    std::vector<uint64_t> m_arrivedFrom;           //!< messages arrived per peer stage (+pp)
-    std::vector<uint64_t> m_consumedFrom;          //!< receives completed per peer stage (+pp)
-    int32_t m_lastDone;                            //!< last op that completed
-    std::array<Time, N_PARALLEL_GROUPS> m_exposed; //!< this step
-    bool m_running;                                //!< started and not stopped
-    EventId m_computeEvent;                        //!< running compute
+    /// Per-step state of one op.
+    struct OpState
+    {
+        uint32_t depsLeft; //!< dependencies not done yet
+        int32_t blocker;   //!< the dependency that completed last (-1: none yet)
+        uint8_t ready;     //!< every dependency done
+        uint8_t done;      //!< completed
+    };
+
+    /**
+     * \brief The state of an op this step, made on first use.
+     *
+     * Only a window of ops is held: every op before it is done, none after it has been
+     * touched (all its dependencies are still pending). A step's ops mostly complete in
+     * program order, so the window stays small however long the program is.
+     * \param i op index
+     * \return its state (the reference stays valid until the op leaves the window)
+     */
+    OpState& State(uint32_t i);
+    /**
+     * \param i op index
+     * \return whether the op's dependencies are all done (this step)
+     */
+    bool IsReady(uint32_t i) const;
+
+    Ptr<TrainingJob> m_job;               //!< job
+    uint32_t m_rank;                      //!< rank
+    const StageProgram* m_program;        //!< its stage's program (shared with the stage)
+    const std::vector<WorkloadOp>* m_ops; //!< the program's ops
+    double m_slowdown;                    //!< compute slowdown factor
+    Ptr<RandomVariableStream> m_jitter;   //!< compute jitter factor (may be null)
+    uint32_t m_step;                      //!< current step
+    Time m_stepStart;                     //!< when it started
+    std::deque<OpState> m_window;         //!< state of ops m_base.. (see State())
+    uint32_t m_base;                      //!< first op not known to be done
+    uint32_t m_opsLeft;                   //!< ops not done in this step
+    uint32_t m_nextCompute;               //!< index into the program's compute order
+    bool m_computing;                     //!< compute stream busy
+    Time m_computeFreeAt;                 //!< when the last compute ended
+    Time m_computeBusy;                   //!< compute time this step
+    std::array<uint32_t, N_PARALLEL_GROUPS> m_nextColl; //!< per group
+    std::deque<uint32_t> m_recvWaiting;                 //!< receive ops ready, in order
+    std::vector<uint64_t> m_arrivedFrom;                //!< messages arrived per peer stage (+pp)
+    std::vector<uint64_t> m_consumedFrom;               //!< receives completed per peer stage (+pp)
+    int32_t m_lastDone;                                 //!< last op that completed
+    std::array<Time, N_PARALLEL_GROUPS> m_exposed;      //!< this step
+    bool m_running;                                     //!< started and not stopped
+    EventId m_computeEvent;                             //!< running compute
     TracedCallback<uint32_t, uint32_t, const std::string&> m_opStart; //!< op started
     TracedCallback<uint32_t, uint32_t, const std::string&> m_opEnd;   //!< op done
 };

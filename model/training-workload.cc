@@ -12,11 +12,130 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <string_view>
+#include <unordered_set>
 
 namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("TrainingWorkload");
+
+std::ostream&
+operator<<(std::ostream& os, const OpDuration& d)
+{
+    return os << d.Get();
+}
+
+OpDeps::OpDeps(std::initializer_list<uint32_t> l)
+{
+    for (uint32_t d : l)
+    {
+        push_back(d);
+    }
+}
+
+OpDeps::OpDeps(const std::vector<uint32_t>& v)
+{
+    for (uint32_t d : v)
+    {
+        push_back(d);
+    }
+}
+
+OpDeps::OpDeps(const OpDeps& o)
+{
+    for (uint32_t d : o)
+    {
+        push_back(d);
+    }
+}
+
+OpDeps::OpDeps(OpDeps&& o) noexcept
+    : m_size(o.m_size),
+      m_cap(o.m_cap)
+{
+    if (o.m_cap > INLINE)
+    {
+        m_heap = o.m_heap;
+        o.m_cap = INLINE;
+    }
+    else
+    {
+        std::copy(o.m_inline, o.m_inline + INLINE, m_inline);
+    }
+    o.m_size = 0;
+}
+
+OpDeps&
+OpDeps::operator=(const OpDeps& o)
+{
+    if (this != &o)
+    {
+        clear();
+        for (uint32_t d : o)
+        {
+            push_back(d);
+        }
+    }
+    return *this;
+}
+
+OpDeps&
+OpDeps::operator=(OpDeps&& o) noexcept
+{
+    if (this != &o)
+    {
+        if (m_cap > INLINE)
+        {
+            delete[] m_heap;
+        }
+        m_size = o.m_size;
+        m_cap = o.m_cap;
+        if (o.m_cap > INLINE)
+        {
+            m_heap = o.m_heap;
+            o.m_cap = INLINE;
+        }
+        else
+        {
+            std::copy(o.m_inline, o.m_inline + INLINE, m_inline);
+        }
+        o.m_size = 0;
+    }
+    return *this;
+}
+
+OpDeps::~OpDeps()
+{
+    if (m_cap > INLINE)
+    {
+        delete[] m_heap;
+    }
+}
+
+void
+OpDeps::push_back(uint32_t d)
+{
+    if (m_size == m_cap)
+    {
+        const uint32_t cap = m_cap * 2;
+        uint32_t* heap = new uint32_t[cap];
+        std::copy(begin(), end(), heap);
+        if (m_cap > INLINE)
+        {
+            delete[] m_heap;
+        }
+        m_heap = heap;
+        m_cap = cap;
+    }
+    (m_cap > INLINE ? m_heap : m_inline)[m_size++] = d;
+}
+
+bool
+OpDeps::operator==(const OpDeps& o) const
+{
+    return m_size == o.m_size && std::equal(begin(), end(), o.begin());
+}
 
 std::string
 ParallelGroupName(ParallelGroup g)
@@ -68,6 +187,12 @@ TrainingWorkload::CheckRanks(uint32_t ranks) const
                                         "positive multiple of TP x PP x EP = "
                                      << tp << " x " << pp << " x " << ep << " = " << unit);
     }
+    if (declaredRanks > 0 && ranks != declaredRanks)
+    {
+        NS_FATAL_ERROR("workload \"" << name << "\": " << ranks
+                                     << " ranks is not allowed: the workload declares "
+                                     << declaredRanks << " ranks (AICB all_gpus)");
+    }
     return ranks / (tp * pp);
 }
 
@@ -75,6 +200,7 @@ std::string
 TrainingWorkload::Check() const
 {
     std::ostringstream os;
+    const int64_t maxStep = NanoSeconds(MAX_OP_NS).GetTimeStep();
     if (tp == 0 || pp == 0 || ep == 0)
     {
         os << "TP, PP and EP must be >= 1 (got TP=" << tp << " PP=" << pp << " EP=" << ep << ")";
@@ -92,6 +218,12 @@ TrainingWorkload::Check() const
     {
         os << "TP x PP x EP = " << tp << " x " << pp << " x " << ep << " = "
            << uint64_t(tp) * pp * ep << " is not allowed (at most " << MAX_RANKS_UNIT << " ranks)";
+        return os.str();
+    }
+    if (declaredRanks % (uint64_t(tp) * pp * ep) != 0)
+    {
+        os << "the declared " << declaredRanks
+           << " ranks are not a multiple of TP x PP x EP = " << uint64_t(tp) * pp * ep;
         return os.str();
     }
     if (steps == 0)
@@ -132,14 +264,28 @@ TrainingWorkload::Check() const
             os << "the program of stage " << s << " is empty";
             return os.str();
         }
-        std::set<std::string> names;
+        // duplicate names: a hash set first (fast); the ordered scan below finds which op
+        bool duplicates = false;
+        {
+            std::unordered_set<std::string_view> seen;
+            seen.reserve(ops.size());
+            for (const auto& op : ops)
+            {
+                if (!op.name.empty() && !seen.insert(op.name).second)
+                {
+                    duplicates = true;
+                    break;
+                }
+            }
+        }
+        std::set<std::string_view> names;
         for (uint32_t i = 0; i < ops.size(); ++i)
         {
             const WorkloadOp& op = ops[i];
             auto at = [&]() -> std::ostream& {
                 return os << "stage " << s << " op \"" << op.name << "\" (#" << i << "): ";
             };
-            if (!op.name.empty() && !names.insert(op.name).second)
+            if (duplicates && !op.name.empty() && !names.insert(op.name).second)
             {
                 at() << "the name is used twice";
                 return os.str();
@@ -158,13 +304,13 @@ TrainingWorkload::Check() const
             case WorkloadOp::COMPUTE:
                 if (op.duration.IsStrictlyNegative())
                 {
-                    at() << "negative compute time " << op.duration.As(Time::US)
+                    at() << "negative compute time " << op.duration.Get().As(Time::US)
                          << " is not allowed (>= 0)";
                     return os.str();
                 }
-                if (op.duration > NanoSeconds(MAX_OP_NS))
+                if (op.duration.GetTimeStep() > maxStep)
                 {
-                    at() << "compute time " << op.duration.As(Time::S)
+                    at() << "compute time " << op.duration.Get().As(Time::S)
                          << " is not allowed (at most " << MAX_OP_NS / 1000000000 << " s)";
                     return os.str();
                 }
@@ -472,7 +618,7 @@ TrainingWorkload::FromLayers(const std::vector<WorkloadLayer>& layers, const Sch
             }
             return i;
         };
-        auto compute = [&](const std::string& n, Time t) {
+        auto compute = [&](const std::string& n, const Time& t) {
             WorkloadOp op;
             op.type = WorkloadOp::COMPUTE;
             op.name = n;

@@ -8,6 +8,8 @@
 
 #include "ns3/nstime.h"
 
+#include <initializer_list>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -51,6 +53,158 @@ bool ParseParallelGroup(const std::string& name, ParallelGroup* g);
 
 /**
  * \ingroup ai-training
+ * \brief The compute time of a WorkloadOp: a Time kept as its integer time step.
+ *
+ * ns-3 records every Time object that exists before Simulator::Run (so that SetResolution can
+ * convert them): a workload of millions of ops held as Time objects fills that record (a tree
+ * node per op) and makes every copy of an op slow. This type converts to and from Time;
+ * comparisons and arithmetic go through Time. Set it with the resolution the run uses.
+ */
+class OpDuration
+{
+  public:
+    OpDuration() = default;
+
+    /// \param t the time
+    explicit OpDuration(const Time& t)
+        : m_step(t.GetTimeStep())
+    {
+    }
+
+    /// \param t the time \return this
+    OpDuration& operator=(const Time& t)
+    {
+        m_step = t.GetTimeStep();
+        return *this;
+    }
+
+    /// \return the time
+    operator Time() const
+    {
+        return TimeStep(m_step);
+    }
+
+    /// \return the time
+    Time Get() const
+    {
+        return TimeStep(m_step);
+    }
+
+    /// \return whether it is < 0
+    bool IsStrictlyNegative() const
+    {
+        return m_step < 0;
+    }
+
+    /// \return the value in time steps (as Time::GetTimeStep)
+    int64_t GetTimeStep() const
+    {
+        return m_step;
+    }
+
+    /// \return the value as a double in time steps (as Time::GetDouble)
+    double GetDouble() const
+    {
+        return double(m_step);
+    }
+
+  private:
+    int64_t m_step{0}; //!< time steps
+};
+
+/**
+ * \brief Print an OpDuration as its Time.
+ * \param os the stream
+ * \param d the duration
+ * \return os
+ */
+std::ostream& operator<<(std::ostream& os, const OpDuration& d);
+
+/**
+ * \ingroup ai-training
+ * \brief The dependencies of a WorkloadOp: a list of op indices (as a std::vector<uint32_t>)
+ *        that keeps up to two in place, without an allocation (most ops of a schedule depend
+ *        on just the previous one).
+ */
+class OpDeps
+{
+  public:
+    OpDeps() = default;
+    /// \param l the indices
+    OpDeps(std::initializer_list<uint32_t> l);
+    /// \param v the indices
+    OpDeps(const std::vector<uint32_t>& v);
+    /// \param o other
+    OpDeps(const OpDeps& o);
+    /// \param o other
+    OpDeps(OpDeps&& o) noexcept;
+    /// \param o other \return this
+    OpDeps& operator=(const OpDeps& o);
+    /// \param o other \return this
+    OpDeps& operator=(OpDeps&& o) noexcept;
+    ~OpDeps();
+
+    /// \param d an index to append
+    void push_back(uint32_t d);
+
+    /// \return number of indices
+    uint32_t size() const
+    {
+        return m_size;
+    }
+
+    /// \return whether there are none
+    bool empty() const
+    {
+        return m_size == 0;
+    }
+
+    /// \return first index
+    const uint32_t* begin() const
+    {
+        return m_cap > INLINE ? m_heap : m_inline;
+    }
+
+    /// \return past the last index
+    const uint32_t* end() const
+    {
+        return begin() + m_size;
+    }
+
+    /// \param i position \return the index there
+    uint32_t operator[](uint32_t i) const
+    {
+        return begin()[i];
+    }
+
+    /// Remove every index.
+    void clear()
+    {
+        m_size = 0;
+    }
+
+    /// \return the indices as a vector
+    std::vector<uint32_t> ToVector() const
+    {
+        return std::vector<uint32_t>(begin(), end());
+    }
+
+    /// \param o other \return same indices in the same order
+    bool operator==(const OpDeps& o) const;
+
+  private:
+    static constexpr uint32_t INLINE = 2; //!< indices held in place
+    uint32_t m_size{0};                   //!< indices
+    uint32_t m_cap{INLINE};               //!< capacity
+
+    union {
+        uint32_t m_inline[INLINE]; //!< m_cap == INLINE
+        uint32_t* m_heap;          //!< m_cap > INLINE
+    };
+};
+
+/**
+ * \ingroup ai-training
  * \brief One operation of a rank's per-step program.
  *
  * An operation starts when all its dependencies (earlier operations of the same program) are
@@ -70,12 +224,12 @@ struct WorkloadOp
 
     Type type{COMPUTE};                                //!< what
     std::string name;                                  //!< unique within its program
-    Time duration;                                     //!< COMPUTE: time (>= 0)
+    OpDuration duration;                               //!< COMPUTE: time (>= 0)
     Communicator::Kind kind{Communicator::ALL_REDUCE}; //!< COLLECTIVE: which
     ParallelGroup group{ParallelGroup::DP};            //!< COLLECTIVE: over which ranks
-    int32_t peer{0};            //!< SEND/RECV: stage offset (+1 next stage, -1 previous)
-    uint64_t bytes{0};          //!< COLLECTIVE, SEND, RECV: size (> 0)
-    std::vector<uint32_t> deps; //!< indices of earlier operations of the same program
+    int32_t peer{0};   //!< SEND/RECV: stage offset (+1 next stage, -1 previous)
+    uint64_t bytes{0}; //!< COLLECTIVE, SEND, RECV: size (> 0)
+    OpDeps deps;       //!< indices of earlier operations of the same program
 };
 
 /**
@@ -117,11 +271,13 @@ struct WorkloadLayer
 class TrainingWorkload
 {
   public:
-    std::string name;                            //!< label for results
-    uint32_t tp{1};                              //!< tensor-parallel size
-    uint32_t pp{1};                              //!< pipeline stages
-    uint32_t ep{1};                              //!< expert-parallel size (divides DP)
-    uint32_t steps{1};                           //!< steps to run (the helper may override)
+    std::string name;          //!< label for results
+    uint32_t tp{1};            //!< tensor-parallel size
+    uint32_t pp{1};            //!< pipeline stages
+    uint32_t ep{1};            //!< expert-parallel size (divides DP)
+    uint32_t steps{1};         //!< steps to run (the helper may override)
+    uint32_t declaredRanks{0}; //!< ranks the source declares (AICB all_gpus); 0 = none: the
+                               //!< runner chooses; else CheckRanks accepts only this number
     std::vector<std::vector<WorkloadOp>> stages; //!< program of each stage (pp entries)
 
     /// \name Stated limits (traces/README.md), checked by Check(), FromLayers and the readers
@@ -153,7 +309,8 @@ class TrainingWorkload
     void Validate(const std::string& where = "workload") const;
 
     /**
-     * \brief Check that the workload fits a number of ranks (divisible by TP x PP x EP).
+     * \brief Check that the workload fits a number of ranks (divisible by TP x PP x EP, and
+     *        equal to declaredRanks if that is set); stop the run if not.
      * \param ranks the job's ranks
      * \return DP = ranks / (TP x PP)
      */

@@ -3,6 +3,8 @@
  */
 #include "workload-reader.h"
 
+#include "workload-reader-internal.h"
+
 #include "ns3/fatal-error.h"
 #include "ns3/log.h"
 
@@ -22,33 +24,13 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("WorkloadReader");
 
-namespace
+namespace reader
 {
 
 /// Header keyword of the text format.
 const char* const TEXT_MAGIC = "ai-training-workload";
 /// The text format version this reader understands.
 const uint32_t TEXT_VERSION = 1;
-
-/// A malformed input: what TryRead reports (never leaves this file).
-class ReaderError : public std::exception
-{
-  public:
-    /// \param message the one-line message
-    explicit ReaderError(std::string message)
-        : m_message(std::move(message))
-    {
-    }
-
-    /// \return the message
-    const char* what() const noexcept override
-    {
-        return m_message.c_str();
-    }
-
-  private:
-    std::string m_message; //!< the message
-};
 
 /// \brief Report a malformed input (caught by the TryRead functions).
 /// \param message the one-line message
@@ -200,7 +182,7 @@ ParseDecimal(const std::string& s, uint64_t* mantissa, uint64_t* scale)
  * \return false if s is not a non-negative integer that fits in 64 bits
  */
 bool
-ParseUnsigned(const std::string& s, uint64_t* v, bool* tooLarge = nullptr)
+ParseUnsigned(const std::string& s, uint64_t* v, bool* tooLarge)
 {
     if (tooLarge)
     {
@@ -544,20 +526,6 @@ FindDeadlock(const TrainingWorkload& w, uint32_t* stage, uint32_t* index, std::s
     return false;
 }
 
-} // namespace
-
-/// Report a malformed input at a line of the file (throws ReaderError).
-#define READER_ERROR(line, msg)                                                                    \
-    do                                                                                             \
-    {                                                                                              \
-        std::ostringstream readerErrorStream;                                                      \
-        readerErrorStream << path << ":" << (line) << ": " << msg;                                 \
-        Fail(readerErrorStream.str());                                                             \
-    } while (false)
-
-namespace
-{
-
 /**
  * \brief Check a workload read from a file.
  * \param path file name
@@ -573,7 +541,9 @@ CheckOrFail(const std::string& path, const TrainingWorkload& w)
     }
 }
 
-} // namespace
+} // namespace reader
+
+using namespace reader;
 
 static TrainingWorkload
 ParseText(const std::string& path)
@@ -875,7 +845,9 @@ ParseText(const std::string& path)
                                              << "\" after the duration (compute <duration> "
                                                 "[after=...])");
             }
-            const std::string err = ParseDuration(args[0], &op.duration);
+            Time d;
+            const std::string err = ParseDuration(args[0], &d);
+            op.duration = d;
             if (!err.empty())
             {
                 READER_ERROR(n, "compute: " << err);
@@ -1106,376 +1078,13 @@ namespace
 {
 
 /**
- * \brief Parse an AICB/SimAI comm type.
- * \param type e.g. "ALLREDUCE", "ALLTOALL_EP", "REDUCESCATTER_DP_EP", "NONE"
- * \param wg whether it is the weight-gradient column (no suffix: DP there, TP elsewhere)
- * \param [out] comm kind and group (bytes untouched)
- * \param [out] none whether the type is NONE
- * \return an empty string, or why the type is not allowed
- */
-std::string
-ParseAicbComm(const std::string& type, bool wg, WorkloadLayer::Comm* comm, bool* none)
-{
-    *none = false;
-    if (type == "NONE")
-    {
-        *none = true;
-        return "";
-    }
-    if (type.compare(0, 17, "ALLREDUCEALLTOALL") == 0)
-    {
-        return "comm type \"" + type +
-               "\" is not supported: in ASTRA-sim it is DLRM's all-reduce plus an all-to-all of "
-               "the embedding lookup table, whose size is not in the layer line, and SimAI "
-               "itself parses it as an all-reduce of no group and never runs it (see "
-               "traces/README.md)";
-    }
-    static const std::vector<std::pair<std::string, Communicator::Kind>> bases = {
-        {"ALLREDUCE", Communicator::ALL_REDUCE},
-        {"ALLGATHER", Communicator::ALL_GATHER},
-        {"REDUCESCATTER", Communicator::REDUCE_SCATTER},
-        {"ALLTOALL", Communicator::ALL_TO_ALL}};
-    for (const auto& b : bases)
-    {
-        if (type.compare(0, b.first.size(), b.first) != 0)
-        {
-            continue;
-        }
-        const std::string suffix = type.substr(b.first.size());
-        comm->kind = b.second;
-        if (suffix.empty())
-        {
-            comm->group = wg ? ParallelGroup::DP : ParallelGroup::TP;
-            return "";
-        }
-        if (suffix == "_EP")
-        {
-            comm->group = ParallelGroup::EP;
-            return "";
-        }
-        if (suffix == "_DP_EP")
-        {
-            comm->group = ParallelGroup::DP_EP;
-            return "";
-        }
-        break;
-    }
-    return "unknown comm type \"" + type +
-           "\" (allowed: ALLREDUCE, ALLGATHER, REDUCESCATTER, ALLTOALL, each optionally with "
-           "_EP or _DP_EP, or NONE)";
-}
-
-} // namespace
-
-static TrainingWorkload
-ParseAicb(const std::string& path)
-{
-    NS_LOG_FUNCTION(path);
-    const std::vector<std::string> lines = ReadLines(path);
-    if (lines.empty() || Tokens(lines[0], false).empty())
-    {
-        READER_ERROR(1,
-                     "empty first line: expected the parallelism policy and its keys (e.g. "
-                     "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 2 ep: 1 pp: 1 "
-                     "ga: 1 ...)");
-    }
-    // line 1: policy and keys
-    const std::vector<std::string> head = Tokens(lines[0], false);
-    const std::string& policy = head[0];
-    if (policy != "HYBRID_TRANSFORMER_FWD_IN_BCKWD" && policy != "HYBRID_TRANSFORMER")
-    {
-        READER_ERROR(1,
-                     "parallelism policy \"" << policy
-                                             << "\" is not supported (allowed: "
-                                                "HYBRID_TRANSFORMER_FWD_IN_BCKWD, "
-                                                "HYBRID_TRANSFORMER)");
-    }
-    std::map<std::string, uint64_t> keys;
-    for (size_t i = 1; i < head.size();)
-    {
-        std::string key = head[i];
-        std::string value;
-        size_t next = i + 1;
-        const size_t colon = key.find(':');
-        if (colon != std::string::npos && colon + 1 < key.size())
-        {
-            value = key.substr(colon + 1); // "key:value"
-            key.erase(colon);
-        }
-        else
-        {
-            if (colon != std::string::npos)
-            {
-                key.erase(colon); // "key: value"
-            }
-            if (next >= head.size())
-            {
-                READER_ERROR(1, "key \"" << key << "\" has no value");
-            }
-            value = head[next++];
-        }
-        uint64_t v;
-        bool tooLarge;
-        if (!ParseUnsigned(value, &v, &tooLarge) && tooLarge)
-        {
-            READER_ERROR(1,
-                         "value \"" << value << "\" of key \"" << key
-                                    << "\" is too large (more than 2^64 - 1)");
-        }
-        if (!ParseUnsigned(value, &v))
-        {
-            READER_ERROR(1,
-                         "value \"" << value << "\" of key \"" << key
-                                    << "\" is not allowed (a non-negative integer)");
-        }
-        if (keys.count(key))
-        {
-            READER_ERROR(1, "key \"" << key << "\" is given twice");
-        }
-        keys[key] = v;
-        if (key == "checkpoints" || key == "checkpoint_initiates")
-        {
-            // a count, then that many layer indices
-            for (uint64_t k = 0; k < v; ++k, ++next)
-            {
-                uint64_t layer;
-                if (next >= head.size() || !ParseUnsigned(head[next], &layer))
-                {
-                    READER_ERROR(1,
-                                 key << ": " << v << " layer indices announced, but index #"
-                                     << k + 1 << " is missing or not a non-negative integer");
-                }
-            }
-            if (v > 0)
-            {
-                NS_LOG_WARN(path << ":1: " << key << " (activation recomputation) is ignored: "
-                                 << "the backward does not recompute the forward");
-            }
-        }
-        else if (key == "vpp")
-        {
-            if (v > 1)
-            {
-                NS_LOG_WARN(path << ":1: vpp " << v
-                                 << " is ignored: the schedule is plain 1F1B without virtual "
-                                    "(interleaved) stages");
-            }
-        }
-        else if (key != "model_parallel_NPU_group" && key != "ep" && key != "pp" && key != "ga" &&
-                 key != "all_gpus" && key != "pp_comm")
-        {
-            NS_LOG_WARN(path << ":1: unknown key \"" << key << "\" is ignored");
-        }
-        i = next;
-    }
-    for (const char* k : {"model_parallel_NPU_group", "ep", "pp", "ga"})
-    {
-        if (keys.count(k) == 0)
-        {
-            READER_ERROR(1,
-                         "missing key \"" << k
-                                          << ":\" (required: model_parallel_NPU_group, ep, pp, "
-                                             "ga)");
-        }
-        if (keys[k] == 0)
-        {
-            READER_ERROR(1, k << " " << keys[k] << " is not allowed (>= 1)");
-        }
-        const uint64_t most = std::string(k) == "ga" ? TrainingWorkload::MAX_MICRO_BATCHES
-                                                     : TrainingWorkload::MAX_PARALLEL;
-        if (keys[k] > most)
-        {
-            READER_ERROR(1,
-                         k << " " << keys[k] << " is too large (at most " << most
-                           << (std::string(k) == "ga" ? " micro-batches" : "") << ")");
-        }
-    }
-    if (keys.count("pp_comm") && keys["pp_comm"] > TrainingWorkload::MAX_OP_BYTES)
-    {
-        READER_ERROR(1,
-                     "pp_comm " << keys["pp_comm"] << " is too large (at most "
-                                << TrainingWorkload::MAX_OP_BYTES << " bytes = 2^40 per message)");
-    }
-    if (uint64_t(keys["model_parallel_NPU_group"]) * keys["pp"] * keys["ep"] >
-        TrainingWorkload::MAX_RANKS_UNIT)
-    {
-        READER_ERROR(1,
-                     "model_parallel_NPU_group x pp x ep = "
-                         << keys["model_parallel_NPU_group"] << " x " << keys["pp"] << " x "
-                         << keys["ep"] << " is not allowed (at most "
-                         << TrainingWorkload::MAX_RANKS_UNIT << " ranks)");
-    }
-    TrainingWorkload::ScheduleOptions o;
-    o.tp = keys["model_parallel_NPU_group"];
-    o.ep = keys["ep"];
-    o.pp = keys["pp"];
-    o.microBatches = keys["ga"];
-    o.ppBytes = keys.count("pp_comm") ? keys["pp_comm"] : 0;
-    o.bucketBytes = 0;
-    o.steps = 1;
-    if (o.pp > 1 && o.ppBytes == 0)
-    {
-        READER_ERROR(1,
-                     "pp " << o.pp
-                           << " needs pp_comm > 0 (the activation bytes sent between stages per "
-                              "micro-batch: pipeline sends are real traffic here)");
-    }
-    std::string name = Stem(path);
-    if (keys.count("all_gpus"))
-    {
-        const uint64_t unit = uint64_t(o.tp) * o.pp * o.ep;
-        const uint64_t gpus = keys["all_gpus"];
-        if (gpus == 0 || gpus % unit != 0)
-        {
-            READER_ERROR(1,
-                         "all_gpus " << gpus
-                                     << " is not allowed: it must be a positive multiple of "
-                                        "model_parallel_NPU_group x pp x ep = "
-                                     << o.tp << " x " << o.pp << " x " << o.ep << " = " << unit);
-        }
-        name += ":all_gpus=" + std::to_string(gpus);
-    }
-
-    // line 2: number of layers
-    const std::vector<std::string> count =
-        lines.size() > 1 ? Tokens(lines[1], false) : std::vector<std::string>();
-    uint64_t declared;
-    bool tooMany = false;
-    if (count.size() == 1 && (!ParseUnsigned(count[0], &declared, &tooMany) || tooMany ||
-                              declared > TrainingWorkload::MAX_LAYERS))
-    {
-        if (tooMany || ParseUnsigned(count[0], &declared))
-        {
-            READER_ERROR(2,
-                         "\"" << count[0] << "\" layer lines is too many (at most "
-                              << TrainingWorkload::MAX_LAYERS << ")");
-        }
-    }
-    if (count.size() != 1 || !ParseUnsigned(count[0], &declared) || declared == 0)
-    {
-        READER_ERROR(2,
-                     "expected the number of layer lines (one integer >= 1), found \""
-                         << (lines.size() > 1 ? lines[1] : std::string("end of file")) << "\"");
-    }
-
-    // layer lines
-    std::vector<WorkloadLayer> layers;
-    uint32_t last = 2;
-    for (uint32_t n = 3; n <= lines.size(); ++n)
-    {
-        const std::vector<std::string> f = Tokens(lines[n - 1], false);
-        if (f.empty())
-        {
-            continue;
-        }
-        if (layers.size() == declared)
-        {
-            READER_ERROR(n, "more layer lines than the " << declared << " declared on line 2");
-        }
-        last = n;
-        if (f.size() != 12)
-        {
-            READER_ERROR(n,
-                         "expected 12 fields (name dependency fwd_compute fwd_comm_type "
-                         "fwd_comm_bytes ig_compute ig_comm_type ig_comm_bytes wg_compute "
-                         "wg_comm_type wg_comm_bytes wg_update_time), found "
-                             << f.size());
-        }
-        static const char* const fieldNames[12] = {"name",
-                                                   "dependency",
-                                                   "fwd_compute",
-                                                   "fwd_comm_type",
-                                                   "fwd_comm_bytes",
-                                                   "ig_compute",
-                                                   "ig_comm_type",
-                                                   "ig_comm_bytes",
-                                                   "wg_compute",
-                                                   "wg_comm_type",
-                                                   "wg_comm_bytes",
-                                                   "wg_update_time"};
-        auto number = [&](uint32_t i) {
-            const bool time = i == 2 || i == 5 || i == 8 || i == 11;
-            uint64_t v;
-            bool tooLarge;
-            if (!ParseUnsigned(f[i], &v, &tooLarge) && !tooLarge)
-            {
-                READER_ERROR(n,
-                             fieldNames[i] << " \"" << f[i]
-                                           << "\" is not allowed (a non-negative integer"
-                                           << (time ? " of ns" : " of bytes") << ")");
-            }
-            const uint64_t most =
-                time ? uint64_t(TrainingWorkload::MAX_OP_NS) : TrainingWorkload::MAX_OP_BYTES;
-            if (tooLarge || v > most)
-            {
-                READER_ERROR(n,
-                             fieldNames[i] << " \"" << f[i] << "\" is too large (at most " << most
-                                           << (time ? " ns = 1 h per op" : " bytes = 2^40 per op")
-                                           << ")");
-            }
-            return v;
-        };
-        // dependency: an integer (-1 = none), not used (layers run in file order)
-        {
-            const std::string& d = f[1];
-            uint64_t v;
-            if (!ParseUnsigned(d[0] == '-' ? d.substr(1) : d, &v))
-            {
-                READER_ERROR(n, "dependency \"" << d << "\" is not allowed (an integer, e.g. -1)");
-            }
-        }
-        WorkloadLayer l;
-        l.name = f[0];
-        l.fwdCompute = NanoSeconds(number(2));
-        l.igCompute = NanoSeconds(number(5));
-        l.wgCompute = NanoSeconds(number(8));
-        l.wgUpdate = NanoSeconds(number(11));
-        WorkloadLayer::Comm* comms[3] = {&l.fwdComm, &l.igComm, &l.wgComm};
-        for (uint32_t c = 0; c < 3; ++c)
-        {
-            const uint32_t typeField = 3 + 3 * c;
-            bool none;
-            const std::string err = ParseAicbComm(f[typeField], c == 2, comms[c], &none);
-            if (!err.empty())
-            {
-                READER_ERROR(n, fieldNames[typeField] << ": " << err);
-            }
-            const uint64_t bytes = number(typeField + 1);
-            comms[c]->bytes = none ? 0 : bytes; // NONE or 0 bytes: no communication
-        }
-        layers.push_back(l);
-    }
-    if (layers.size() != declared)
-    {
-        READER_ERROR(last,
-                     "line 2 declares " << declared << " layer lines, but the file has "
-                                        << layers.size());
-    }
-    const std::string schedule = TrainingWorkload::CheckSchedule(layers, o);
-    if (!schedule.empty())
-    {
-        READER_ERROR(1, schedule);
-    }
-    TrainingWorkload w = TrainingWorkload::FromLayers(layers, o);
-    w.name = name;
-    CheckOrFail(path, w);
-    NS_LOG_INFO(path << ": AICB workload \"" << w.name << "\" TP=" << w.tp << " PP=" << w.pp
-                     << " EP=" << w.ep << " micro-batches=" << o.microBatches << ", "
-                     << layers.size()
-                     << " layers; stage 0: " << TrainingWorkload::Describe(w.stages[0]));
-    return w;
-}
-
-namespace
-{
-
-/**
  * \brief Pick the format from the first non-comment line and parse.
  * \param path file name
+ * \param [out] notices if given: the defaults taken and fields ignored (AICB)
  * \return the workload
  */
 TrainingWorkload
-ParseAny(const std::string& path)
+ParseAny(const std::string& path, std::vector<std::string>* notices)
 {
     const std::vector<std::string> lines = ReadLines(path);
     bool blank = true;
@@ -1504,7 +1113,7 @@ ParseAny(const std::string& path)
             policy = policy && ((c >= 'A' && c <= 'Z') || c == '_');
             letter = letter || (c >= 'A' && c <= 'Z');
         }
-        return policy && letter ? ParseAicb(path) : ParseText(path);
+        return policy && letter ? ParseAicb(path, notices) : ParseText(path);
     }
     return ParseText(path); // reports the missing header
 }
@@ -1552,17 +1161,35 @@ WorkloadReader::TryReadText(const std::string& path, TrainingWorkload& out, std:
 }
 
 bool
-WorkloadReader::TryReadAicb(const std::string& path, TrainingWorkload& out, std::string& error)
+WorkloadReader::TryReadAicb(const std::string& path,
+                            TrainingWorkload& out,
+                            std::string& error,
+                            std::vector<std::string>* notices)
 {
     NS_LOG_FUNCTION(path);
-    return Try([&]() { return ParseAicb(path); }, path, out, error);
+    std::vector<std::string> n;
+    const bool ok = Try([&]() { return ParseAicb(path, &n); }, path, out, error);
+    if (ok && notices)
+    {
+        *notices = n;
+    }
+    return ok;
 }
 
 bool
-WorkloadReader::TryRead(const std::string& path, TrainingWorkload& out, std::string& error)
+WorkloadReader::TryRead(const std::string& path,
+                        TrainingWorkload& out,
+                        std::string& error,
+                        std::vector<std::string>* notices)
 {
     NS_LOG_FUNCTION(path);
-    return Try([&]() { return ParseAny(path); }, path, out, error);
+    std::vector<std::string> n;
+    const bool ok = Try([&]() { return ParseAny(path, &n); }, path, out, error);
+    if (ok && notices)
+    {
+        *notices = n;
+    }
+    return ok;
 }
 
 TrainingWorkload
@@ -1600,7 +1227,5 @@ WorkloadReader::Read(const std::string& path)
     }
     return w;
 }
-
-#undef READER_ERROR
 
 } // namespace ns3

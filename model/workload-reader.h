@@ -7,6 +7,7 @@
 #include "training-workload.h"
 
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -44,9 +45,15 @@ class WorkloadReader
      * \param path file name
      * \param [out] out the workload (validated), untouched on failure
      * \param [out] error on failure, one line "path:line: reason" or "path: reason"
+     * \param [out] notices if given, on success: one line "path:line: text" per default taken
+     *        or field ignored (as SimAI's parser, which takes defaults for missing keys); the
+     *        same lines are logged with NS_LOG_WARN
      * \return false if the file cannot be read or is not a valid workload
      */
-    static bool TryReadAicb(const std::string& path, TrainingWorkload& out, std::string& error);
+    static bool TryReadAicb(const std::string& path,
+                            TrainingWorkload& out,
+                            std::string& error,
+                            std::vector<std::string>* notices = nullptr);
 
     /**
      * \brief Read either format (as Read), without stopping the run. An empty file (nothing
@@ -54,9 +61,14 @@ class WorkloadReader
      * \param path file name
      * \param [out] out the workload (validated), untouched on failure
      * \param [out] error on failure, one line "path:line: reason" or "path: reason"
+     * \param [out] notices if given, on success: the AICB notices (see TryReadAicb; the text
+     *        format has none)
      * \return false if the file cannot be read or is not a valid workload
      */
-    static bool TryRead(const std::string& path, TrainingWorkload& out, std::string& error);
+    static bool TryRead(const std::string& path,
+                        TrainingWorkload& out,
+                        std::string& error,
+                        std::vector<std::string>* notices = nullptr);
 
     /**
      * \brief Read the text workload format (traces/README.md); stop the run on error.
@@ -66,11 +78,15 @@ class WorkloadReader
     static TrainingWorkload ReadText(const std::string& path);
 
     /**
-     * \brief Import an AICB/SimAI workload file: line 1 the parallelism policy and key/values
+     * \brief Import an AICB/SimAI workload file: line 1 the parallelism policy
+     *        (HYBRID_TRANSFORMER_FWD_IN_BCKWD, HYBRID_TRANSFORMER, DATA or MICRO) and key/values
      *        (tp = model_parallel_NPU_group, ep, pp, ga = micro-batches, pp_comm = bytes
-     *        between stages, all_gpus), line 2 the number of layer lines, then one 12-field
-     *        line per layer, laid out with TrainingWorkload::FromLayers. Unlike SimAI, pipeline
-     *        sends are real traffic. Stops the run on error.
+     *        between stages, all_gpus = TrainingWorkload::declaredRanks; missing keys take
+     *        SimAI's default 1), line 2 the number of layer lines, then one 12-field line per
+     *        layer, laid out with TrainingWorkload::FromLayers (MICRO: the weight-gradient
+     *        collectives over all GPUs, back to back). Unlike SimAI, pipeline sends are real
+     *        traffic and BROADCAST runs. Stops the run on error; notices are logged
+     *        (NS_LOG_WARN).
      * \param path file name
      * \return the workload (validated)
      */

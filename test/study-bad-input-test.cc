@@ -88,7 +88,16 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
              "time.txt",
              "ai-training-workload 1\nname x\ntp 1\npp 1\nep 1\nsteps 1\n\nprogram all\nfwd "
              "compute abc\n");
+    // AICB: TP 32 without all_gpus (no default fits 16 hosts); all_gpus 8 against --ranks
+    const std::string tp32text =
+        replace(replace(aicb, "model_parallel_NPU_group: 2", "model_parallel_NPU_group: 32"),
+                "all_gpus: 16",
+                "all_gpus: 32");
+    const std::string tp32 = File(tmp, "tp32.txt", tp32text);
+    const std::string noGpus = File(tmp, "nogpus.txt", replace(tp32text, " all_gpus: 32", ""));
+    const std::string gpus8 = File(tmp, "gpus8.txt", replace(aicb, "all_gpus: 16", "all_gpus: 8"));
     ASSERT_EQ(aicb.find("NOT FOUND"), std::string::npos);
+    ASSERT_EQ(Slurp(noGpus).find("NOT FOUND"), std::string::npos);
 
     struct Case
     {
@@ -123,6 +132,9 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
         {"--workload=" + huge, huge + ":5: wg_comm_bytes \"1000000000000000\" is too large"},
         {"--workload=" + badTime, badTime + ":9: compute: \"abc\" is not a duration"},
         {"--workload=" + tmp, "--workload=" + tmp + " is a directory"},
+        {"--workload=" + noGpus, "--workload=" + noGpus + " needs --ranks: TP x PP x EP = 32 is more than the default 16 ranks and the file declares no all_gpus"},
+        {"--workload=" + gpus8 + " --ranks=16", "--ranks=16 does not match all_gpus: 8 of " + gpus8 + " (line 1)"},
+        {"--workload=" + tp32, "1 job(s) of 32 ranks need more than the 16 hosts of this k=4 fat-tree (the ranks are the workload file's all_gpus"},
         {"--workload=/nonexistent/x.txt", "--workload=/nonexistent/x.txt is neither a preset"},
         // wrap-around, junk and missing upper bounds
         {"--k=-4", "--k=-4 is not allowed (an even integer 2..32)"},

@@ -619,9 +619,14 @@ TEST_F(WorkloadReaderTest, AicbBadInputIsRejectedWithFileAndLine)
     bad("", "1: empty first line");
     bad("DLRM model_parallel_NPU_group: 2\n1\n" + L,
         "1: parallelism policy \"DLRM\" is not supported (allowed: "
-        "HYBRID_TRANSFORMER_FWD_IN_BCKWD, HYBRID_TRANSFORMER)");
-    bad("HYBRID_TRANSFORMER model_parallel_NPU_group: 2 ep: 1 pp: 1\n1\n" + L,
-        "1: missing key \"ga:\" (required: model_parallel_NPU_group, ep, pp, ga)");
+        "HYBRID_TRANSFORMER_FWD_IN_BCKWD, HYBRID_TRANSFORMER, DATA, MICRO)");
+    bad("MICRO\n1\nx -1 1 NONE 0 1 NONE 0 1 ALLREDUCE_EP 4096 1\n",
+        "3: wg_comm_type \"ALLREDUCE_EP\": MICRO runs the weight-gradient comm over all GPUs (no "
+        "_EP or _DP_EP group)");
+    bad("MICRO\n1\nx -1 1 NONE 0 1 NONE 0 1 NONE 0 1\n",
+        "3: MICRO: no layer line has a weight-gradient comm (nothing to run)");
+    bad("HYBRID_TRANSFORMER model_parallel_NPU_group: 2 all_gpus: 2000000\n1\n" + L,
+        "1: all_gpus 2000000 is too large (at most 1048576 GPUs)");
     bad("HYBRID_TRANSFORMER model_parallel_NPU_group: two ep: 1 pp: 1 ga: 1\n1\n" + L,
         "1: value \"two\" of key \"model_parallel_NPU_group\" is not allowed (a non-negative "
         "integer)");
@@ -651,7 +656,7 @@ TEST_F(WorkloadReaderTest, AicbBadInputIsRejectedWithFileAndLine)
         "3: dependency \"x\" is not allowed (an integer, e.g. -1)");
     bad(H + "1\nattn\t-1\t100\tALLREDUCE_TP\t1024\t5\tNONE\t0\t100\tNONE\t0\t1\n",
         "3: fwd_comm_type: unknown comm type \"ALLREDUCE_TP\" (allowed: ALLREDUCE, ALLGATHER, "
-        "REDUCESCATTER, ALLTOALL, each optionally with _EP or _DP_EP, or NONE)");
+        "REDUCESCATTER, ALLTOALL, BROADCAST, each optionally with _EP or _DP_EP, or NONE)");
     bad(H + "1\nattn\t-1\t100\tNONE\t0\t5\tNONE\t0\t100\tALLREDUCEALLTOALL\t1024\t1\n",
         "3: wg_comm_type: comm type \"ALLREDUCEALLTOALL\" is not supported");
 }

@@ -1,0 +1,136 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * job-setup-bench: what does it cost to set up a big training job (not to simulate it)? Reads a
+ * workload file (AICB/SimAI or text), builds a leaf-spine fabric with a host per rank, installs
+ * the job (placement, parallel groups, communicators with their queue pairs, one worker per
+ * rank) and starts it at time 0 (every rank's first-step state), and prints the wall time and
+ * the resident memory (VmRSS, and the peak VmHWM, from /proc/self/status) after each phase.
+ * Files for it: bench/make-aicb-workload.py (moe-9216: the shape of SimAI's 9216-GPU
+ * workload_analytical.txt; gpt-1024: a TP 8 GPT-like job).
+ *
+ *   bench/make-aicb-workload.py moe-9216 /tmp/moe-9216.txt
+ *   ./build/ait-job-setup-bench --Workload=/tmp/moe-9216.txt
+ *   ./build/ait-job-setup-bench --Workload=/tmp/gpt-1024.txt --Ranks=1024 --Start=false
+ */
+
+#include "bench-util.h"
+
+#include "ns3/ai-training-module.h"
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+
+#include <chrono>
+#include <iomanip>
+#include <iostream>
+
+using namespace ns3;
+
+namespace
+{
+
+/// Wall clock since the program started.
+double
+Wall()
+{
+    static const auto start = std::chrono::steady_clock::now();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// Print one phase: its wall time and the memory now.
+void
+Phase(const std::string& what, double since, const std::string& detail = "")
+{
+    std::cout << std::left << std::setw(34) << what << std::right << std::fixed
+              << std::setprecision(2) << std::setw(8) << Wall() - since << " s   RSS "
+              << std::setw(7) << std::setprecision(0) << bench::StatusKb("VmRSS") / 1024.0
+              << " MB   peak " << std::setw(7) << bench::StatusKb("VmHWM") / 1024.0 << " MB"
+              << (detail.empty() ? "" : "   " + detail) << std::endl;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    std::string path;
+    uint32_t ranks = 0;
+    uint32_t hostsPerLeaf = 64;
+    uint32_t channels = 1;
+    bool start = true;
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("Workload", "workload file (AICB/SimAI or text format)", path);
+    cmd.AddValue("Ranks", "ranks (0: the file's all_gpus)", ranks);
+    cmd.AddValue("HostsPerLeaf", "hosts per leaf switch of the fabric", hostsPerLeaf);
+    cmd.AddValue("Channels", "channels of the communicators", channels);
+    cmd.AddValue("Start", "also start the job at time 0 (each rank's first-step state)", start);
+    cmd.Parse(argc, argv);
+    if (path.empty())
+    {
+        std::cerr << "job-setup-bench: give --Workload=<file>" << std::endl;
+        return 2;
+    }
+    Wall();
+    Phase("start", 0);
+
+    double t = Wall();
+    TrainingWorkload w;
+    std::string error;
+    std::vector<std::string> notices;
+    if (!WorkloadReader::TryRead(path, w, error, &notices))
+    {
+        std::cerr << "job-setup-bench: " << error << std::endl;
+        return 2;
+    }
+    uint64_t ops = 0;
+    for (const auto& s : w.stages)
+    {
+        ops += s.size();
+    }
+    ranks = ranks ? ranks : w.declaredRanks;
+    if (ranks == 0 || ranks % (w.tp * w.pp * w.ep) != 0)
+    {
+        std::cerr << "job-setup-bench: give --Ranks (a multiple of TP x PP x EP)" << std::endl;
+        return 2;
+    }
+    std::ostringstream d;
+    d << w.pp << " stage programs, " << ops << " ops; TP " << w.tp << " PP " << w.pp << " EP "
+      << w.ep << " DP " << ranks / (w.tp * w.pp);
+    Phase("read the workload", t, d.str());
+
+    t = Wall();
+    const uint32_t leaves = (ranks + hostsPerLeaf - 1) / hostsPerLeaf;
+    Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("None"));
+    LeafSpineHelper fabric(hostsPerLeaf, leaves, 8);
+    fabric.Install();
+    std::vector<Ptr<RdmaNic>> nics = RdmaHelper().Install(fabric);
+    d.str("");
+    d << fabric.GetNHosts() << " hosts, " << leaves << " leaves, 8 spines";
+    Phase("build the fabric and NICs", t, d.str());
+
+    t = Wall();
+    TrainingJobHelper helper;
+    helper.SetCommunicatorAttribute("Channels", UintegerValue(channels));
+    const auto shared = std::make_shared<const TrainingWorkload>(std::move(w)); // no copy
+    Ptr<TrainingJob> job = helper.Install(fabric, nics, shared, ranks);
+    uint64_t qps = 0;
+    for (const auto& nic : nics)
+    {
+        qps += nic->GetNQps();
+    }
+    d.str("");
+    d << ranks << " ranks, " << qps << " queue pairs";
+    Phase("install the job", t, d.str());
+
+    if (start)
+    {
+        t = Wall();
+        Simulator::Stop(NanoSeconds(1)); // the workers start at time 0
+        Simulator::Run();
+        Phase("start it (until 1 ns)", t);
+    }
+    std::cout << "total " << std::fixed << std::setprecision(2) << Wall() << " s, peak "
+              << std::setprecision(0) << bench::StatusKb("VmHWM") / 1024.0 << " MB" << std::endl;
+    std::cout.flush();
+    _exit(0); // the teardown is not measured
+}
