@@ -527,6 +527,51 @@ TEST(Study, TopologyFileIdsAndServers)
     std::system(("rm -rf " + topo + " " + d + " " + s).c_str());
 }
 
+TEST(Study, FlowFileOnATopologyFileNamesTheFileIds)
+{
+    if (SIM.empty())
+    {
+        GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
+    }
+    // the switch is node 0, hosts 1..4: a flow file names hosts by the topology file's ids,
+    // and flows.csv and the HPCC fct.txt (address 0x0b000001 + id << 8) give them back
+    const std::string topo = Dir("star2.txt");
+    std::ofstream(topo) << "5 1 4\n0\n1 0 100Gbps 0.001ms 0\n2 0 100Gbps 0.001ms 0\n"
+                           "3 0 100Gbps 0.001ms 0\n4 0 100Gbps 0.001ms 0\n";
+    const std::string flows = Dir("f.txt");
+    std::ofstream(flows) << "2\n1 3 3 100 10000 0\n4 2 3 100 20000 0\n";
+    const std::string d = Dir("star2");
+    const SimRun r = Sim("--topology=file:" + topo + " --flows=" + flows +
+                         " --fctFormat=hpcc --plots=false --outputDir=" + d);
+    ASSERT_EQ(r.rc, 0) << r.err;
+    std::set<std::string> pairs;
+    std::istringstream rows(Read(d + "/flows.csv"));
+    std::string row;
+    std::getline(rows, row);
+    while (std::getline(rows, row))
+    {
+        std::istringstream f(row);
+        std::string src;
+        std::string dst;
+        std::getline(f, src, ',');
+        std::getline(f, dst, ',');
+        pairs.insert(src + "-" + dst);
+    }
+    EXPECT_EQ(pairs, (std::set<std::string>{"1-3", "4-2"}));
+    const std::string fct = Read(d + "/fct.txt");
+    EXPECT_NE(fct.find("0b000101 0b000301 "), std::string::npos) << fct;
+    EXPECT_NE(fct.find("0b000401 0b000201 "), std::string::npos) << fct;
+    // node 0 is the switch, not a host
+    std::ofstream(flows) << "1\n0 3 3 100 10000 0\n";
+    const std::string bad = Dir("star2-bad");
+    const SimRun rb =
+        Sim("--topology=file:" + topo + " --flows=" + flows + " --plots=false --outputDir=" + bad);
+    EXPECT_EQ(rb.rc, 2);
+    EXPECT_NE(rb.err.find(flows + ":2:"), std::string::npos) << rb.err;
+    EXPECT_FALSE(Exists(bad));
+    std::system(("rm -rf " + topo + " " + flows + " " + d).c_str());
+}
+
 TEST(StudyBadInput, TopologyFileErrorsExit2WithFileAndLine)
 {
     if (SIM.empty())
