@@ -240,3 +240,35 @@ TEST(StudyTraffic, BackgroundNextToACollectiveStopsWithItAndIsRecorded)
     EXPECT_NE(Slurp(tmp + "/a/flows.csv"), Slurp(tmp + "/c/flows.csv"));
     ns3::test::Shell("rm -rf " + tmp);
 }
+
+TEST(StudyTraffic, BackgroundLoadLengthensATrainingStep)
+{
+    if (SIM.empty())
+    {
+        GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
+    }
+    // a data-parallel job's step: the same compute, a longer gradient all-reduce next to a
+    // websearch load at 30 % (the step-time penalty the README reports)
+    const std::string tmp = "/tmp/ait-traffic-step-" + std::to_string(getpid());
+    const std::string args = "--workload=" AIT_SOURCE_DIR "/traces/dp.workload --ranks=8 "
+                             "--steps=1 --plots=false --queueInterval=0 --outputDir=";
+    const Outcome alone = RunSim(args + tmp + "/alone");
+    ASSERT_EQ(alone.rc, 0) << alone.err;
+    const Outcome bg = RunSim(args + tmp + "/bg --background=websearch:0.3");
+    ASSERT_EQ(bg.rc, 0) << bg.err;
+    auto field = [](const std::string& dir, const std::string& key) {
+        const std::string js = Slurp(dir + "/summary.json");
+        const size_t i = js.find("\"" + key + "\": ", js.find("\"steps\""));
+        return std::stoll(js.substr(i + key.size() + 4));
+    };
+    const long long compute = field(tmp + "/alone", "compute_ns");
+    const long long stepAlone = field(tmp + "/alone", "duration_ns");
+    const long long stepBg = field(tmp + "/bg", "duration_ns");
+    EXPECT_GT(compute, 0);
+    EXPECT_EQ(field(tmp + "/bg", "compute_ns"), compute);
+    EXPECT_GT(stepAlone, compute);
+    EXPECT_GT(stepBg, stepAlone + (stepAlone - compute) / 10) << stepAlone << " " << stepBg;
+    std::cout << "  step alone " << stepAlone << " ns, with websearch 30 % " << stepBg << " ns"
+              << std::endl;
+    ns3::test::Shell("rm -rf " + tmp);
+}
