@@ -12,9 +12,9 @@
 # partitions must be refused with a clear message: a cable of zero delay between processes,
 # more processes than partitions, more partitions than processes.
 # Then the study program ai-training-sim under mpirun: a congested k=4 study (PFC, ECN, DCQCN)
-# on 1, 2 and 4 processes, a k=8 collective and a training job with pipeline stages in different
-# pods on 1 and 2, with byte-identical output files (cmake/compare-study.py), and its bad
-# distributed runs refused.
+# on 1, 2 and 4 processes, a k=8 collective, a training job with pipeline stages in different
+# pods and a k=4 all-reduce with every pcap on 1 and 2, with byte-identical output files
+# (cmake/compare-study.py), and its bad distributed runs refused.
 set -euo pipefail
 t0=$(date +%s)
 source "$(dirname "$0")/intree-build.sh"
@@ -100,6 +100,8 @@ study k8 collective "2" --k=8 --collective=allreduce --bytes=1M --plots=false
 # the plots (gnuplot, when installed)
 study pipeline step "2" --workload=gpt --pp=4 --ranks=16 --layers=4 --hidden=512 --seqLength=256 \
   --steps=2
+# pcaps: every process writes its own nodes' (the same files, byte for byte)
+study pcap collective "2" --collective=allreduce --bytes=256K --pcap=all --plots=false
 # (ai-training-sim has no link-failure flag: the failing cable between processes is the
 #  distributed-fat-tree run above)
 

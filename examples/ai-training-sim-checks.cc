@@ -672,10 +672,6 @@ CheckProcesses(const Options& o, const Given& g)
         Fail(arg + " does not run --algorithm=tree (its parents free their children's slots at "
                    "once, with no latency between processes): use ring or hd");
     }
-    if (o.pcap != "none")
-    {
-        Fail(arg + " with --pcap=" + o.pcap + " is not supported (pcaps on one process only)");
-    }
 }
 
 } // namespace

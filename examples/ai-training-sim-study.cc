@@ -242,7 +242,16 @@ Study::Build()
         {
             nodes.Add(NodeList::GetNode(n));
         }
-        m_fabric->GetLinkHelper().EnablePcap(o.outputDir + "/pcap", nodes, false);
+        // on several processes each writes the pcaps of its own nodes (same names, same frames)
+        NodeContainer local;
+        for (auto it = nodes.Begin(); it != nodes.End(); ++it)
+        {
+            if (RoceMpiHelper::IsLocal(*it))
+            {
+                local.Add(*it);
+            }
+        }
+        m_fabric->GetLinkHelper().EnablePcap(o.outputDir + "/pcap", local, false);
     }
 
     m_stats = std::make_unique<NetworkStatsHelper>();

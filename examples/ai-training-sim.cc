@@ -37,6 +37,7 @@
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vector>
 
 using namespace ns3;
 
@@ -96,7 +97,13 @@ main(int argc, char* argv[])
     }
     else
     {
-        std::cout.rdbuf(devNull.rdbuf()); // process 0 prints and writes
+        std::cout.rdbuf(devNull.rdbuf()); // process 0 prints and writes (pcaps: every process)
+    }
+    if (o.processes > 1 && o.pcap != "none")
+    {
+        // every process writes its own nodes' pcaps: the directory must exist first
+        std::vector<uint64_t> barrier{1};
+        RoceMpiHelper::SumOverProcesses(barrier);
     }
     int rc;
     {
