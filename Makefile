@@ -20,7 +20,7 @@ RUN_ARGS   ?=
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Everything the standalone build, its tests, plots and pcap checks need.
-PKGS := cmake g++ make python3 libns3-dev libboost-dev libgtest-dev tshark gnuplot-nox
+PKGS := cmake g++ make python3 libns3-dev libboost-dev libgtest-dev tshark gnuplot-nox libprotobuf-dev protobuf-compiler
 
 .PHONY: all deps configure build run test bench bench-mpi check-intree check-mpi format check-format sample clean
 

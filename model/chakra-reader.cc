@@ -1,0 +1,736 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "chakra-reader.h"
+
+#include "ns3/log.h"
+
+#ifdef AIT_HAVE_CHAKRA
+#include "chakra-et.pb.h"
+
+#include <dirent.h>
+#include <fstream>
+#include <google/protobuf/io/coded_stream.h>
+#include <map>
+#include <queue>
+#include <set>
+#include <sstream>
+#include <sys/stat.h>
+#endif
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("ChakraReader");
+
+#ifndef AIT_HAVE_CHAKRA
+
+bool
+ChakraReader::IsAvailable()
+{
+    return false;
+}
+
+bool
+ChakraReader::TryRead(const std::string& prefix, TrainingWorkload& out, std::string& error)
+{
+    error = "chakra:" + prefix +
+            ": this build has no Chakra support (protobuf was not found when it was built)";
+    return false;
+}
+
+#else // AIT_HAVE_CHAKRA
+
+namespace
+{
+
+namespace pb = ChakraProtoMsg;
+
+/// A malformed or unsupported trace (one line).
+struct ChakraError
+{
+    std::string message; //!< the line
+};
+
+/// \param m the message \return never
+[[noreturn]] void
+Fail(const std::string& m)
+{
+    throw ChakraError{m};
+}
+
+/// One kept node of a rank's file, before the layout is known.
+struct RawOp
+{
+    WorkloadOp::Type type{WorkloadOp::COMPUTE};        //!< what
+    uint64_t id{0};                                    //!< node id
+    std::string name;                                  //!< node name
+    int64_t ns{0};                                     //!< COMPUTE: duration
+    Communicator::Kind kind{Communicator::ALL_REDUCE}; //!< COLLECTIVE: which
+    std::string pg;                                    //!< COLLECTIVE: process group ("" = all)
+    uint32_t peer{0};                                  //!< SEND: dst rank; RECV: src rank
+    uint64_t tag{0};                                   //!< SEND/RECV: comm_tag
+    uint64_t bytes{0};                                 //!< size
+    std::vector<uint32_t> deps;                        //!< indices of earlier kept ops
+};
+
+/// \return the integer value of an attribute, false if it has none
+bool
+IntValue(const pb::AttributeProto& a, int64_t* v)
+{
+    switch (a.value_case())
+    {
+    case pb::AttributeProto::kInt32Val:
+        *v = a.int32_val();
+        return true;
+    case pb::AttributeProto::kInt64Val:
+        *v = a.int64_val();
+        return true;
+    case pb::AttributeProto::kUint32Val:
+        *v = a.uint32_val();
+        return true;
+    case pb::AttributeProto::kUint64Val:
+        *v = a.uint64_val() > uint64_t(INT64_MAX) ? -1 : int64_t(a.uint64_val());
+        return true;
+    case pb::AttributeProto::kSint32Val:
+        *v = a.sint32_val();
+        return true;
+    case pb::AttributeProto::kSint64Val:
+        *v = a.sint64_val();
+        return true;
+    case pb::AttributeProto::kFixed32Val:
+        *v = a.fixed32_val();
+        return true;
+    case pb::AttributeProto::kFixed64Val:
+        *v = a.fixed64_val() > uint64_t(INT64_MAX) ? -1 : int64_t(a.fixed64_val());
+        return true;
+    case pb::AttributeProto::kSfixed32Val:
+        *v = a.sfixed32_val();
+        return true;
+    case pb::AttributeProto::kSfixed64Val:
+        *v = a.sfixed64_val();
+        return true;
+    default:
+        return false;
+    }
+}
+
+/// Reads the attributes of one node.
+class Attrs
+{
+  public:
+    /// \param n the node \param where "file: node ID"
+    Attrs(const pb::Node& n, const std::string& where)
+        : m_node(n),
+          m_where(where)
+    {
+    }
+
+    /// \param name attribute \return it, or nullptr
+    const pb::AttributeProto* Find(const std::string& name) const
+    {
+        for (const auto& a : m_node.attr())
+        {
+            if (a.name() == name)
+            {
+                return &a;
+            }
+        }
+        return nullptr;
+    }
+
+    /// \param name attribute \param lo,hi allowed range \param dflt value if absent (< 0: required)
+    /// \return the value
+    int64_t Int(const std::string& name, int64_t lo, int64_t hi, int64_t dflt = -1) const
+    {
+        const pb::AttributeProto* a = Find(name);
+        if (!a)
+        {
+            if (dflt < 0)
+            {
+                Fail(m_where + ": the attribute " + name + " is missing");
+            }
+            return dflt;
+        }
+        int64_t v = 0;
+        if (!IntValue(*a, &v))
+        {
+            Fail(m_where + ": the attribute " + name + " is not an integer");
+        }
+        if (v < lo || v > hi)
+        {
+            Fail(m_where + ": " + name + " = " + std::to_string(v) + " is not allowed (" +
+                 std::to_string(lo) + ".." + std::to_string(hi) + ")");
+        }
+        return v;
+    }
+
+  private:
+    const pb::Node& m_node; //!< the node
+    std::string m_where;    //!< for messages
+};
+
+/// \param path a file \return its bytes (at most 256 MiB)
+std::string
+ReadFile(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+    {
+        Fail(path + ": cannot read the Chakra trace file");
+    }
+    std::string text;
+    char buffer[65536];
+    while (in)
+    {
+        in.read(buffer, sizeof(buffer));
+        text.append(buffer, in.gcount());
+        if (text.size() > (uint64_t(256) << 20))
+        {
+            Fail(path + ": the file has more than 256 MiB, which is not allowed");
+        }
+    }
+    return text;
+}
+
+/// \param m a collective type \param where for messages \return the module's kind
+Communicator::Kind
+CollKind(int64_t m, const std::string& where)
+{
+    switch (m)
+    {
+    case pb::ALL_REDUCE:
+        return Communicator::ALL_REDUCE;
+    case pb::ALL_GATHER:
+        return Communicator::ALL_GATHER;
+    case pb::REDUCE_SCATTER:
+        return Communicator::REDUCE_SCATTER;
+    case pb::ALL_TO_ALL:
+        return Communicator::ALL_TO_ALL;
+    case pb::BROADCAST:
+        return Communicator::BROADCAST;
+    default: {
+        const std::string name = pb::CollectiveCommType_IsValid(int(m))
+                                     ? pb::CollectiveCommType_Name(pb::CollectiveCommType(m))
+                                     : std::to_string(m);
+        Fail(where + ": comm_type " + name +
+             " is not supported (ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL, BROADCAST)");
+    }
+    }
+}
+
+/**
+ * \brief Read one rank's file into ops in dependency order.
+ * \param path the file \param rank its rank \param ranks ranks of the trace
+ * \return the ops
+ */
+std::vector<RawOp>
+ReadRank(const std::string& path, uint32_t rank, uint32_t ranks)
+{
+    const std::string text = ReadFile(path);
+    google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(text.data()),
+                                              int(text.size()));
+    in.SetTotalBytesLimit(int(text.size()) + 1);
+    std::vector<pb::Node> nodes;
+    bool metadata = false;
+    std::string buffer;
+    while (in.CurrentPosition() < int(text.size()))
+    {
+        const int at = in.CurrentPosition();
+        uint32_t size = 0;
+        if (!in.ReadVarint32(&size) || !in.ReadString(&buffer, int(size)))
+        {
+            Fail(path + ": malformed Chakra trace: truncated message at byte " +
+                 std::to_string(at));
+        }
+        if (!metadata)
+        {
+            pb::GlobalMetadata m;
+            if (!m.ParseFromString(buffer))
+            {
+                Fail(path + ": malformed Chakra trace: the GlobalMetadata message at byte 0 "
+                            "does not decode");
+            }
+            metadata = true;
+            continue;
+        }
+        if (nodes.size() >= TrainingWorkload::MAX_OPS)
+        {
+            Fail(path + ": more than " + std::to_string(TrainingWorkload::MAX_OPS) +
+                 " nodes, which is not allowed");
+        }
+        nodes.emplace_back();
+        if (!nodes.back().ParseFromString(buffer))
+        {
+            Fail(path + ": malformed Chakra trace: the node message at byte " + std::to_string(at) +
+                 " does not decode");
+        }
+    }
+    if (!metadata)
+    {
+        Fail(path + ": the file is empty (a Chakra trace starts with a GlobalMetadata message)");
+    }
+    std::map<uint64_t, uint32_t> index;
+    for (uint32_t i = 0; i < nodes.size(); ++i)
+    {
+        if (!index.emplace(nodes[i].id(), i).second)
+        {
+            Fail(path + ": node " + std::to_string(nodes[i].id()) + ": the id is used twice");
+        }
+    }
+    // dependencies (data and control), checked, as node indices
+    const uint32_t n = nodes.size();
+    std::vector<std::vector<uint32_t>> deps(n);
+    std::vector<std::vector<uint32_t>> users(n);
+    std::vector<uint32_t> pending(n, 0);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        std::set<uint32_t> seen;
+        for (const auto* list : {&nodes[i].data_deps(), &nodes[i].ctrl_deps()})
+        {
+            for (uint64_t d : *list)
+            {
+                auto it = index.find(d);
+                if (it == index.end())
+                {
+                    Fail(path + ": node " + std::to_string(nodes[i].id()) + ": depends on node " +
+                         std::to_string(d) + ", which is not in the file");
+                }
+                if (it->second == i)
+                {
+                    Fail(path + ": node " + std::to_string(nodes[i].id()) +
+                         ": depends on itself (a cycle)");
+                }
+                if (seen.insert(it->second).second)
+                {
+                    deps[i].push_back(it->second);
+                    users[it->second].push_back(i);
+                    ++pending[i];
+                }
+            }
+        }
+    }
+    // dependency order, ties in file order (Kahn)
+    std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<uint32_t>> ready;
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        if (pending[i] == 0)
+        {
+            ready.push(i);
+        }
+    }
+    std::vector<uint32_t> order;
+    order.reserve(n);
+    while (!ready.empty())
+    {
+        const uint32_t i = ready.top();
+        ready.pop();
+        order.push_back(i);
+        for (uint32_t u : users[i])
+        {
+            if (--pending[u] == 0)
+            {
+                ready.push(u);
+            }
+        }
+    }
+    if (order.size() != n)
+    {
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            if (pending[i] > 0)
+            {
+                Fail(path + ": node " + std::to_string(nodes[i].id()) +
+                     ": its dependencies form a cycle");
+            }
+        }
+    }
+    // kept ops; a dropped node stands for the kept ops it depends on
+    std::vector<std::vector<uint32_t>> stands(n); // node -> kept op indices
+    std::vector<RawOp> ops;
+    const int64_t maxUs = TrainingWorkload::MAX_OP_NS / 1000;
+    const int64_t maxBytes = int64_t(TrainingWorkload::MAX_OP_BYTES);
+    for (uint32_t i : order)
+    {
+        const pb::Node& node = nodes[i];
+        const std::string where = path + ": node " + std::to_string(node.id());
+        std::set<uint32_t> d;
+        for (uint32_t p : deps[i])
+        {
+            d.insert(stands[p].begin(), stands[p].end());
+        }
+        RawOp op;
+        op.id = node.id();
+        op.name = node.name();
+        const Attrs attrs(node, where);
+        switch (node.type())
+        {
+        case pb::METADATA_NODE:
+        case pb::MEM_LOAD_NODE:
+        case pb::MEM_STORE_NODE:
+            stands[i].assign(d.begin(), d.end());
+            continue;
+        case pb::COMP_NODE:
+            if (node.duration_micros() > uint64_t(maxUs))
+            {
+                Fail(where + ": duration_micros = " + std::to_string(node.duration_micros()) +
+                     " is not allowed (at most " + std::to_string(maxUs) + ")");
+            }
+            op.type = WorkloadOp::COMPUTE;
+            op.ns = int64_t(node.duration_micros()) * 1000;
+            break;
+        case pb::COMM_COLL_NODE: {
+            op.type = WorkloadOp::COLLECTIVE;
+            op.kind = CollKind(attrs.Int("comm_type", 0, INT32_MAX), where);
+            op.bytes = attrs.Int("comm_size", 1, maxBytes);
+            if (const pb::AttributeProto* a = attrs.Find("pg_name"))
+            {
+                op.pg = a->value_case() == pb::AttributeProto::kStringVal ? a->string_val() : "";
+                if (a->value_case() != pb::AttributeProto::kStringVal)
+                {
+                    int64_t v = 0;
+                    if (!IntValue(*a, &v))
+                    {
+                        Fail(where + ": the attribute pg_name is neither a string nor an integer");
+                    }
+                    op.pg = std::to_string(v);
+                }
+            }
+            break;
+        }
+        case pb::COMM_SEND_NODE:
+        case pb::COMM_RECV_NODE: {
+            const bool send = node.type() == pb::COMM_SEND_NODE;
+            op.type = send ? WorkloadOp::SEND : WorkloadOp::RECV;
+            const int64_t src = attrs.Int("comm_src", 0, ranks - 1, send ? rank : -1);
+            const int64_t dst = attrs.Int("comm_dst", 0, ranks - 1, send ? -1 : rank);
+            if ((send ? src : dst) != rank)
+            {
+                Fail(where + ": " + (send ? "comm_src = " : "comm_dst = ") +
+                     std::to_string(send ? src : dst) + " is not this file's rank " +
+                     std::to_string(rank));
+            }
+            op.peer = uint32_t(send ? dst : src);
+            if (op.peer == rank)
+            {
+                Fail(where + ": a " + (send ? "send to" : "receive from") + " its own rank " +
+                     std::to_string(rank));
+            }
+            op.bytes = attrs.Int("comm_size", 1, maxBytes);
+            op.tag = attrs.Int("comm_tag", 0, INT64_MAX, 0);
+            break;
+        }
+        default:
+            Fail(where + ": node type " +
+                 (pb::NodeType_IsValid(node.type()) ? pb::NodeType_Name(node.type())
+                                                    : std::to_string(int(node.type()))) +
+                 " is not supported (COMP_NODE, COMM_COLL_NODE, COMM_SEND_NODE, COMM_RECV_NODE; "
+                 "METADATA_NODE, MEM_LOAD_NODE and MEM_STORE_NODE are dropped)");
+        }
+        op.deps.assign(d.begin(), d.end());
+        stands[i] = {uint32_t(ops.size())};
+        ops.push_back(std::move(op));
+    }
+    return ops;
+}
+
+/// A candidate layout: rank = (pp_i x DP + dp_i) x TP + tp_i.
+struct Layout
+{
+    uint32_t tp; //!< TP
+    uint32_t pp; //!< PP
+    uint32_t dp; //!< DP
+
+    /// \param r rank \return stage
+    uint32_t Stage(uint32_t r) const
+    {
+        return r / (tp * dp);
+    }
+
+    /// \param r rank \return dp_i
+    uint32_t Dp(uint32_t r) const
+    {
+        return (r / tp) % dp;
+    }
+
+    /// \param r rank \return tp_i
+    uint32_t Tp(uint32_t r) const
+    {
+        return r % tp;
+    }
+
+    /// \param g group \param r a member \return the members
+    std::set<uint32_t> Members(ParallelGroup g, uint32_t r) const
+    {
+        std::set<uint32_t> m;
+        for (uint32_t x = 0; x < tp * pp * dp; ++x)
+        {
+            const bool in = g == ParallelGroup::WORLD ||
+                            (g == ParallelGroup::DP && Stage(x) == Stage(r) && Tp(x) == Tp(r)) ||
+                            (g == ParallelGroup::TP && Stage(x) == Stage(r) && Dp(x) == Dp(r)) ||
+                            (g == ParallelGroup::PP && Dp(x) == Dp(r) && Tp(x) == Tp(r));
+            if (in)
+            {
+                m.insert(x);
+            }
+        }
+        return m;
+    }
+};
+
+/// \param a,b ops \return same op (names aside)
+bool
+SameOp(const WorkloadOp& a, const WorkloadOp& b)
+{
+    return a.type == b.type && a.duration.GetTimeStep() == b.duration.GetTimeStep() &&
+           a.kind == b.kind && a.group == b.group && a.peer == b.peer && a.bytes == b.bytes &&
+           a.deps == b.deps;
+}
+
+/**
+ * \brief Map the ranks' ops onto a layout.
+ * \param l the layout \param raw per rank \param members per process group
+ * \param files per rank \param [out] stages the programs
+ * \return "" if it fits, else why not
+ */
+std::string
+Fit(const Layout& l,
+    const std::vector<std::vector<RawOp>>& raw,
+    const std::map<std::string, std::set<uint32_t>>& members,
+    const std::vector<std::string>& files,
+    std::vector<std::vector<WorkloadOp>>& stages)
+{
+    const uint32_t n = raw.size();
+    std::map<std::string, ParallelGroup> groupOf;
+    for (const auto& [pg, m] : members)
+    {
+        bool found = false;
+        for (ParallelGroup g :
+             {ParallelGroup::DP, ParallelGroup::TP, ParallelGroup::PP, ParallelGroup::WORLD})
+        {
+            if (l.Members(g, *m.begin()) == m)
+            {
+                groupOf[pg] = g;
+                found = true;
+                break;
+            }
+        }
+        if (!found)
+        {
+            return "process group '" + pg + "' (" + std::to_string(m.size()) +
+                   " ranks) is no DP, TP, PP or world group";
+        }
+    }
+    stages.assign(l.pp, {});
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        std::vector<WorkloadOp> ops;
+        ops.reserve(raw[r].size());
+        for (const RawOp& x : raw[r])
+        {
+            WorkloadOp op;
+            op.type = x.type;
+            op.name = "n" + std::to_string(x.id) + (x.name.empty() ? "" : ":" + x.name);
+            op.duration = OpDuration(NanoSeconds(x.ns));
+            op.kind = x.kind;
+            op.bytes = x.bytes;
+            op.deps = OpDeps(x.deps);
+            if (x.type == WorkloadOp::COLLECTIVE)
+            {
+                op.group = groupOf.at(x.pg);
+            }
+            else if (x.type == WorkloadOp::SEND || x.type == WorkloadOp::RECV)
+            {
+                if (l.Dp(x.peer) != l.Dp(r) || l.Tp(x.peer) != l.Tp(r))
+                {
+                    return files[r] + ": node " + std::to_string(x.id) + ": rank " +
+                           std::to_string(x.peer) + " is not in another pipeline stage of rank " +
+                           std::to_string(r) + "'s pipeline";
+                }
+                op.peer = int32_t(l.Stage(x.peer)) - int32_t(l.Stage(r));
+            }
+            ops.push_back(std::move(op));
+        }
+        const uint32_t s = l.Stage(r);
+        if (r == s * l.tp * l.dp)
+        {
+            stages[s] = std::move(ops);
+            continue;
+        }
+        const auto& first = stages[s];
+        bool same = first.size() == ops.size();
+        for (uint32_t i = 0; same && i < ops.size(); ++i)
+        {
+            same = SameOp(first[i], ops[i]);
+        }
+        if (!same)
+        {
+            return files[r] + " and " + files[s * l.tp * l.dp] +
+                   " (the same pipeline stage) have different programs";
+        }
+    }
+    return "";
+}
+
+} // namespace
+
+bool
+ChakraReader::IsAvailable()
+{
+    return true;
+}
+
+bool
+ChakraReader::TryRead(const std::string& prefix, TrainingWorkload& out, std::string& error)
+{
+    try
+    {
+        // the rank files: PREFIX.<rank>.et, ranks 0..N-1
+        const size_t slash = prefix.rfind('/');
+        const std::string dir = slash == std::string::npos ? "." : prefix.substr(0, slash + 1);
+        const std::string base = slash == std::string::npos ? prefix : prefix.substr(slash + 1);
+        std::set<uint32_t> found;
+        if (DIR* d = opendir(dir.c_str()))
+        {
+            while (dirent* e = readdir(d))
+            {
+                const std::string f = e->d_name;
+                if (f.size() > base.size() + 4 && f.compare(0, base.size() + 1, base + ".") == 0 &&
+                    f.compare(f.size() - 3, 3, ".et") == 0)
+                {
+                    const std::string num = f.substr(base.size() + 1, f.size() - base.size() - 4);
+                    if (!num.empty() && num.size() < 8 &&
+                        num.find_first_not_of("0123456789") == std::string::npos &&
+                        (num == "0" || num[0] != '0'))
+                    {
+                        found.insert(std::stoul(num));
+                    }
+                }
+            }
+            closedir(d);
+        }
+        if (found.empty())
+        {
+            Fail(prefix + ".0.et: no Chakra trace file (PREFIX.<rank>.et) found");
+        }
+        const uint32_t n = *found.rbegin() + 1;
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            if (!found.count(r))
+            {
+                Fail(prefix + "." + std::to_string(r) +
+                     ".et: missing (the trace has rank files up to " + std::to_string(n - 1) + ")");
+            }
+        }
+        std::vector<std::string> files;
+        std::vector<std::vector<RawOp>> raw;
+        std::map<std::string, std::set<uint32_t>> members;
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            files.push_back(prefix + "." + std::to_string(r) + ".et");
+            raw.push_back(ReadRank(files.back(), r, n));
+            for (const RawOp& op : raw.back())
+            {
+                if (op.type == WorkloadOp::COLLECTIVE && !op.pg.empty())
+                {
+                    members[op.pg].insert(r);
+                }
+            }
+        }
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            for (RawOp& op : raw[r])
+            {
+                if (op.type == WorkloadOp::COLLECTIVE && op.pg.empty())
+                {
+                    op.pg = "*"; // no pg_name: every rank
+                    for (uint32_t x = 0; x < n; ++x)
+                    {
+                        members[op.pg].insert(x);
+                    }
+                }
+            }
+        }
+        // every send has a receive: (src, dst, tag, bytes) counted
+        std::map<std::tuple<uint32_t, uint32_t, uint64_t, uint64_t>, int64_t> p2p;
+        std::map<std::tuple<uint32_t, uint32_t, uint64_t, uint64_t>, std::string> where;
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            for (const RawOp& op : raw[r])
+            {
+                if (op.type == WorkloadOp::SEND || op.type == WorkloadOp::RECV)
+                {
+                    const bool send = op.type == WorkloadOp::SEND;
+                    auto key =
+                        std::make_tuple(send ? r : op.peer, send ? op.peer : r, op.tag, op.bytes);
+                    p2p[key] += send ? 1 : -1;
+                    where.emplace(key, files[r] + ": node " + std::to_string(op.id));
+                }
+            }
+        }
+        for (const auto& [key, count] : p2p)
+        {
+            if (count != 0)
+            {
+                const auto& [src, dst, tag, bytes] = key;
+                Fail(where[key] + ": " + std::to_string(count > 0 ? count : -count) + " " +
+                     (count > 0 ? "send(s)" : "receive(s)") + " of " + std::to_string(bytes) +
+                     " bytes from rank " + std::to_string(src) + " to rank " + std::to_string(dst) +
+                     " (tag " + std::to_string(tag) + ") without a " +
+                     (count > 0 ? "matching receive in " + files[dst]
+                                : "matching send in " + files[src]));
+            }
+        }
+        // the layout: smallest PP, then smallest TP
+        std::string first;
+        for (uint32_t pp = 1; pp <= n; ++pp)
+        {
+            for (uint32_t tp = 1; n % pp == 0 && tp <= n / pp; ++tp)
+            {
+                if ((n / pp) % tp != 0)
+                {
+                    continue;
+                }
+                const Layout l{tp, pp, n / (pp * tp)};
+                std::vector<std::vector<WorkloadOp>> stages;
+                const std::string why = Fit(l, raw, members, files, stages);
+                if (!why.empty())
+                {
+                    if (first.empty())
+                    {
+                        first = why;
+                    }
+                    continue;
+                }
+                TrainingWorkload w;
+                w.name = "chakra:" + prefix;
+                w.tp = tp;
+                w.pp = pp;
+                w.ep = 1;
+                w.declaredRanks = n;
+                w.stages = std::move(stages);
+                const std::string check = w.Check();
+                if (!check.empty())
+                {
+                    Fail(prefix + ".*.et: " + check);
+                }
+                NS_LOG_INFO("chakra " << prefix << ": " << n << " ranks as TP " << tp << " PP "
+                                      << pp << " DP " << l.dp);
+                out = std::move(w);
+                return true;
+            }
+        }
+        Fail(prefix + ".*.et: the trace fits no TP x PP x DP layout of " + std::to_string(n) +
+             " ranks (this module runs one program per pipeline stage; with TP 1, PP 1: " + first +
+             ")");
+    }
+    catch (const ChakraError& e)
+    {
+        error = e.message;
+        return false;
+    }
+}
+
+#endif // AIT_HAVE_CHAKRA
+
+} // namespace ns3

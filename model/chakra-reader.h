@@ -1,0 +1,57 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef CHAKRA_READER_H
+#define CHAKRA_READER_H
+
+#include "training-workload.h"
+
+#include <string>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-training
+ * \brief Reads MLCommons Chakra execution traces (ET), the input of ASTRA-sim, as a
+ *        TrainingWorkload.
+ *
+ * A trace is one file per rank, PREFIX.<rank>.et (ranks 0..N-1, none missing): a stream of
+ * varint32-length-prefixed protobuf messages, one GlobalMetadata then the Nodes (schema
+ * model/chakra-et.proto, the published field names and numbers). Nodes become ops:
+ * COMP_NODE = compute of duration_micros; COMM_COLL_NODE = a collective (attribute comm_type
+ * ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL or BROADCAST) of comm_size bytes over the
+ * process group pg_name (the ranks whose files use that name; none = every rank);
+ * COMM_SEND_NODE / COMM_RECV_NODE = a point-to-point RDMA send / receive of comm_size bytes to
+ * comm_dst / from comm_src (with comm_tag); data_deps and ctrl_deps both become dependencies.
+ * METADATA_NODE, MEM_LOAD_NODE and MEM_STORE_NODE take no time and are dropped (their
+ * dependencies pass through). The ops are put in dependency order.
+ *
+ * The module runs one program per pipeline stage over Megatron-ordered groups, so the reader
+ * looks for the TP x PP x DP layout (smallest PP, then smallest TP) in which every process
+ * group is a DP, TP, PP or world group, every send/receive goes between pipeline stages of
+ * the same DP/TP position and the ranks of one stage have the same program; a trace that fits
+ * none is refused.
+ *
+ * Nothing is returned half-read; errors are one line naming the file (and node id).
+ */
+class ChakraReader
+{
+  public:
+    /// \return whether this build reads Chakra traces (built with protobuf)
+    static bool IsAvailable();
+
+    /**
+     * \brief Read the trace PREFIX.<rank>.et (as the class description).
+     * \param prefix the file prefix (a path without ".<rank>.et")
+     * \param [out] out the workload (validated; declaredRanks = the number of rank files),
+     *        untouched on failure
+     * \param [out] error on failure, one line "file: reason" or "file: node ID: reason"
+     * \return false if the trace cannot be read, is malformed or does not fit the module
+     */
+    static bool TryRead(const std::string& prefix, TrainingWorkload& out, std::string& error);
+};
+
+} // namespace ns3
+
+#endif // CHAKRA_READER_H
