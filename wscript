@@ -111,6 +111,7 @@ def build(bld):
         'test/workload-reader-test.cc',
         'test/aicb-leniency-test.cc',
         'test/job-sharing-test.cc',
+        'test/chakra-reader-test.cc',
         'test/ai-training-test-suite.cc',
     ]
     module_test.uselib = 'GTEST'

@@ -551,7 +551,36 @@ ReadWorkloadFile(Options& o, const Given& g, const std::string& wl)
     }
 }
 
-/// Training jobs: the workload (preset or file), ranks, jobs.
+/// A Chakra execution trace, --workload=chakra:PREFIX (PREFIX.<rank>.et; one rank per file).
+void
+ReadChakraTrace(Options& o, const Given& g, const std::string& wl)
+{
+    for (const char* f : {"dp", "tp", "pp", "ep", "microBatches", "layers", "hidden", "seqLength"})
+    {
+        if (g.count(f))
+        {
+            Fail("--" + std::string(f) + " has no effect with --workload=" + wl +
+                 " (a Chakra trace: its ranks and parallelism come from the trace)");
+        }
+    }
+    std::string error;
+    std::vector<std::string> notices;
+    if (!ChakraReader::TryRead(wl.substr(7), o.workload, error, &notices))
+    {
+        Fail(error);
+    }
+    const uint32_t files = o.workload.declaredRanks;
+    if (g.count("ranks") && o.ranks != files)
+    {
+        Fail(Arg("ranks", Value(g, "ranks")) + " does not match " + wl + ": the trace has " +
+             std::to_string(files) +
+             " rank files (leave --ranks out or give --ranks=" + std::to_string(files) + ")");
+    }
+    o.ranks = files;
+    o.notices = notices; // printed once every check passed
+}
+
+/// Training jobs: the workload (preset, file or Chakra trace), ranks, jobs.
 void
 CheckTraining(Options& o, const Given& g)
 {
@@ -577,6 +606,10 @@ CheckTraining(Options& o, const Given& g)
     if (preset)
     {
         BuildPreset(o, g, wl);
+    }
+    else if (wl.compare(0, 7, "chakra:") == 0)
+    {
+        ReadChakraTrace(o, g, wl);
     }
     else
     {

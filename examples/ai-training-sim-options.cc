@@ -71,8 +71,9 @@ const std::vector<FlagDef> FLAGS = {
     {"ranks", "0", "ranks (0 = all hosts for --collective, 16 for training; at most the hosts)"},
     {"channels", "1", "NCCL channels per communicator (1..64)"},
     {"qpsPerConnection", "1", "queue pairs per connection (1..64)"},
-    {"workload", "", "training workload: dp|gpt|moe (presets) or a workload file (text format or "
-                     "AICB/SimAI); default dp when no --collective"},
+    {"workload", "", "training workload: dp|gpt|moe (presets), a workload file (text format or "
+                     "AICB/SimAI) or chakra:PREFIX (Chakra ET files PREFIX.<rank>.et); default dp "
+                     "when no --collective"},
     {"dp", "0", "data parallel (presets; 0 = ranks / (tp x pp))"},
     {"tp", "1", "tensor parallel (gpt and moe presets; 1..64)"},
     {"pp", "1", "pipeline stages (gpt and moe presets; 1..64)"},

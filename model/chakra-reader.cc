@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <fstream>
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/unknown_field_set.h>
 #include <map>
 #include <queue>
 #include <set>
@@ -32,10 +33,14 @@ ChakraReader::IsAvailable()
 }
 
 bool
-ChakraReader::TryRead(const std::string& prefix, TrainingWorkload& out, std::string& error)
+ChakraReader::TryRead(const std::string& prefix,
+                      TrainingWorkload& out,
+                      std::string& error,
+                      std::vector<std::string>* notices)
 {
     error = "chakra:" + prefix +
-            ": this build has no Chakra support (protobuf was not found when it was built)";
+            ": this build has no Chakra support (protobuf was not found when it was built; "
+            "install libprotobuf-dev and protobuf-compiler and rebuild)";
     return false;
 }
 
@@ -222,10 +227,14 @@ CollKind(int64_t m, const std::string& where)
 /**
  * \brief Read one rank's file into ops in dependency order.
  * \param path the file \param rank its rank \param ranks ranks of the trace
+ * \param [in,out] dropped nodes dropped, by type name
  * \return the ops
  */
 std::vector<RawOp>
-ReadRank(const std::string& path, uint32_t rank, uint32_t ranks)
+ReadRank(const std::string& path,
+         uint32_t rank,
+         uint32_t ranks,
+         std::map<std::string, uint64_t>& dropped)
 {
     const std::string text = ReadFile(path);
     google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(text.data()),
@@ -246,10 +255,18 @@ ReadRank(const std::string& path, uint32_t rank, uint32_t ranks)
         if (!metadata)
         {
             pb::GlobalMetadata m;
-            if (!m.ParseFromString(buffer))
+            bool ok = m.ParseFromString(buffer);
+            // a Node in its place decodes with GlobalMetadata's fields 1 and 2 of other wire
+            // types (unknown fields); later schema versions may add other fields
+            const auto& unknown = m.GetReflection()->GetUnknownFields(m);
+            for (int k = 0; ok && k < unknown.field_count(); ++k)
             {
-                Fail(path + ": malformed Chakra trace: the GlobalMetadata message at byte 0 "
-                            "does not decode");
+                ok = unknown.field(k).number() > 2;
+            }
+            if (!ok)
+            {
+                Fail(path + ": malformed Chakra trace: the first message is no GlobalMetadata "
+                            "(a Chakra trace starts with one)");
             }
             metadata = true;
             continue;
@@ -336,14 +353,33 @@ ReadRank(const std::string& path, uint32_t rank, uint32_t ranks)
     }
     if (order.size() != n)
     {
-        for (uint32_t i = 0; i < n; ++i)
+        // a node left over depends on another left over: walk back until one repeats
+        uint32_t i = 0;
+        while (pending[i] == 0)
         {
-            if (pending[i] > 0)
+            ++i;
+        }
+        std::vector<uint32_t> walk;
+        std::map<uint32_t, uint32_t> at;
+        while (at.emplace(i, walk.size()).second)
+        {
+            walk.push_back(i);
+            for (uint32_t p : deps[i])
             {
-                Fail(path + ": node " + std::to_string(nodes[i].id()) +
-                     ": its dependencies form a cycle");
+                if (pending[p] > 0)
+                {
+                    i = p;
+                    break;
+                }
             }
         }
+        std::string cycle;
+        for (uint32_t k = at[i]; k < walk.size(); ++k)
+        {
+            cycle += std::to_string(nodes[walk[k]].id()) + " depends on ";
+        }
+        Fail(path + ": node " + std::to_string(nodes[i].id()) +
+             ": its dependencies form a cycle (" + cycle + std::to_string(nodes[i].id()) + ")");
     }
     // kept ops; a dropped node stands for the kept ops it depends on
     std::vector<std::vector<uint32_t>> stands(n); // node -> kept op indices
@@ -368,6 +404,7 @@ ReadRank(const std::string& path, uint32_t rank, uint32_t ranks)
         case pb::METADATA_NODE:
         case pb::MEM_LOAD_NODE:
         case pb::MEM_STORE_NODE:
+            ++dropped[pb::NodeType_Name(node.type())];
             stands[i].assign(d.begin(), d.end());
             continue;
         case pb::COMP_NODE:
@@ -581,10 +618,17 @@ ChakraReader::IsAvailable()
 }
 
 bool
-ChakraReader::TryRead(const std::string& prefix, TrainingWorkload& out, std::string& error)
+ChakraReader::TryRead(const std::string& prefix,
+                      TrainingWorkload& out,
+                      std::string& error,
+                      std::vector<std::string>* notices)
 {
     try
     {
+        if (prefix.empty() || prefix.back() == '/')
+        {
+            Fail("chakra:" + prefix + ": the prefix names no files (PREFIX.<rank>.et)");
+        }
         // the rank files: PREFIX.<rank>.et, ranks 0..N-1
         const size_t slash = prefix.rfind('/');
         const std::string dir = slash == std::string::npos ? "." : prefix.substr(0, slash + 1);
@@ -625,10 +669,11 @@ ChakraReader::TryRead(const std::string& prefix, TrainingWorkload& out, std::str
         std::vector<std::string> files;
         std::vector<std::vector<RawOp>> raw;
         std::map<std::string, std::set<uint32_t>> members;
+        std::map<std::string, uint64_t> dropped;
         for (uint32_t r = 0; r < n; ++r)
         {
             files.push_back(prefix + "." + std::to_string(r) + ".et");
-            raw.push_back(ReadRank(files.back(), r, n));
+            raw.push_back(ReadRank(files.back(), r, n, dropped));
             for (const RawOp& op : raw.back())
             {
                 if (op.type == WorkloadOp::COLLECTIVE && !op.pg.empty())
@@ -651,9 +696,14 @@ ChakraReader::TryRead(const std::string& prefix, TrainingWorkload& out, std::str
                 }
             }
         }
-        // every send has a receive: (src, dst, tag, bytes) counted
+        // every send has a receive: (src, dst, tag, bytes) counted; and, as the module pairs
+        // the messages between two ranks in program order, the sends from src to dst and the
+        // receives of dst from src come in the same order: (src, dst) -> (tag, bytes, node)
         std::map<std::tuple<uint32_t, uint32_t, uint64_t, uint64_t>, int64_t> p2p;
         std::map<std::tuple<uint32_t, uint32_t, uint64_t, uint64_t>, std::string> where;
+        using Msg = std::tuple<uint64_t, uint64_t, uint64_t>;
+        std::map<std::pair<uint32_t, uint32_t>, std::vector<Msg>> sent;
+        std::map<std::pair<uint32_t, uint32_t>, std::vector<Msg>> received;
         for (uint32_t r = 0; r < n; ++r)
         {
             for (const RawOp& op : raw[r])
@@ -665,6 +715,10 @@ ChakraReader::TryRead(const std::string& prefix, TrainingWorkload& out, std::str
                         std::make_tuple(send ? r : op.peer, send ? op.peer : r, op.tag, op.bytes);
                     p2p[key] += send ? 1 : -1;
                     where.emplace(key, files[r] + ": node " + std::to_string(op.id));
+                    (send ? sent : received)[{std::get<0>(key), std::get<1>(key)}].emplace_back(
+                        op.tag,
+                        op.bytes,
+                        op.id);
                 }
             }
         }
@@ -680,6 +734,38 @@ ChakraReader::TryRead(const std::string& prefix, TrainingWorkload& out, std::str
                      (count > 0 ? "matching receive in " + files[dst]
                                 : "matching send in " + files[src]));
             }
+        }
+        for (const auto& [pair, out] : sent)
+        {
+            const auto& in = received[pair];
+            for (size_t k = 0; k < out.size(); ++k)
+            {
+                if (std::get<0>(out[k]) != std::get<0>(in[k]) ||
+                    std::get<1>(out[k]) != std::get<1>(in[k]))
+                {
+                    Fail(files[pair.second] + ": node " + std::to_string(std::get<2>(in[k])) +
+                         ": receive #" + std::to_string(k + 1) + " from rank " +
+                         std::to_string(pair.first) + " (tag " +
+                         std::to_string(std::get<0>(in[k])) + ", " +
+                         std::to_string(std::get<1>(in[k])) + " bytes) is not send #" +
+                         std::to_string(k + 1) + " of " + files[pair.first] + " to rank " +
+                         std::to_string(pair.second) + " (node " +
+                         std::to_string(std::get<2>(out[k])) + ", tag " +
+                         std::to_string(std::get<0>(out[k])) +
+                         "): this module pairs a rank pair's messages in dependency order");
+                }
+            }
+        }
+        if (!dropped.empty() && notices)
+        {
+            std::string what;
+            for (const auto& [type, count] : dropped)
+            {
+                what += (what.empty() ? "" : ", ") + std::to_string(count) + " " + type;
+            }
+            notices->push_back("chakra:" + prefix + ": " + what +
+                               " node(s) dropped: they take no time here (memory transfers and "
+                               "metadata are not modelled); their dependencies pass through");
         }
         // the layout: smallest PP, then smallest TP
         std::string first;

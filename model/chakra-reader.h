@@ -7,6 +7,7 @@
 #include "training-workload.h"
 
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -47,9 +48,13 @@ class ChakraReader
      * \param [out] out the workload (validated; declaredRanks = the number of rank files),
      *        untouched on failure
      * \param [out] error on failure, one line "file: reason" or "file: node ID: reason"
+     * \param [out] notices if not null, one line per kind of thing ignored (dropped nodes)
      * \return false if the trace cannot be read, is malformed or does not fit the module
      */
-    static bool TryRead(const std::string& prefix, TrainingWorkload& out, std::string& error);
+    static bool TryRead(const std::string& prefix,
+                        TrainingWorkload& out,
+                        std::string& error,
+                        std::vector<std::string>* notices = nullptr);
 };
 
 } // namespace ns3

@@ -1,0 +1,254 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * make-chakra-et: write MLCommons Chakra execution traces (ET) from a small text description,
+ * with the classes protoc generates from model/chakra-et.proto. The tests use it to write the
+ * traces ChakraReader reads (a 4-rank DP+PP job, each op kind, each error). Built only when
+ * protobuf is found.
+ *
+ *   make-chakra-et SPEC PREFIX     writes PREFIX.<rank>.et for rank 0..ranks-1
+ *
+ * SPEC, one statement a line ('#' starts a comment):
+ *   ranks N                        the number of rank files (first)
+ *   node RANK ID TYPE [key=value ...]
+ *        TYPE  COMP | COLL | SEND | RECV | MEM_LOAD | MEM_STORE | METADATA | INVALID | <number>
+ *        keys  name=WORD  dur=MICROSECONDS  coll=ALL_REDUCE|ALL_GATHER|REDUCE_SCATTER|
+ *              ALL_TO_ALL|BROADCAST|BARRIER|<number>  size=BYTES  pg=NAME  src=RANK  dst=RANK
+ *              tag=N  data=ID,ID,...  ctrl=ID,ID,...
+ *   garbage RANK                   append a message whose length prefix promises more bytes
+ *                                  than follow (a truncated file)
+ *   nometa RANK                    write no GlobalMetadata message at the start of that file
+ *
+ * Attributes are written with the types Chakra's own tools use: comm_type, comm_size int64;
+ * comm_src, comm_dst, comm_tag int32; pg_name string. Each message is prefixed by its length
+ * as a varint32, the GlobalMetadata (version 0.0.4) first.
+ */
+#include "chakra-et.pb.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace
+{
+
+namespace pb = ChakraProtoMsg;
+
+[[noreturn]] void
+Die(const std::string& where, const std::string& what)
+{
+    std::cerr << "make-chakra-et: " << where << ": " << what << "\n";
+    std::exit(2);
+}
+
+uint64_t
+Number(const std::string& s, const std::string& where)
+{
+    if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)
+    {
+        Die(where, "'" + s + "' is not a whole number");
+    }
+    return std::stoull(s);
+}
+
+std::vector<uint64_t>
+Ids(const std::string& s, const std::string& where)
+{
+    std::vector<uint64_t> v;
+    std::stringstream ss(s);
+    std::string x;
+    while (std::getline(ss, x, ','))
+    {
+        v.push_back(Number(x, where));
+    }
+    return v;
+}
+
+pb::AttributeProto*
+Attr(pb::Node& n, const std::string& name)
+{
+    pb::AttributeProto* a = n.add_attr();
+    a->set_name(name);
+    return a;
+}
+
+int
+Enum(const std::string& s, const std::map<std::string, int>& names, const std::string& where)
+{
+    auto it = names.find(s);
+    return it != names.end() ? it->second : int(Number(s, where));
+}
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    GOOGLE_PROTOBUF_VERIFY_VERSION;
+    if (argc != 3)
+    {
+        std::cerr << "usage: make-chakra-et SPEC PREFIX (writes PREFIX.<rank>.et)\n";
+        return 2;
+    }
+    std::ifstream in(argv[1]);
+    if (!in)
+    {
+        Die(argv[1], "cannot read");
+    }
+    const std::map<std::string, int> types{{"COMP", pb::COMP_NODE},
+                                           {"COLL", pb::COMM_COLL_NODE},
+                                           {"SEND", pb::COMM_SEND_NODE},
+                                           {"RECV", pb::COMM_RECV_NODE},
+                                           {"MEM_LOAD", pb::MEM_LOAD_NODE},
+                                           {"MEM_STORE", pb::MEM_STORE_NODE},
+                                           {"METADATA", pb::METADATA_NODE},
+                                           {"INVALID", pb::INVALID_NODE}};
+    const std::map<std::string, int> colls{{"ALL_REDUCE", pb::ALL_REDUCE},
+                                           {"ALL_GATHER", pb::ALL_GATHER},
+                                           {"REDUCE_SCATTER", pb::REDUCE_SCATTER},
+                                           {"ALL_TO_ALL", pb::ALL_TO_ALL},
+                                           {"BROADCAST", pb::BROADCAST},
+                                           {"BARRIER", pb::BARRIER}};
+    uint32_t ranks = 0;
+    std::vector<std::vector<pb::Node>> nodes;
+    std::set<uint32_t> garbage;
+    std::set<uint32_t> nometa;
+    std::string line;
+    for (uint32_t lineNo = 1; std::getline(in, line); ++lineNo)
+    {
+        const std::string where = std::string(argv[1]) + ":" + std::to_string(lineNo);
+        line = line.substr(0, line.find('#'));
+        std::istringstream ls(line);
+        std::string word;
+        if (!(ls >> word))
+        {
+            continue;
+        }
+        if (word == "ranks")
+        {
+            std::string n;
+            ls >> n;
+            ranks = Number(n, where);
+            nodes.assign(ranks, {});
+            continue;
+        }
+        if (ranks == 0)
+        {
+            Die(where, "'ranks N' must come first");
+        }
+        std::string r;
+        ls >> r;
+        const uint64_t rank = Number(r, where);
+        if (rank >= ranks)
+        {
+            Die(where, "rank " + r + " is not below ranks " + std::to_string(ranks));
+        }
+        if (word == "garbage" || word == "nometa")
+        {
+            (word == "garbage" ? garbage : nometa).insert(rank);
+            continue;
+        }
+        if (word != "node")
+        {
+            Die(where, "unknown statement '" + word + "' (ranks, node, garbage, nometa)");
+        }
+        std::string id;
+        std::string type;
+        ls >> id >> type;
+        pb::Node n;
+        n.set_id(Number(id, where));
+        n.set_type(pb::NodeType(Enum(type, types, where)));
+        std::string kv;
+        while (ls >> kv)
+        {
+            const size_t eq = kv.find('=');
+            if (eq == std::string::npos)
+            {
+                Die(where, "'" + kv + "' is not key=value");
+            }
+            const std::string k = kv.substr(0, eq);
+            const std::string v = kv.substr(eq + 1);
+            if (k == "name")
+            {
+                n.set_name(v);
+            }
+            else if (k == "dur")
+            {
+                n.set_duration_micros(Number(v, where));
+            }
+            else if (k == "coll")
+            {
+                Attr(n, "comm_type")->set_int64_val(Enum(v, colls, where));
+            }
+            else if (k == "size")
+            {
+                Attr(n, "comm_size")->set_int64_val(int64_t(Number(v, where)));
+            }
+            else if (k == "pg")
+            {
+                Attr(n, "pg_name")->set_string_val(v);
+            }
+            else if (k == "src" || k == "dst" || k == "tag")
+            {
+                Attr(n, "comm_" + k)->set_int32_val(int32_t(Number(v, where)));
+            }
+            else if (k == "data" || k == "ctrl")
+            {
+                for (uint64_t d : Ids(v, where))
+                {
+                    k == "data" ? n.add_data_deps(d) : n.add_ctrl_deps(d);
+                }
+            }
+            else
+            {
+                Die(where, "unknown key '" + k + "'");
+            }
+        }
+        nodes[rank].push_back(std::move(n));
+    }
+    for (uint32_t r = 0; r < ranks; ++r)
+    {
+        const std::string path = std::string(argv[2]) + "." + std::to_string(r) + ".et";
+        std::ofstream out(path, std::ios::binary | std::ios::trunc);
+        if (!out)
+        {
+            Die(path, "cannot write");
+        }
+        {
+            google::protobuf::io::OstreamOutputStream os(&out);
+            google::protobuf::io::CodedOutputStream coded(&os);
+            auto put = [&coded](const google::protobuf::Message& m) {
+                coded.WriteVarint32(uint32_t(m.ByteSizeLong()));
+                m.SerializeToCodedStream(&coded);
+            };
+            if (!nometa.count(r))
+            {
+                pb::GlobalMetadata meta;
+                meta.set_version("0.0.4");
+                put(meta);
+            }
+            for (const pb::Node& n : nodes[r])
+            {
+                put(n);
+            }
+            if (garbage.count(r))
+            {
+                coded.WriteVarint32(100); // promises 100 bytes, 3 follow
+                coded.WriteRaw("\x08\x01\x12", 3);
+            }
+        }
+        if (!out)
+        {
+            Die(path, "write failed");
+        }
+    }
+    google::protobuf::ShutdownProtobufLibrary();
+    return 0;
+}
