@@ -14,7 +14,7 @@
  *        TYPE  COMP | COLL | SEND | RECV | MEM_LOAD | MEM_STORE | METADATA | INVALID | <number>
  *        keys  name=WORD  dur=MICROSECONDS  coll=ALL_REDUCE|ALL_GATHER|REDUCE_SCATTER|
  *              ALL_TO_ALL|BROADCAST|BARRIER|<number>  size=BYTES  pg=NAME  src=RANK  dst=RANK
- *              tag=N  data=ID,ID,...  ctrl=ID,ID,...
+ *              tag=N  data=ID,ID,...  ctrl=ID,ID,...  attr:NAME=N (any other attribute, int64)
  *   garbage RANK                   append a message whose length prefix promises more bytes
  *                                  than follow (a truncated file)
  *   nometa RANK                    write no GlobalMetadata message at the start of that file
@@ -205,6 +205,10 @@ main(int argc, char** argv)
                 {
                     k == "data" ? n.add_data_deps(d) : n.add_ctrl_deps(d);
                 }
+            }
+            else if (k.compare(0, 5, "attr:") == 0)
+            {
+                Attr(n, k.substr(5))->set_int64_val(int64_t(Number(v, where)));
             }
             else
             {

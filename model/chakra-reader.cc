@@ -34,9 +34,9 @@ ChakraReader::IsAvailable()
 
 bool
 ChakraReader::TryRead(const std::string& prefix,
-                      TrainingWorkload& out,
+                      TrainingWorkload& /* out */,
                       std::string& error,
-                      std::vector<std::string>* notices)
+                      std::vector<std::string>* /* notices */)
 {
     error = "chakra:" + prefix +
             ": this build has no Chakra support (protobuf was not found when it was built; "
@@ -77,6 +77,13 @@ struct RawOp
     uint64_t tag{0};                                   //!< SEND/RECV: comm_tag
     uint64_t bytes{0};                                 //!< size
     std::vector<uint32_t> deps;                        //!< indices of earlier kept ops
+};
+
+/// What a trace has that the module does not use (for the notices).
+struct Ignored
+{
+    std::map<std::string, uint64_t> dropped; //!< node type -> nodes dropped
+    std::map<std::string, uint64_t> attrs;   //!< attribute name -> nodes that have it
 };
 
 /// \return the integer value of an attribute, false if it has none
@@ -227,14 +234,11 @@ CollKind(int64_t m, const std::string& where)
 /**
  * \brief Read one rank's file into ops in dependency order.
  * \param path the file \param rank its rank \param ranks ranks of the trace
- * \param [in,out] dropped nodes dropped, by type name
+ * \param [in,out] ignored what the trace has that the module does not use
  * \return the ops
  */
 std::vector<RawOp>
-ReadRank(const std::string& path,
-         uint32_t rank,
-         uint32_t ranks,
-         std::map<std::string, uint64_t>& dropped)
+ReadRank(const std::string& path, uint32_t rank, uint32_t ranks, Ignored& ignored)
 {
     const std::string text = ReadFile(path);
     google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(text.data()),
@@ -395,6 +399,24 @@ ReadRank(const std::string& path,
         {
             d.insert(stands[p].begin(), stands[p].end());
         }
+        std::set<std::string> other;
+        for (const auto& a : node.attr())
+        {
+            static const std::set<std::string> used{"comm_type",
+                                                    "comm_size",
+                                                    "pg_name",
+                                                    "comm_src",
+                                                    "comm_dst",
+                                                    "comm_tag"};
+            if (!used.count(a.name()))
+            {
+                other.insert(a.name());
+            }
+        }
+        for (const std::string& a : other)
+        {
+            ++ignored.attrs[a];
+        }
         RawOp op;
         op.id = node.id();
         op.name = node.name();
@@ -404,7 +426,7 @@ ReadRank(const std::string& path,
         case pb::METADATA_NODE:
         case pb::MEM_LOAD_NODE:
         case pb::MEM_STORE_NODE:
-            ++dropped[pb::NodeType_Name(node.type())];
+            ++ignored.dropped[pb::NodeType_Name(node.type())];
             stands[i].assign(d.begin(), d.end());
             continue;
         case pb::COMP_NODE:
@@ -669,11 +691,11 @@ ChakraReader::TryRead(const std::string& prefix,
         std::vector<std::string> files;
         std::vector<std::vector<RawOp>> raw;
         std::map<std::string, std::set<uint32_t>> members;
-        std::map<std::string, uint64_t> dropped;
+        Ignored ignored;
         for (uint32_t r = 0; r < n; ++r)
         {
             files.push_back(prefix + "." + std::to_string(r) + ".et");
-            raw.push_back(ReadRank(files.back(), r, n, dropped));
+            raw.push_back(ReadRank(files.back(), r, n, ignored));
             for (const RawOp& op : raw.back())
             {
                 if (op.type == WorkloadOp::COLLECTIVE && !op.pg.empty())
@@ -756,16 +778,28 @@ ChakraReader::TryRead(const std::string& prefix,
                 }
             }
         }
-        if (!dropped.empty() && notices)
+        if (!ignored.dropped.empty() && notices)
         {
             std::string what;
-            for (const auto& [type, count] : dropped)
+            for (const auto& [type, count] : ignored.dropped)
             {
                 what += (what.empty() ? "" : ", ") + std::to_string(count) + " " + type;
             }
             notices->push_back("chakra:" + prefix + ": " + what +
                                " node(s) dropped: they take no time here (memory transfers and "
                                "metadata are not modelled); their dependencies pass through");
+        }
+        if (!ignored.attrs.empty() && notices)
+        {
+            std::string what;
+            for (const auto& [name, count] : ignored.attrs)
+            {
+                what +=
+                    (what.empty() ? "" : ", ") + name + " (" + std::to_string(count) + " node(s))";
+            }
+            notices->push_back("chakra:" + prefix + ": attribute(s) not used here: " + what +
+                               "; a compute node takes duration_micros on the rank's one compute "
+                               "stream (CPU and GPU ops alike)");
         }
         // the layout: smallest PP, then smallest TP
         std::string first;

@@ -217,10 +217,10 @@ TEST(ChakraReader, EveryCollectiveKindOnItsGroupAsTheTextWorkload)
         const std::string n = "node " + std::to_string(r) + " ";
         const std::string tp = "tp" + std::to_string(r / 2);
         const std::string dp = "dp" + std::to_string(r % 2);
-        spec += n + "1 COMP dur=100\n" + n + "2 COLL coll=ALL_GATHER size=1048576 pg=" + tp +
-                " data=1\n" + n + "3 COMP dur=50 data=2\n" + n +
-                "4 COLL coll=REDUCE_SCATTER size=1048576 pg=" + tp + " data=3\n" + n +
-                "5 COLL coll=ALL_TO_ALL size=524288 data=4\n" + n +
+        spec += n + "1 COMP dur=100 attr:is_cpu_op=0 attr:num_ops=7\n" + n +
+                "2 COLL coll=ALL_GATHER size=1048576 pg=" + tp + " data=1\n" + n +
+                "3 COMP dur=50 data=2\n" + n + "4 COLL coll=REDUCE_SCATTER size=1048576 pg=" + tp +
+                " data=3\n" + n + "5 COLL coll=ALL_TO_ALL size=524288 data=4\n" + n +
                 "6 COLL coll=BROADCAST size=1048576 pg=" + dp + " data=5\n" + n +
                 "7 COLL coll=ALL_REDUCE size=2097152 pg=" + dp + " data=6\n" + n +
                 "8 COMP dur=20 data=7\n";
@@ -228,7 +228,13 @@ TEST(ChakraReader, EveryCollectiveKindOnItsGroupAsTheTextWorkload)
     const std::string prefix = WriteTrace(dir, "k", spec);
     TrainingWorkload w;
     std::string error;
-    ASSERT_TRUE(ChakraReader::TryRead(prefix, w, error)) << error;
+    std::vector<std::string> notices;
+    ASSERT_TRUE(ChakraReader::TryRead(prefix, w, error, &notices)) << error;
+    ASSERT_EQ(notices.size(), 1u);
+    EXPECT_NE(notices[0].find(": attribute(s) not used here: is_cpu_op (4 node(s)), num_ops (4 "
+                              "node(s)); "),
+              std::string::npos)
+        << notices[0];
     EXPECT_EQ(w.tp, 2u);
     EXPECT_EQ(w.pp, 1u);
     ASSERT_EQ(w.stages.size(), 1u);
