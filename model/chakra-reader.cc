@@ -7,6 +7,7 @@
 
 #ifdef AIT_HAVE_CHAKRA
 #include "chakra-et.pb.h"
+#include "chakra-layout.h"
 
 #include <dirent.h>
 #include <fstream>
@@ -63,21 +64,6 @@ Fail(const std::string& m)
 {
     throw ChakraError{m};
 }
-
-/// One kept node of a rank's file, before the layout is known.
-struct RawOp
-{
-    WorkloadOp::Type type{WorkloadOp::COMPUTE};        //!< what
-    uint64_t id{0};                                    //!< node id
-    std::string name;                                  //!< node name
-    int64_t ns{0};                                     //!< COMPUTE: duration
-    Communicator::Kind kind{Communicator::ALL_REDUCE}; //!< COLLECTIVE: which
-    std::string pg;                                    //!< COLLECTIVE: process group ("" = all)
-    uint32_t peer{0};                                  //!< SEND: dst rank; RECV: src rank
-    uint64_t tag{0};                                   //!< SEND/RECV: comm_tag
-    uint64_t bytes{0};                                 //!< size
-    std::vector<uint32_t> deps;                        //!< indices of earlier kept ops
-};
 
 /// What a trace has that the module does not use (for the notices).
 struct Ignored
@@ -237,7 +223,7 @@ CollKind(int64_t m, const std::string& where)
  * \param [in,out] ignored what the trace has that the module does not use
  * \return the ops
  */
-std::vector<RawOp>
+std::vector<ChakraRawOp>
 ReadRank(const std::string& path, uint32_t rank, uint32_t ranks, Ignored& ignored)
 {
     const std::string text = ReadFile(path);
@@ -387,7 +373,7 @@ ReadRank(const std::string& path, uint32_t rank, uint32_t ranks, Ignored& ignore
     }
     // kept ops; a dropped node stands for the kept ops it depends on
     std::vector<std::vector<uint32_t>> stands(n); // node -> kept op indices
-    std::vector<RawOp> ops;
+    std::vector<ChakraRawOp> ops;
     const int64_t maxUs = TrainingWorkload::MAX_OP_NS / 1000;
     const int64_t maxBytes = int64_t(TrainingWorkload::MAX_OP_BYTES);
     for (uint32_t i : order)
@@ -417,7 +403,7 @@ ReadRank(const std::string& path, uint32_t rank, uint32_t ranks, Ignored& ignore
         {
             ++ignored.attrs[a];
         }
-        RawOp op;
+        ChakraRawOp op;
         op.id = node.id();
         op.name = node.name();
         const Attrs attrs(node, where);
@@ -493,144 +479,6 @@ ReadRank(const std::string& path, uint32_t rank, uint32_t ranks, Ignored& ignore
     return ops;
 }
 
-/// A candidate layout: rank = (pp_i x DP + dp_i) x TP + tp_i.
-struct Layout
-{
-    uint32_t tp; //!< TP
-    uint32_t pp; //!< PP
-    uint32_t dp; //!< DP
-
-    /// \param r rank \return stage
-    uint32_t Stage(uint32_t r) const
-    {
-        return r / (tp * dp);
-    }
-
-    /// \param r rank \return dp_i
-    uint32_t Dp(uint32_t r) const
-    {
-        return (r / tp) % dp;
-    }
-
-    /// \param r rank \return tp_i
-    uint32_t Tp(uint32_t r) const
-    {
-        return r % tp;
-    }
-
-    /// \param g group \param r a member \return the members
-    std::set<uint32_t> Members(ParallelGroup g, uint32_t r) const
-    {
-        std::set<uint32_t> m;
-        for (uint32_t x = 0; x < tp * pp * dp; ++x)
-        {
-            const bool in = g == ParallelGroup::WORLD ||
-                            (g == ParallelGroup::DP && Stage(x) == Stage(r) && Tp(x) == Tp(r)) ||
-                            (g == ParallelGroup::TP && Stage(x) == Stage(r) && Dp(x) == Dp(r)) ||
-                            (g == ParallelGroup::PP && Dp(x) == Dp(r) && Tp(x) == Tp(r));
-            if (in)
-            {
-                m.insert(x);
-            }
-        }
-        return m;
-    }
-};
-
-/// \param a,b ops \return same op (names aside)
-bool
-SameOp(const WorkloadOp& a, const WorkloadOp& b)
-{
-    return a.type == b.type && a.duration.GetTimeStep() == b.duration.GetTimeStep() &&
-           a.kind == b.kind && a.group == b.group && a.peer == b.peer && a.bytes == b.bytes &&
-           a.deps == b.deps;
-}
-
-/**
- * \brief Map the ranks' ops onto a layout.
- * \param l the layout \param raw per rank \param members per process group
- * \param files per rank \param [out] stages the programs
- * \return "" if it fits, else why not
- */
-std::string
-Fit(const Layout& l,
-    const std::vector<std::vector<RawOp>>& raw,
-    const std::map<std::string, std::set<uint32_t>>& members,
-    const std::vector<std::string>& files,
-    std::vector<std::vector<WorkloadOp>>& stages)
-{
-    const uint32_t n = raw.size();
-    std::map<std::string, ParallelGroup> groupOf;
-    for (const auto& [pg, m] : members)
-    {
-        bool found = false;
-        for (ParallelGroup g :
-             {ParallelGroup::DP, ParallelGroup::TP, ParallelGroup::PP, ParallelGroup::WORLD})
-        {
-            if (l.Members(g, *m.begin()) == m)
-            {
-                groupOf[pg] = g;
-                found = true;
-                break;
-            }
-        }
-        if (!found)
-        {
-            return "process group '" + pg + "' (" + std::to_string(m.size()) +
-                   " ranks) is no DP, TP, PP or world group";
-        }
-    }
-    stages.assign(l.pp, {});
-    for (uint32_t r = 0; r < n; ++r)
-    {
-        std::vector<WorkloadOp> ops;
-        ops.reserve(raw[r].size());
-        for (const RawOp& x : raw[r])
-        {
-            WorkloadOp op;
-            op.type = x.type;
-            op.name = "n" + std::to_string(x.id) + (x.name.empty() ? "" : ":" + x.name);
-            op.duration = OpDuration(NanoSeconds(x.ns));
-            op.kind = x.kind;
-            op.bytes = x.bytes;
-            op.deps = OpDeps(x.deps);
-            if (x.type == WorkloadOp::COLLECTIVE)
-            {
-                op.group = groupOf.at(x.pg);
-            }
-            else if (x.type == WorkloadOp::SEND || x.type == WorkloadOp::RECV)
-            {
-                if (l.Dp(x.peer) != l.Dp(r) || l.Tp(x.peer) != l.Tp(r))
-                {
-                    return files[r] + ": node " + std::to_string(x.id) + ": rank " +
-                           std::to_string(x.peer) + " is not in another pipeline stage of rank " +
-                           std::to_string(r) + "'s pipeline";
-                }
-                op.peer = int32_t(l.Stage(x.peer)) - int32_t(l.Stage(r));
-            }
-            ops.push_back(std::move(op));
-        }
-        const uint32_t s = l.Stage(r);
-        if (r == s * l.tp * l.dp)
-        {
-            stages[s] = std::move(ops);
-            continue;
-        }
-        const auto& first = stages[s];
-        bool same = first.size() == ops.size();
-        for (uint32_t i = 0; same && i < ops.size(); ++i)
-        {
-            same = SameOp(first[i], ops[i]);
-        }
-        if (!same)
-        {
-            return files[r] + " and " + files[s * l.tp * l.dp] +
-                   " (the same pipeline stage) have different programs";
-        }
-    }
-    return "";
-}
-
 } // namespace
 
 bool
@@ -689,14 +537,14 @@ ChakraReader::TryRead(const std::string& prefix,
             }
         }
         std::vector<std::string> files;
-        std::vector<std::vector<RawOp>> raw;
+        std::vector<std::vector<ChakraRawOp>> raw;
         std::map<std::string, std::set<uint32_t>> members;
         Ignored ignored;
         for (uint32_t r = 0; r < n; ++r)
         {
             files.push_back(prefix + "." + std::to_string(r) + ".et");
             raw.push_back(ReadRank(files.back(), r, n, ignored));
-            for (const RawOp& op : raw.back())
+            for (const ChakraRawOp& op : raw.back())
             {
                 if (op.type == WorkloadOp::COLLECTIVE && !op.pg.empty())
                 {
@@ -706,7 +554,7 @@ ChakraReader::TryRead(const std::string& prefix,
         }
         for (uint32_t r = 0; r < n; ++r)
         {
-            for (RawOp& op : raw[r])
+            for (ChakraRawOp& op : raw[r])
             {
                 if (op.type == WorkloadOp::COLLECTIVE && op.pg.empty())
                 {
@@ -728,7 +576,7 @@ ChakraReader::TryRead(const std::string& prefix,
         std::map<std::pair<uint32_t, uint32_t>, std::vector<Msg>> received;
         for (uint32_t r = 0; r < n; ++r)
         {
-            for (const RawOp& op : raw[r])
+            for (const ChakraRawOp& op : raw[r])
             {
                 if (op.type == WorkloadOp::SEND || op.type == WorkloadOp::RECV)
                 {
@@ -801,48 +649,31 @@ ChakraReader::TryRead(const std::string& prefix,
                                "; a compute node takes duration_micros on the rank's one compute "
                                "stream (CPU and GPU ops alike)");
         }
-        // the layout: smallest PP, then smallest TP
-        std::string first;
-        for (uint32_t pp = 1; pp <= n; ++pp)
+        uint32_t tp = 0;
+        uint32_t pp = 0;
+        std::vector<std::vector<WorkloadOp>> stages;
+        const std::string why = ChakraFitLayout(raw, members, files, &tp, &pp, &stages);
+        if (!why.empty())
         {
-            for (uint32_t tp = 1; n % pp == 0 && tp <= n / pp; ++tp)
-            {
-                if ((n / pp) % tp != 0)
-                {
-                    continue;
-                }
-                const Layout l{tp, pp, n / (pp * tp)};
-                std::vector<std::vector<WorkloadOp>> stages;
-                const std::string why = Fit(l, raw, members, files, stages);
-                if (!why.empty())
-                {
-                    if (first.empty())
-                    {
-                        first = why;
-                    }
-                    continue;
-                }
-                TrainingWorkload w;
-                w.name = "chakra:" + prefix;
-                w.tp = tp;
-                w.pp = pp;
-                w.ep = 1;
-                w.declaredRanks = n;
-                w.stages = std::move(stages);
-                const std::string check = w.Check();
-                if (!check.empty())
-                {
-                    Fail(prefix + ".*.et: " + check);
-                }
-                NS_LOG_INFO("chakra " << prefix << ": " << n << " ranks as TP " << tp << " PP "
-                                      << pp << " DP " << l.dp);
-                out = std::move(w);
-                return true;
-            }
+            Fail(prefix + ".*.et: the trace fits no TP x PP x DP layout of " + std::to_string(n) +
+                 " ranks (this module runs one program per pipeline stage; with TP 1, PP 1: " +
+                 why + ")");
         }
-        Fail(prefix + ".*.et: the trace fits no TP x PP x DP layout of " + std::to_string(n) +
-             " ranks (this module runs one program per pipeline stage; with TP 1, PP 1: " + first +
-             ")");
+        TrainingWorkload w;
+        w.name = "chakra:" + prefix;
+        w.tp = tp;
+        w.pp = pp;
+        w.ep = 1;
+        w.declaredRanks = n;
+        w.stages = std::move(stages);
+        const std::string check = w.Check();
+        if (!check.empty())
+        {
+            Fail(prefix + ".*.et: " + check);
+        }
+        NS_LOG_INFO("chakra " << prefix << ": " << n << " ranks as TP " << tp << " PP " << pp);
+        out = std::move(w);
+        return true;
     }
     catch (const ChakraError& e)
     {
