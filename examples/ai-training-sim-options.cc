@@ -99,7 +99,7 @@ const std::vector<FlagDef> FLAGS = {
                      "port<P>.pcap (I: index in its tier, P: the switch port of ports.csv; "
                      "sw<file node id> with --topology=file:)"},
     {"pcapSnapLen", "0", "bytes kept of each frame in the pcaps (0 = whole frames, else "
-                         "14..65535; 78 keeps every header the module writes, VLAN and PFC "
+                         "14..65535; 74 keeps every header the module writes, 802.1Q "
                          "included)"},
     {"pcapTimestamps", "ns", "pcap timestamp resolution: ns (nanosecond pcap format) | us"},
     {"qpTrace", "", "SRC:DST[,SRC:DST...] (host ids, as in flows.csv): qp-trace.csv with the "

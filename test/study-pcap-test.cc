@@ -231,6 +231,29 @@ TEST(StudyPcap, RanksInNamesFollowThePlacement)
             << dst << ")";
     }
     Shell("rm -rf " + d);
+
+    // two training jobs of 2 ranks (contiguous: hosts 0-1 and 2-3): the job in the name
+    const std::string j = Dir("jobs");
+    const Outcome rj = RunSim("--workload=dp --ranks=2 --jobs=2 --steps=1 --layers=1 "
+                              "--hidden=256 --seqLength=64 --pcap=hosts --plots=false "
+                              "--progress=off --outputDir=" +
+                              j);
+    ASSERT_EQ(rj.rc, 0) << rj.err;
+    std::set<std::string> expected = {"pcap-host0-job0-rank0.pcap",
+                                      "pcap-host1-job0-rank1.pcap",
+                                      "pcap-host2-job1-rank0.pcap",
+                                      "pcap-host3-job1-rank1.pcap"};
+    for (uint32_t h = 4; h < 16; ++h)
+    {
+        expected.insert("pcap-host" + std::to_string(h) + ".pcap");
+    }
+    EXPECT_EQ(Pcaps(j), expected);
+    struct stat st;
+    ASSERT_EQ(stat((j + "/pcap-host0-job0-rank0.pcap").c_str(), &st), 0);
+    EXPECT_GT(st.st_size, 10000) << "the renamed pcap lost its frames";
+    ASSERT_EQ(stat((j + "/pcap-host4.pcap").c_str(), &st), 0);
+    EXPECT_EQ(st.st_size, 24) << "a host without a rank sends nothing: only the pcap header";
+    Shell("rm -rf " + j);
 }
 
 TEST(StudyPcap, HeadersOnlySnapLengthKeepsEveryHeader)
@@ -472,7 +495,24 @@ TEST(StudyQpTrace, DcqcnIncastCutsTheRateAtEveryCnp)
         struct stat st;
         EXPECT_EQ(stat((d + "/qp-rate.png").c_str(), &st), 0);
         const std::string dat = Slurp(d + "/qp-rate.dat");
-        EXPECT_EQ(std::count(dat.begin(), dat.end(), '#'), 2) << dat.substr(0, 200);
+        EXPECT_EQ(std::count(dat.begin(), dat.end(), '#'), 3) << dat.substr(0, 200); // 2 QPs, CNPs
     }
-    Shell("rm -rf " + d + " " + d + "-in");
+    // HPCC has a window: every row carries it
+    const std::string h = Dir("qp-hpcc");
+    const Outcome rh =
+        RunSim("--flows=" + flows + " --cc=hpcc --qpTrace=1:2 --plots=false --progress=off " +
+               "--outputDir=" + h);
+    ASSERT_EQ(rh.rc, 0) << rh.err;
+    const auto hr = Csv(h + "/qp-trace.csv");
+    ASSERT_GT(hr.size(), 2u);
+    for (size_t i = 1; i < hr.size(); ++i)
+    {
+        ASSERT_EQ(hr[i].size(), 8u);
+        EXPECT_EQ(hr[i][1] + ":" + hr[i][2], "1:2");
+        EXPECT_FALSE(hr[i][5].empty()) << "row " << i << ": no HPCC window";
+        EXPECT_GT(std::stoull("0" + hr[i][5]), 0u) << "row " << i;
+    }
+    struct stat st;
+    EXPECT_NE(stat((h + "/qp-rate.png").c_str(), &st), 0) << "--plots=false drew qp-rate.png";
+    Shell("rm -rf " + d + " " + h + " " + d + "-in");
 }
