@@ -19,8 +19,11 @@ OUT        ?= results
 RUN_ARGS   ?=
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-# Everything the standalone build, its tests, plots and pcap checks need.
-PKGS := cmake g++ make python3 libns3-dev libboost-dev libgtest-dev tshark gnuplot-nox libprotobuf-dev protobuf-compiler
+# Everything the standalone build, its tests, plots and pcap checks need (capinfos is in
+# wireshark-common, which tshark depends on; listed for the tests that call it; protobuf for
+# Chakra execution traces).
+PKGS := cmake g++ make python3 libns3-dev libboost-dev libgtest-dev tshark wireshark-common \
+        gnuplot-nox libprotobuf-dev protobuf-compiler
 
 .PHONY: all deps configure build run test bench bench-mpi check-intree check-mpi format check-format sample clean
 

@@ -105,6 +105,7 @@ def build(bld):
         'test/roce-link-test.cc',
         'test/memory-test.cc',
         'test/study-bad-input-test.cc',
+        'test/study-pcap-test.cc',
         'test/study-test.cc',
         'test/study-traffic-test.cc',
         'test/switch-test.cc',

@@ -102,6 +102,11 @@ study pipeline step "2" --workload=gpt --pp=4 --ranks=16 --layers=4 --hidden=512
   --steps=2
 # pcaps: every process writes its own nodes' (the same files, byte for byte)
 study pcap collective "2" --collective=allreduce --bytes=256K --pcap=all --plots=false
+for f in pcap-host0-rank0 pcap-host15-rank15 pcap-edge7-port3 pcap-agg0-port0 pcap-core3-port3; do
+  for n in 1 2; do
+    [ -s "$out/pcap-$n/$f.pcap" ] || { echo "check-mpi: no $out/pcap-$n/$f.pcap (the port names)" >&2; exit 1; }
+  done
+done
 # (ai-training-sim has no link-failure flag: the failing cable between processes is the
 #  distributed-fat-tree run above)
 

@@ -967,6 +967,7 @@ ParseOptions(int argc, char* argv[])
     }
     CheckFabric(o, g);
     CheckPcap(o);
+    CheckPcapAndQpTrace(o, g);
     CheckTraffic(o, g);
     if (o.benchmark)
     {

@@ -94,7 +94,18 @@ const std::vector<FlagDef> FLAGS = {
     {"fctFormat", "native", "fct.txt addresses: native (10.0.0.1 + host) | hpcc (the HPCC "
                             "simulator's 0b000001 + id<<8, for its analysis scripts)"},
     {"outputDir", "results", "output directory (created if missing, after every check passed)"},
-    {"pcap", "none", "none|hosts|switches|all|<node id,node id,...>"},
+    {"pcap", "none", "none|hosts|switches|all|<node id,node id,...>: one pcap per port, "
+                     "pcap-host<H>[-rank<R>].pcap (H: the host id of flows.csv; R: its rank; "
+                     "-job<J>-rank<R> with --jobs > 1) and pcap-<edge|agg|core|leaf|spine><I>-"
+                     "port<P>.pcap (I: index in its tier, P: the switch port of ports.csv; "
+                     "sw<file node id> with --topology=file:)"},
+    {"pcapSnapLen", "0", "bytes kept of each frame in the pcaps (0 = whole frames, else "
+                         "14..65535; 74 keeps every header the module writes, 802.1Q "
+                         "included)"},
+    {"pcapTimestamps", "ns", "pcap timestamp resolution: ns (nanosecond pcap format) | us"},
+    {"qpTrace", "", "SRC:DST[,SRC:DST...] (host ids, as in flows.csv): qp-trace.csv with the "
+                    "rate, window and CNPs of the QPs from SRC to DST at every change (and "
+                    "qp-rate.png)"},
     {"seed", "1", "random seed (1..4294967295)"},
     {"run", "1", "run number, for independent replications (1..4294967295)"},
     {"progress", "auto", "progress line on stderr: auto (when a terminal)|on|off"},

@@ -89,6 +89,10 @@ struct Options
     std::string outputDir;
     std::string pcap;                //!< none|hosts|switches|all|ids
     std::vector<uint32_t> pcapNodes; //!< node ids when a list was given
+    uint32_t pcapSnapLen{0};         //!< --pcapSnapLen: bytes kept per frame (0 = whole)
+    bool pcapNanoseconds{true};      //!< --pcapTimestamps=ns (else us)
+    /// --qpTrace: (source, destination) host endpoints whose QPs' rate/window/CNPs are traced
+    std::vector<std::pair<uint32_t, uint32_t>> qpTrace;
     uint32_t seed;
     uint32_t run;
     std::string progress; //!< auto|on|off
@@ -134,6 +138,14 @@ Options ParseOptions(int argc, char* argv[]);
  * \param given the flags as given
  */
 void CheckTraffic(Options& o, const std::map<std::string, std::string>& given);
+
+/**
+ * \brief Check --pcapSnapLen, --pcapTimestamps and --qpTrace (ai-training-sim-pcap.cc), after
+ *        the fabric's and --pcap's checks.
+ * \param o the configuration
+ * \param given the flags as given
+ */
+void CheckPcapAndQpTrace(Options& o, const std::map<std::string, std::string>& given);
 
 /**
  * \brief Set the program's defaults (Config::SetDefault from the flags, the GPU preset, the

@@ -375,7 +375,7 @@ Study::Report()
     std::ofstream(dir + "/steps.csv") << m_stepsCsv.str();
     std::ofstream(dir + "/collectives.csv") << m_collCsv.str();
     m_stats->WriteCsv(dir);
-    const std::string trafficFiles = WriteTraffic(dir);
+    const std::string trafficFiles = WriteTraffic(dir) + WriteQpTrace(dir);
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - m_wallStart).count();
     WriteSummary(c, wall);

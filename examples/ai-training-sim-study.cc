@@ -155,6 +155,13 @@ Study::~Study()
 void
 Study::Build()
 {
+    BuildWork();
+    NamePcapsByRank(); // the ranks are placed now
+}
+
+void
+Study::BuildWork()
+{
     const Options& o = m_o;
     if (o.topology == "file")
     {
@@ -227,32 +234,8 @@ Study::Build()
                         << m_fabric->GetNHosts() << " hosts and " << NodeList::GetNNodes()
                         << " nodes, the checks expected " << o.hosts << " and " << o.nodes);
 
-    if (o.pcap != "none" && !m_trial)
-    {
-        NodeContainer nodes;
-        if (o.pcap == "hosts" || o.pcap == "all")
-        {
-            nodes.Add(m_fabric->GetHosts());
-        }
-        if (o.pcap == "switches" || o.pcap == "all")
-        {
-            nodes.Add(m_fabric->GetSwitches());
-        }
-        for (uint32_t n : o.pcapNodes)
-        {
-            nodes.Add(NodeList::GetNode(n));
-        }
-        // on several processes each writes the pcaps of its own nodes (same names, same frames)
-        NodeContainer local;
-        for (auto it = nodes.Begin(); it != nodes.End(); ++it)
-        {
-            if (RoceMpiHelper::IsLocal(*it))
-            {
-                local.Add(*it);
-            }
-        }
-        m_fabric->GetLinkHelper().EnablePcap(o.outputDir + "/pcap", local, false);
-    }
+    InstallQpTrace(); // before any QP is connected
+    EnablePcaps();    // before any packet is sent
 
     m_stats = std::make_unique<NetworkStatsHelper>();
     m_stats->SetQueueSampleInterval(o.queueInterval);
@@ -289,7 +272,8 @@ Study::Build()
         TrainingJobHelper placer;
         placer.SetPlacement(o.placement);
         placer.AssignStreams(2000);
-        const std::vector<uint32_t> rankHosts = placer.Place(*m_fabric, o.ranks);
+        m_rankHosts = placer.Place(*m_fabric, o.ranks);
+        const std::vector<uint32_t>& rankHosts = m_rankHosts;
         std::vector<Ptr<RdmaNic>> members;
         for (uint32_t h : rankHosts)
         {

@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <ostream>
 #include <sstream>
@@ -67,6 +68,38 @@ class Study
     int Report();
 
   private:
+    /// Build() but the pcaps: the fabric, NICs, statistics, collective or jobs, the banner.
+    void BuildWork();
+    /// --pcap: one pcap per selected port, named after the port (ai-training-sim-pcap.cc).
+    void EnablePcaps();
+    /// Once the ranks are placed, add them to the hosts' pcap names (renames the files).
+    void NamePcapsByRank();
+    /**
+     * \param ranks whether host names carry their ranks (placed by now)
+     * \return the pcap file name of every host NIC and switch port
+     */
+    std::map<ns3::Ptr<ns3::NetDevice>, std::string> PcapNames(bool ranks) const;
+    /// --qpTrace: watch the chosen NICs for the QPs to trace (before any QP is connected).
+    void InstallQpTrace();
+    /**
+     * \brief A QP to trace was connected: its first row, and its rate/window traces.
+     * \param qp the queue pair
+     * \param dst its destination host endpoint
+     */
+    void OnTracedQp(ns3::Ptr<ns3::RdmaQueuePair> qp, uint32_t dst);
+    /**
+     * \brief One row of qp-trace.csv with the traced QP's state now.
+     * \param i index in m_tracedQps
+     * \param rate its rate (bit/s)
+     * \param window its window (bytes; 0 = none)
+     */
+    void QpTraceRow(size_t i, uint64_t rate, uint64_t window);
+    /**
+     * \brief Write qp-trace.csv (a last row per QP first) and qp-rate.png (with --plots).
+     * \param dir the output directory
+     * \return the files written, as ", a, b" for the outputs line ("" without --qpTrace)
+     */
+    std::string WriteQpTrace(const std::string& dir);
     /// The last collective or step completed: from now on, wait for the last ACKs.
     void WorkDone();
     /// Stop once every queue pair is idle (of every process).
@@ -153,6 +186,20 @@ class Study
     std::ostringstream m_collJson;                              //!< summary.json collectives
     std::unique_ptr<ns3::FlowHelper> m_flowStarter;             //!< --flows
     std::unique_ptr<ns3::BackgroundTrafficHelper> m_background; //!< --background
+    std::vector<uint32_t> m_rankHosts; //!< --collective: the host endpoint of each rank
+    /// --pcap: the devices captured and their files
+    std::vector<std::pair<ns3::Ptr<ns3::NetDevice>, std::string>> m_pcaps;
+
+    /// a QP of --qpTrace: the queue pair, its source and destination host endpoints
+    struct TracedQp
+    {
+        ns3::Ptr<ns3::RdmaQueuePair> qp; //!< the queue pair
+        uint32_t src;                    //!< source endpoint
+        uint32_t dst;                    //!< destination endpoint
+    };
+
+    std::vector<TracedQp> m_tracedQps; //!< --qpTrace: the QPs traced, in connection order
+    std::ostringstream m_qpCsv;        //!< qp-trace.csv
 };
 
 } // namespace aitsim

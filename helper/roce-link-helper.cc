@@ -3,12 +3,14 @@
  */
 #include "roce-link-helper.h"
 
+#include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/packet.h"
 #include "ns3/roce-channel.h"
 #include "ns3/roce-net-device.h"
+#include "ns3/uinteger.h"
 
 namespace ns3
 {
@@ -64,6 +66,30 @@ RoceLinkHelper::Install(Ptr<Node> a, Ptr<Node> b)
 }
 
 void
+RoceLinkHelper::SetPcapNanoseconds(bool nanoseconds)
+{
+    m_pcapNanoseconds = nanoseconds;
+}
+
+bool
+RoceLinkHelper::GetPcapNanoseconds() const
+{
+    return m_pcapNanoseconds;
+}
+
+void
+RoceLinkHelper::SetPcapSnapLen(uint32_t snapLen)
+{
+    m_pcapSnapLen = snapLen;
+}
+
+uint32_t
+RoceLinkHelper::GetPcapSnapLen() const
+{
+    return m_pcapSnapLen;
+}
+
+void
 RoceLinkHelper::EnablePcapInternal(std::string prefix,
                                    Ptr<NetDevice> nd,
                                    bool promiscuous,
@@ -78,8 +104,16 @@ RoceLinkHelper::EnablePcapInternal(std::string prefix,
     }
     PcapHelper pcapHelper;
     std::string filename = explicitFilename ? prefix : pcapHelper.GetFilenameFromDevice(prefix, nd);
-    Ptr<PcapFileWrapper> file =
-        pcapHelper.CreateFile(filename, std::ios::out, PcapHelper::DLT_EN10MB);
+    // PcapHelper::CreateFile cannot choose the resolution per file (only PcapFileWrapper's
+    // NanosecMode attribute default): open the wrapper here, as CreateFile does.
+    Ptr<PcapFileWrapper> file = CreateObject<PcapFileWrapper>();
+    file->SetAttribute("NanosecMode", BooleanValue(m_pcapNanoseconds));
+    file->Open(filename, std::ios::out);
+    NS_ABORT_MSG_IF(file->Fail(), "RoceLinkHelper: unable to open " << filename);
+    file->Init(PcapHelper::DLT_EN10MB,
+               m_pcapSnapLen == 0 ? uint32_t(PcapFile::SNAPLEN_DEFAULT) : m_pcapSnapLen);
+    NS_ABORT_MSG_IF(file->Fail(),
+                    "RoceLinkHelper: unable to write the pcap header of " << filename);
     pcapHelper.HookDefaultSink<RoceNetDevice>(device,
                                               promiscuous ? "PromiscSniffer" : "Sniffer",
                                               file);

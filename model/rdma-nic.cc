@@ -214,7 +214,12 @@ RdmaNic::GetTypeId()
             .AddTraceSource("Rx",
                             "A RoCEv2 packet was received from the port.",
                             MakeTraceSourceAccessor(&RdmaNic::m_rxTrace),
-                            "ns3::Packet::TracedCallback");
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("QpConnected",
+                            "A queue pair of this NIC was connected to its peer (Connect); its "
+                            "congestion control has started (e.g. to connect its Rate trace).",
+                            MakeTraceSourceAccessor(&RdmaNic::m_qpConnectedTrace),
+                            "ns3::RdmaNic::QpTracedCallback");
     return tid;
 }
 
@@ -436,6 +441,7 @@ RdmaNic::Connect(Ptr<RdmaQueuePair> qp, Ipv4Address peer, uint32_t peerQpn)
     qp->m_peer = peer;
     qp->m_peerQpn = peerQpn;
     qp->m_cc->Start({m_device->GetDataRate(), m_mtu, m_baseRtt});
+    m_qpConnectedTrace(qp);
 }
 
 Ptr<RdmaQueuePair>

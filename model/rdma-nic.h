@@ -65,6 +65,12 @@ class RdmaNic : public Object, public RoceFrameSink
                                           Time completed);
 
     /**
+     * TracedCallback signature of a queue pair connected to its peer (QpConnected).
+     * \param [in] qp the queue pair (its peer address and congestion control are set)
+     */
+    typedef void (*QpTracedCallback)(Ptr<RdmaQueuePair> qp);
+
+    /**
      * \brief Get the type ID.
      * \return the object TypeId
      */
@@ -413,6 +419,8 @@ class RdmaNic : public Object, public RoceFrameSink
     TracedCallback<Ptr<const Packet>> m_rxTrace; //!< packet received from the port
     /// a message of one of this NIC's QPs was fully acknowledged: QP, id, bytes, posted, now
     TracedCallback<Ptr<RdmaQueuePair>, uint64_t, uint64_t, Time, Time> m_messageTrace;
+    /// a QP of this NIC was connected to its peer (Connect)
+    TracedCallback<Ptr<RdmaQueuePair>> m_qpConnectedTrace;
     Time m_wakeAt;                                       //!< when it fires
     EventId m_wakeEvent;                                 //!< pacing timer
     uint64_t m_waitOrder;                                //!< FIFO tie break

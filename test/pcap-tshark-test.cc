@@ -232,3 +232,136 @@ TEST_F(Ns3Fixture, DemoSamplePcapInTracesDecodes)
     EXPECT_EQ(count("macc.opcode == 0x0101 && macc.cbfc.pause_time.c3 > 0"), 1);
     EXPECT_EQ(count("macc.opcode == 0x0101 && macc.cbfc.pause_time.c3 == 0"), 1);
 }
+
+namespace
+{
+
+/// Two hosts on one 100 Gb/s cable; host 0 sends `n` UD datagrams of 1024 B faster than the
+/// link (so they leave back to back); host 0's port is captured into `pcap`.
+void
+BackToBackCapture(const std::string& pcap, bool nanoseconds, uint32_t snapLen, uint32_t n)
+{
+    NodeContainer hosts;
+    hosts.Create(2);
+    RoceLinkHelper link;
+    link.SetDeviceAttribute("DataRate", StringValue("100Gbps"));
+    NetDeviceContainer devs = link.Install(hosts);
+    RoceUdHelper ud;
+    ud.SetSourceAttribute("MaxPackets", UintegerValue(n));
+    ud.SetSourceAttribute("PayloadSize", UintegerValue(1024));
+    ud.SetSourceAttribute("DataRate", StringValue("400Gbps"));
+    ud.InstallSource(hosts.Get(0), Ipv4Address("10.0.0.1"), Ipv4Address("10.0.0.2"))
+        .Start(Seconds(0));
+    ud.InstallSink(NodeContainer(hosts.Get(1)));
+    link.SetPcapNanoseconds(nanoseconds);
+    link.SetPcapSnapLen(snapLen);
+    EXPECT_EQ(link.GetPcapNanoseconds(), nanoseconds);
+    EXPECT_EQ(link.GetPcapSnapLen(), snapLen);
+    link.EnablePcap(pcap, devs.Get(0), false, true);
+    Simulator::Run();
+    Simulator::Destroy();
+}
+
+/// `capinfos` of a file (the timestamp precision line and the packet count).
+std::string
+Capinfos(const std::string& pcap)
+{
+    return Shell("capinfos -t -c -u '" + pcap + "' 2>&1; capinfos '" + pcap +
+                 "' 2>&1 | grep 'File timestamp precision'");
+}
+
+class PcapFormat : public PcapTshark
+{
+};
+
+} // namespace
+
+TEST_F(PcapFormat, NanosecondTimestampsGiveBackToBackFramesDistinctTimes)
+{
+    // A 1090-byte frame lasts 87 ns at 100 Gb/s: with microsecond timestamps most consecutive
+    // frames of a port get the same time; the nanosecond pcap format (the default) separates
+    // every pair by at least the frame's serialisation time.
+    const std::string tshark = AIT_TSHARK;
+    ASSERT_FALSE(tshark.empty());
+    ASSERT_EQ(Shell("command -v capinfos >/dev/null && echo yes"), "yes\n")
+        << "capinfos (Debian's wireshark-common, installed with tshark) is missing";
+    const uint32_t n = 40;
+    const std::string ns = m_dir + "/ns.pcap";
+    const std::string us = m_dir + "/us.pcap";
+    BackToBackCapture(ns, true, 0, n);
+    BackToBackCapture(us, false, 0, n);
+    const std::string infoNs = Capinfos(ns);
+    const std::string infoUs = Capinfos(us);
+    EXPECT_NE(infoNs.find("nanosecond pcap"), std::string::npos) << infoNs;
+    EXPECT_NE(infoNs.find("File timestamp precision:  nanoseconds (9)"), std::string::npos)
+        << infoNs;
+    EXPECT_NE(infoNs.find("Number of packets:   " + std::to_string(n)), std::string::npos)
+        << infoNs;
+    EXPECT_NE(infoUs.find("File timestamp precision:  microseconds (6)"), std::string::npos)
+        << infoUs;
+    // the magic number of the nanosecond format, as written on this (little-endian) machine
+    EXPECT_EQ(Shell("od -An -tx4 -N4 '" + ns + "' | tr -d ' '"), "a1b23c4d\n");
+    EXPECT_EQ(Shell("od -An -tx4 -N4 '" + us + "' | tr -d ' '"), "a1b2c3d4\n");
+
+    auto deltas = [&](const std::string& pcap) {
+        // frame.time_delta in ns, and frame.len
+        std::vector<std::pair<int64_t, uint32_t>> d;
+        for (const auto& r : Rows(Shell(tshark + " -r '" + pcap +
+                                        "' -T fields -E separator='|' -e frame.time_delta "
+                                        "-e frame.len 2>/dev/null")))
+        {
+            d.emplace_back(std::llround(std::stod(r.at(0)) * 1e9), std::stoul(r.at(1)));
+        }
+        return d;
+    };
+    const auto dNs = deltas(ns);
+    const auto dUs = deltas(us);
+    ASSERT_EQ(dNs.size(), n);
+    ASSERT_EQ(dUs.size(), n);
+    uint32_t zeroUs = 0;
+    for (uint32_t i = 1; i < n; ++i)
+    {
+        // back to back: at least the previous frame's bits at 100 Gb/s (87 ns)
+        EXPECT_GE(dNs[i].first, int64_t(dNs[i - 1].second) * 8 / 100) << "frame " << i + 1;
+        EXPECT_LT(dNs[i].first, 1000) << "frame " << i + 1 << " was not sent back to back";
+        zeroUs += dUs[i].first == 0 ? 1 : 0;
+    }
+    // the microsecond file loses it: about 10 frames per microsecond share a timestamp
+    EXPECT_GE(zeroUs, n / 2) << "microsecond timestamps unexpectedly distinct";
+}
+
+TEST_F(PcapFormat, SnapLengthCutsFramesAndKeepsTheirLength)
+{
+    const std::string tshark = AIT_TSHARK;
+    ASSERT_FALSE(tshark.empty());
+    const uint32_t n = 10;
+    const uint32_t snap = 62; // Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + DETH 8
+    const std::string whole = m_dir + "/whole.pcap";
+    const std::string cut = m_dir + "/cut.pcap";
+    BackToBackCapture(whole, true, 0, n);
+    BackToBackCapture(cut, true, snap, n);
+    const std::string fields =
+        " -T fields -E separator='|' -e frame.len -e frame.cap_len -e infiniband.bth.opcode "
+        "-e infiniband.bth.destqp -e infiniband.bth.psn -e infiniband.deth.srcqp 2>/dev/null";
+    const auto w = Rows(Shell(tshark + " -r '" + whole + "'" + fields));
+    const auto c = Rows(Shell(tshark + " -r '" + cut + "'" + fields));
+    ASSERT_EQ(w.size(), n);
+    ASSERT_EQ(c.size(), n);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        ASSERT_EQ(c[i].size(), 6u);
+        EXPECT_EQ(c[i][0], w[i][0]) << "frame.len of frame " << i + 1; // the original length
+        EXPECT_EQ(w[i][1], w[i][0]);                                   // whole frames
+        EXPECT_EQ(c[i][1], std::to_string(snap)) << "frame.cap_len of frame " << i + 1;
+        // every header is still decoded
+        for (uint32_t f = 2; f < 6; ++f)
+        {
+            EXPECT_FALSE(c[i][f].empty()) << "field " << f << " of frame " << i + 1;
+            EXPECT_EQ(c[i][f], w[i][f]) << "field " << f << " of frame " << i + 1;
+        }
+    }
+    EXPECT_EQ(Shell(tshark + " -r '" + cut + "' -Y '_ws.malformed' 2>/dev/null"), "");
+    EXPECT_NE(Capinfos(cut).find("nanoseconds (9)"), std::string::npos);
+    EXPECT_NE(Shell("capinfos -l '" + cut + "'").find("file hdr: 62 bytes"), std::string::npos)
+        << Shell("capinfos -l '" + cut + "'");
+}

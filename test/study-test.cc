@@ -314,7 +314,7 @@ TEST(Study, PcapsOfTheSelectedNodesDecodeAsRoce)
                   &out),
               0)
         << out;
-    const std::string pcap = dir + "/pcap-0-0.pcap";
+    const std::string pcap = dir + "/pcap-host0-rank0.pcap";
     const std::string fields =
         Shell(std::string(AIT_TSHARK) + " -r " + pcap +
               " -Y 'infiniband.bth.opcode' -T fields -e infiniband.bth.opcode 2>/dev/null | "
@@ -324,7 +324,7 @@ TEST(Study, PcapsOfTheSelectedNodesDecodeAsRoce)
     EXPECT_NE(fields.find(" 8\n"), std::string::npos) << fields;
     EXPECT_NE(fields.find(" 17\n"), std::string::npos) << fields;
     struct stat st;
-    EXPECT_NE(stat((dir + "/pcap-1-0.pcap").c_str(), &st), 0); // only node 0 was asked
+    EXPECT_NE(stat((dir + "/pcap-host1-rank1.pcap").c_str(), &st), 0); // only node 0 was asked
 }
 
 TEST(Study, BadFlagsStopBeforeTheSimulation)

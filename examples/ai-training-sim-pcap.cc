@@ -1,0 +1,407 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * ai-training-sim: pcaps (--pcap, --pcapSnapLen, --pcapTimestamps) and per-QP time series
+ * (--qpTrace).
+ *
+ * Pcap names say what the port is: a host NIC is pcap-host<H>[-rank<R>].pcap (H: the host id of
+ * flows.csv, i.e. the endpoint index, or the file's node id with --topology=file:; R: the
+ * training or collective rank on it, -job<J>-rank<R> per job with --jobs > 1, nothing for a
+ * host without a rank), a switch port pcap-<tier><I>-port<P>.pcap (tier: edge|agg|core on a
+ * fat-tree, leaf|spine on leaf-spine and rail fabrics; I: the switch's index among its tier's,
+ * in switch index order; P: the port number of ports.csv/queues.csv), and sw<file node id>
+ * instead of <tier><I> with --topology=file:. The tier of a switch is 1 + the tier of the
+ * lowest link it is the upper end of (edge/leaf 1, aggregation/spine 2, core 3).
+ *
+ * --qpTrace=SRC:DST writes qp-trace.csv: one row when each queue pair from host SRC to host
+ * DST is connected, one at every change of its congestion control's rate (Rate trace) or
+ * window (HPCC's Window trace), and one at the end of the run; nothing is connected for the
+ * other QPs, so the option costs nothing when not given.
+ */
+#include "ai-training-sim-options.h"
+#include "ai-training-sim-study.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+using namespace ns3;
+
+namespace aitsim
+{
+
+namespace
+{
+
+/// The host id of endpoint i (flows.csv): the file's node id with --topology=file:.
+uint32_t
+HostIdOf(const Options& o, uint32_t i)
+{
+    return o.topology == "file" ? o.topoFile.hosts.at(i) : i;
+}
+
+} // namespace
+
+void
+CheckPcapAndQpTrace(Options& o, const Given& g)
+{
+    auto given = [&g](const std::string& name) { return g.count(name) > 0; };
+    for (const char* f : {"pcapSnapLen", "pcapTimestamps"})
+    {
+        if (given(f) && o.pcap == "none")
+        {
+            Fail(Arg(f, Value(g, f)) + " has no effect without --pcap");
+        }
+    }
+    const std::string snap = Value(g, "pcapSnapLen");
+    o.pcapSnapLen = ParseUint("pcapSnapLen", snap, 0, 65535, "0 (whole frames) or 14..65535 bytes");
+    if (o.pcapSnapLen > 0 && o.pcapSnapLen < 14)
+    {
+        Fail(Arg("pcapSnapLen", snap) +
+             " is not allowed (0 (whole frames) or 14..65535 bytes: at least the Ethernet "
+             "header)");
+    }
+    o.pcapNanoseconds =
+        Choose("pcapTimestamps", Value(g, "pcapTimestamps"), {{"ns", "ns"}, {"us", "us"}}) == "ns";
+
+    if (!given("qpTrace"))
+    {
+        return;
+    }
+    const std::string text = Value(g, "qpTrace");
+    if (o.processes > 1)
+    {
+        Fail(Arg("qpTrace", text) + " runs on one process only (--processes=1)");
+    }
+    // host id -> endpoint index
+    std::map<uint32_t, uint32_t> endpoint;
+    for (uint32_t i = 0; i < o.hosts; ++i)
+    {
+        endpoint[HostIdOf(o, i)] = i;
+    }
+    const std::string allowed =
+        o.topology == "file"
+            ? std::string("SRC:DST[,SRC:DST...] of two different host ids of the topology file")
+            : "SRC:DST[,SRC:DST...] of two different host ids 0.." + std::to_string(o.hosts - 1);
+    auto id = [&](const std::string& s, uint32_t* out) {
+        if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos)
+        {
+            return false;
+        }
+        auto it = endpoint.find(uint32_t(std::stoul(s)));
+        if (it == endpoint.end())
+        {
+            return false;
+        }
+        *out = it->second;
+        return true;
+    };
+    std::stringstream ss(text);
+    std::string pair;
+    std::set<std::pair<uint32_t, uint32_t>> seen;
+    while (std::getline(ss, pair, ','))
+    {
+        const size_t colon = pair.find(':');
+        uint32_t src = 0;
+        uint32_t dst = 0;
+        if (colon == std::string::npos || !id(pair.substr(0, colon), &src) ||
+            !id(pair.substr(colon + 1), &dst) || src == dst || seen.count({src, dst}))
+        {
+            Fail(Arg("qpTrace", text) + ": \"" + pair + "\" is not allowed (" + allowed +
+                 ", each pair once)");
+        }
+        seen.insert({src, dst});
+        o.qpTrace.emplace_back(src, dst);
+    }
+    if (o.qpTrace.empty() || text.back() == ',')
+    {
+        Fail(Arg("qpTrace", text) + " is not allowed (" + allowed + ")");
+    }
+}
+
+std::map<Ptr<NetDevice>, std::string>
+Study::PcapNames(bool ranks) const
+{
+    const Options& o = m_o;
+    const std::string prefix = o.outputDir + "/pcap-";
+    std::map<Ptr<NetDevice>, std::string> names;
+    // host NICs: host id, then the ranks on it
+    std::vector<std::string> rank(m_fabric->GetNHosts());
+    for (uint32_t r = 0; ranks && r < m_rankHosts.size(); ++r)
+    {
+        rank.at(m_rankHosts[r]) += "-rank" + std::to_string(r);
+    }
+    for (uint32_t j = 0; ranks && j < m_jobs.size(); ++j)
+    {
+        const std::vector<uint32_t>& hosts = m_jobs[j]->GetHosts();
+        for (uint32_t r = 0; r < hosts.size(); ++r)
+        {
+            rank.at(hosts[r]) += (m_jobs.size() > 1 ? "-job" + std::to_string(j) : std::string()) +
+                                 "-rank" + std::to_string(r);
+        }
+    }
+    for (uint32_t i = 0; i < m_fabric->GetNHosts(); ++i)
+    {
+        names[m_fabric->GetHostDevice(i)] =
+            prefix + "host" + std::to_string(HostIdOf(o, i)) + rank[i] + ".pcap";
+    }
+    // switch ports: the switch's tier (1 + the lowest tier of the links it is the upper end
+    // of) and its index among the switches of that tier
+    std::vector<uint32_t> level(m_fabric->GetNSwitches(), 0);
+    std::map<Ptr<Node>, uint32_t> index;
+    for (uint32_t s = 0; s < m_fabric->GetNSwitches(); ++s)
+    {
+        index[m_fabric->GetSwitchNode(s)] = s;
+    }
+    for (uint32_t l = 0; l < m_fabric->GetNLinks(); ++l)
+    {
+        const RoceTopologyHelper::Link& link = m_fabric->GetLink(l);
+        auto it = index.find(link.b);
+        if (it != index.end() && (level[it->second] == 0 || link.tier + 1 < level[it->second]))
+        {
+            level[it->second] = link.tier + 1;
+        }
+    }
+    static const char* fatTree[] = {"switch", "edge", "agg", "core"};
+    static const char* twoTier[] = {"switch", "leaf", "spine"};
+    std::map<uint32_t, uint32_t> inTier; // switches of each tier so far
+    for (uint32_t s = 0; s < m_fabric->GetNSwitches(); ++s)
+    {
+        const uint32_t lv = level[s];
+        std::string sw;
+        if (o.topology == "file")
+        {
+            sw = "sw" + std::to_string(m_fabric->GetSwitchNode(s)->GetId());
+        }
+        else
+        {
+            const bool ft = o.topology == "fat-tree";
+            sw = std::string(ft ? (lv <= 3 ? fatTree[lv] : "switch")
+                                : (lv <= 2 ? twoTier[lv] : "switch")) +
+                 std::to_string(inTier[lv]);
+        }
+        ++inTier[lv];
+        Ptr<RoceSwitch> rs = m_fabric->GetSwitch(s);
+        for (uint32_t p = 0; p < rs->GetNPorts(); ++p)
+        {
+            names[rs->GetPort(p)] = prefix + sw + "-port" + std::to_string(p) + ".pcap";
+        }
+    }
+    return names;
+}
+
+void
+Study::EnablePcaps()
+{
+    const Options& o = m_o;
+    if (o.pcap == "none" || m_trial)
+    {
+        return;
+    }
+    NodeContainer nodes;
+    if (o.pcap == "hosts" || o.pcap == "all")
+    {
+        nodes.Add(m_fabric->GetHosts());
+    }
+    if (o.pcap == "switches" || o.pcap == "all")
+    {
+        nodes.Add(m_fabric->GetSwitches());
+    }
+    for (uint32_t n : o.pcapNodes)
+    {
+        nodes.Add(NodeList::GetNode(n));
+    }
+    // before the collective or jobs start (a collective sends its first packets when it is
+    // started): the ranks are not placed yet, NamePcapsByRank() adds them to the names
+    const std::map<Ptr<NetDevice>, std::string> names = PcapNames(false);
+    RoceLinkHelper& link = m_fabric->GetLinkHelper();
+    link.SetPcapNanoseconds(o.pcapNanoseconds);
+    link.SetPcapSnapLen(o.pcapSnapLen);
+    for (auto it = nodes.Begin(); it != nodes.End(); ++it)
+    {
+        // on several processes each writes the pcaps of its own nodes (same names, same frames)
+        if (!RoceMpiHelper::IsLocal(*it))
+        {
+            continue;
+        }
+        for (uint32_t d = 0; d < (*it)->GetNDevices(); ++d)
+        {
+            Ptr<NetDevice> dev = (*it)->GetDevice(d);
+            auto name = names.find(dev);
+            if (name != names.end()) // every device of the fabric's nodes is a host NIC or port
+            {
+                link.EnablePcap(name->second, dev, false, true);
+                m_pcaps.emplace_back(dev, name->second);
+            }
+        }
+    }
+}
+
+void
+Study::NamePcapsByRank()
+{
+    if (m_pcaps.empty())
+    {
+        return;
+    }
+    const std::map<Ptr<NetDevice>, std::string> names = PcapNames(true);
+    for (auto& [dev, file] : m_pcaps)
+    {
+        const std::string& name = names.at(dev);
+        // the file is open (the pcap sink writes on): renaming keeps it so
+        if (name != file && std::rename(file.c_str(), name.c_str()) != 0)
+        {
+            NS_FATAL_ERROR("ai-training-sim: cannot rename " << file << " to " << name);
+        }
+        file = name;
+    }
+}
+
+void
+Study::InstallQpTrace()
+{
+    if (m_o.qpTrace.empty() || m_trial)
+    {
+        return;
+    }
+    m_qpCsv << "time_ns,src,dst,qpn,rate_bps,window_bytes,cnps,bytes_acked\n";
+    std::set<uint32_t> sources;
+    for (const auto& [src, dst] : m_o.qpTrace)
+    {
+        sources.insert(src);
+    }
+    for (uint32_t src : sources)
+    {
+        // QPs are connected when a collective or job is set up, or later (point-to-point
+        // links, flows): the NIC says when
+        m_nics[src]->TraceConnectWithoutContext(
+            "QpConnected",
+            Callback<void, Ptr<RdmaQueuePair>>([this, src](Ptr<RdmaQueuePair> qp) {
+                for (const auto& [s, d] : m_o.qpTrace)
+                {
+                    if (s == src && qp->GetPeerAddress() == m_fabric->GetHostAddress(d))
+                    {
+                        OnTracedQp(qp, d);
+                    }
+                }
+            }));
+    }
+}
+
+void
+Study::OnTracedQp(Ptr<RdmaQueuePair> qp, uint32_t dst)
+{
+    const uint32_t src = m_fabric->GetHostIndex(qp->GetNic()->GetAddress());
+    m_tracedQps.push_back({qp, src, dst});
+    const size_t i = m_tracedQps.size() - 1;
+    Ptr<RoceCongestionOps> cc = qp->GetCongestionControl();
+    QpTraceRow(i, cc->GetRate().GetBitRate(), cc->GetWindow());
+    // a TracedValue calls its sinks before it takes the new value: the row takes it from them
+    RoceCongestionOps* ops = PeekPointer(cc);
+    cc->TraceConnectWithoutContext(
+        "Rate",
+        Callback<void, uint64_t, uint64_t>(
+            [this, i, ops](uint64_t, uint64_t rate) { QpTraceRow(i, rate, ops->GetWindow()); }));
+    // only window-based algorithms (HPCC) have the source; the others have no window
+    cc->TraceConnectWithoutContext(
+        "Window",
+        Callback<void, uint64_t, uint64_t>([this, i, ops](uint64_t, uint64_t window) {
+            QpTraceRow(i, ops->GetRate().GetBitRate(), window);
+        }));
+}
+
+void
+Study::QpTraceRow(size_t i, uint64_t rate, uint64_t window)
+{
+    const TracedQp& t = m_tracedQps[i];
+    const RdmaQueuePair::Stats& st = t.qp->GetStats();
+    m_qpCsv << Simulator::Now().GetNanoSeconds() << ',' << HostIdOf(m_o, t.src) << ','
+            << HostIdOf(m_o, t.dst) << ',' << t.qp->GetQpn() << ',' << rate << ','
+            << (window ? std::to_string(window) : std::string()) << ',' << st.cnpsReceived << ','
+            << st.bytesAcked << '\n';
+}
+
+std::string
+Study::WriteQpTrace(const std::string& dir)
+{
+    if (m_o.qpTrace.empty())
+    {
+        return "";
+    }
+    for (size_t i = 0; i < m_tracedQps.size(); ++i)
+    {
+        Ptr<RoceCongestionOps> cc = m_tracedQps[i].qp->GetCongestionControl();
+        QpTraceRow(i, cc->GetRate().GetBitRate(), cc->GetWindow()); // the state at the end
+    }
+    std::ofstream(dir + "/qp-trace.csv") << m_qpCsv.str();
+    if (!m_o.plots)
+    {
+        return ", qp-trace.csv";
+    }
+    // rate over time, one step line per QP
+    std::ofstream dat(dir + "/qp-rate.dat");
+    std::string plot;
+    std::istringstream rows(m_qpCsv.str());
+    std::string line;
+    std::getline(rows, line); // header
+    std::map<std::string, std::ostringstream> series;
+    std::map<std::string, std::string> cnpsSoFar;
+    std::ostringstream cnpPoints; // the rate right after each CNP
+    double top = 0;
+    std::vector<std::string> order;
+    while (std::getline(rows, line))
+    {
+        std::vector<std::string> f;
+        std::stringstream ls(line);
+        std::string x;
+        while (std::getline(ls, x, ','))
+        {
+            f.push_back(x);
+        }
+        const std::string key = f[1] + "->" + f[2] + " QP " + f[3];
+        if (!series.count(key))
+        {
+            order.push_back(key);
+        }
+        const std::string point =
+            Num(std::stod(f[0]) / 1e3, 3) + ' ' + Num(std::stod(f[4]) / 1e9, 3) + '\n';
+        series[key] << point;
+        if (cnpsSoFar.count(key) && cnpsSoFar[key] != f[6])
+        {
+            cnpPoints << point;
+        }
+        cnpsSoFar[key] = f[6];
+        top = std::max(top, std::stod(f[4]) / 1e9);
+    }
+    for (size_t k = 0; k < order.size(); ++k)
+    {
+        dat << "# " << order[k] << "\n" << series[order[k]].str() << "\n\n";
+        plot += (plot.empty() ? "" : ", ") + std::string("'") + dir + "/qp-rate.dat' index " +
+                std::to_string(k) + " using 1:2 with steps lw 2 title 'host " + order[k] + "'";
+    }
+    if (!cnpPoints.str().empty())
+    {
+        dat << "# CNPs\n" << cnpPoints.str() << "\n\n";
+        plot += ", '" + dir + "/qp-rate.dat' index " + std::to_string(order.size()) +
+                " using 1:2 with points pt 7 ps 1.2 lc rgb 'black' title 'a CNP arrived'";
+    }
+    dat.close();
+    const std::string gp = dir + "/qp-rate.gp";
+    std::ofstream(gp) << "set terminal pngcairo size 1000,550 font 'Sans,13'\nset output '" << dir
+                      << "/qp-rate.png'\nset title 'Sending rate of the traced queue pairs (--cc="
+                      << m_o.ccFlag
+                      << ")'\nset xlabel 'time (us)'\nset ylabel 'rate (Gb/s)'\nset yrange [0:"
+                      << Num(top * 1.08, 1) << "]\nset grid\nset key outside right top\nplot "
+                      << plot << "\n";
+    if (std::system(("gnuplot " + gp + " 2>/dev/null").c_str()) != 0)
+    {
+        std::cerr << "ai-training-sim: gnuplot failed on " << gp << std::endl;
+    }
+    return ", qp-trace.csv, qp-rate.png";
+}
+
+} // namespace aitsim
