@@ -107,6 +107,9 @@ const std::vector<FlagDef> FLAGS = {
                             "partition-independent event scheduler; --processes > 1 needs at least "
                             "--linkDelay + 2ns; a one-process run with the same value gives the "
                             "same results)"},
+    {"mpiEngine", "granted", "ns-3's distributed engine with --processes > 1: granted (granted "
+                             "time windows, ns3::DistributedSimulatorImpl)|null (null messages, "
+                             "ns3::NullMessageSimulatorImpl); the same results"},
 };
 // clang-format on
 

@@ -250,7 +250,9 @@ Study::WriteSummary(const Conservation& c, double wall) const
                    ? "hosts, edge and aggregation switches of pod p on process p % processes, "
                      "core switch j on j % processes"
                : m_o.topology == "file"
-                   ? "every node on process 0 (a topology file)"
+                   ? "hosts and switches below the top tier of connected group g (groups "
+                     "numbered by their smallest node id) on process g % processes, top-tier "
+                     "switch j on j % processes"
                    : "hosts and leaves of leaf or group l on process l % processes, spine s on "
                      "s % processes")
        << ", \"control_latency_ns\": " << m_o.controlLatency.GetNanoSeconds() << "}";

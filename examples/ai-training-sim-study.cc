@@ -220,7 +220,7 @@ Study::Build()
         {
             NS_ABORT_MSG_IF(!endpoints[p], "ai-training-sim: process " << p << " has no host");
         }
-        ControlBus::SetupDistributed(endpoints, o.delay);
+        ControlBus::SetupDistributed(endpoints, o.lookahead);
     }
     NS_ABORT_MSG_IF(m_fabric->GetNHosts() != o.hosts || NodeList::GetNNodes() != o.nodes,
                     "ai-training-sim: the fabric has "
