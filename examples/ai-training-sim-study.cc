@@ -449,7 +449,9 @@ Study::OnDrained(const std::vector<uint64_t>& words)
     if (++m_drainedProcesses == RoceMpiHelper::GetSize())
     {
         m_drained = true;
-        Simulator::Stop();
+        // after the notices due now (a flow's completion posted with the last "drained" one):
+        // every process stops at the same place among them
+        Simulator::ScheduleNow([]() { Simulator::Stop(); });
     }
 }
 
