@@ -13,8 +13,10 @@
 # more processes than partitions, more partitions than processes.
 # Then the study program ai-training-sim under mpirun: a congested k=4 study (PFC, ECN, DCQCN)
 # on 1, 2 and 4 processes, a k=8 collective, a training job with pipeline stages in different
-# pods and a k=4 all-reduce with every pcap on 1 and 2, with byte-identical output files
-# (cmake/compare-study.py), and its bad distributed runs refused.
+# pods and a k=4 all-reduce with every pcap on 1 and 2, the double binary tree all-reduce, the
+# congested study on the null-message engine (--mpiEngine=null), a topology file cut by its
+# pods (1, 2 and 4), a flow file with a websearch background, with byte-identical output files
+# (cmake/compare-study.py), and its bad distributed runs refused (files that cannot be cut).
 set -euo pipefail
 t0=$(date +%s)
 source "$(dirname "$0")/intree-build.sh"
@@ -109,6 +111,28 @@ for f in pcap-host0-rank0 pcap-host15-rank15 pcap-edge7-port3 pcap-agg0-port0 pc
 done
 # (ai-training-sim has no link-failure flag: the failing cable between processes is the
 #  distributed-fat-tree run above)
+# the double binary tree all-reduce (slots freed by a parent in another process: ControlBus)
+study tree collective "2" --collective=allreduce --algorithm=tree --bytes=1M --plots=false
+# the null-message engine: the congested study again, on 2 processes
+srun congested-null-2 "${mpirun[@]}" -np 2 "$sim" --processes=2 --mpiEngine=null \
+  "${congested[@]}"
+python3 "$ait_repo/cmake/compare-study.py" "$out/congested-1" "$out/congested-null-2"
+# a topology file (the k=4 fat-tree's): cut by its pods, the groups below the top tier
+study file collective "2 4" --topology=file:"$ait_repo/traces/fat-tree-k4.txt" \
+  --collective=alltoall --bytes=1M --plots=false
+# a flow file (every process creates every flow, the source's process posts it) with a
+# websearch background (the same random streams everywhere), fct.txt in the HPCC format
+python3 -c '
+import sys
+n = 48
+print(n)
+for i in range(n):
+    s, d = i % 16, (i * 5 + 3) % 16
+    d = (d + 1) % 16 if d == s else d
+    print(s, d, 3, 100, 20000 + (i * 7919) % 400000, "%.9f" % (i * 2e-6))
+' >"$out/flows.txt"
+study flows "" "2" --flows="$out/flows.txt" --background=websearch:0.2 --fctFormat=hpcc \
+  --plots=false
 
 echo "== ai-training-sim: bad distributed runs are refused (exit 2, nothing written)"
 srefused() { # expected message, then the command
@@ -131,6 +155,12 @@ srefused "but the run has 2 MPI process(es)" "${mpirun[@]}" -np 2 "$sim" --proce
   --controlLatency=2us
 srefused "this run has 2 MPI processes (mpirun -np) but --processes=1" \
   "${mpirun[@]}" -np 2 "$sim" --collective=allreduce
+printf '3 1 2\n2\n0 2 100Gbps 1us 0\n1 2 100Gbps 1us 0\n' >"$out/star.txt"
+srefused "star.txt: cannot be cut for 2 processes: it has one switch tier" \
+  "${mpirun[@]}" -np 2 "$sim" --processes=2 --topology=file:"$out/star.txt" --controlLatency=2us
+srefused "leaf-spine-servers.topo: cannot be cut for 4 processes: it has 2 group(s)" \
+  "${mpirun[@]}" -np 4 "$sim" --processes=4 --topology=file:"$ait_repo/traces/leaf-spine-servers.topo" \
+  --controlLatency=2us
 
 echo "== bad partitions are refused"
 refused() { # expected message, then the command

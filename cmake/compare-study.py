@@ -6,7 +6,7 @@ Usage: compare-study.py [--require=pfc,ecn,cnp,p2p] REF OTHER [OTHER ...]
 REF is normally the one-process run, the OTHERs the same study under mpirun -np N (with the
 same --controlLatency). Every run must have written the same files; every file but
 summary.json must be byte-identical; summary.json must be identical once the fields that
-describe the run rather than its results are removed: config.processes, config.command,
+describe the run rather than its results are removed: config.processes, config.mpiEngine, config.command,
 config.outputDir, the "partition" object and the timing fields sim.events, sim.wall_s,
 sim.peak_rss_mb and sim.per_process (and the gnuplot scripts once the run's output directory
 is replaced by a placeholder). --require names what the reference must show (PFC pause
@@ -17,7 +17,7 @@ import json
 import os
 import sys
 
-RUN_FIELDS = {"config": ["processes", "command", "outputDir"], "sim": ["events", "wall_s",
+RUN_FIELDS = {"config": ["processes", "mpiEngine", "command", "outputDir"], "sim": ["events", "wall_s",
                                                                         "peak_rss_mb",
                                                                         "per_process"]}
 

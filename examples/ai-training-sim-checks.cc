@@ -654,12 +654,17 @@ CheckTraining(Options& o, const Given& g)
 
 /// Check --processes and what a distributed run needs.
 void
-CheckProcesses(const Options& o, const Given& g)
+CheckProcesses(Options& o, const Given& g)
 {
     const char* env = std::getenv("OMPI_COMM_WORLD_SIZE");
     const uint32_t launched = env ? static_cast<uint32_t>(std::strtoul(env, nullptr, 10)) : 1;
     if (o.processes == 1)
     {
+        if (g.count("mpiEngine") && launched <= 1)
+        {
+            Fail(Arg("mpiEngine", Value(g, "mpiEngine")) +
+                 " has no effect on one process (it needs --processes > 1)");
+        }
         if (launched > 1)
         {
             Fail("this run has " + std::to_string(launched) +
@@ -679,13 +684,20 @@ CheckProcesses(const Options& o, const Given& g)
         Fail(arg + " but the run has " + std::to_string(launched) +
              " MPI process(es) (start it with mpirun -np " + std::to_string(o.processes) + ")");
     }
+    o.lookahead = o.delay;
     if (o.topology == "file")
     {
-        Fail(arg + " is not supported with --topology=file:" + o.topologyPath +
-             " (a topology file is simulated by one process)");
+        // the rule FileTopologyHelper::Install follows (groups below the top tier)
+        std::vector<uint32_t> sys;
+        const std::string error =
+            FileTopologyHelper::Partition(o.topoFile, o.processes, sys, o.lookahead);
+        if (!error.empty())
+        {
+            Fail(arg + ": " + error);
+        }
     }
     const uint32_t parts = o.topology == "fat-tree" ? o.k : o.leaves;
-    if (o.processes > parts)
+    if (o.topology != "file" && o.processes > parts)
     {
         Fail(arg + " is more than the partitions of the fabric (" + std::to_string(parts) + " " +
              (o.topology == "fat-tree" ? "pods"
@@ -693,17 +705,14 @@ CheckProcesses(const Options& o, const Given& g)
                                        : "leaves") +
              "; one per process at most)");
     }
-    if (o.controlLatency < o.delay + NanoSeconds(2))
+    if (o.controlLatency < o.lookahead + NanoSeconds(2))
     {
-        Fail(arg + " needs --controlLatency of at least --linkDelay + 2ns (" +
-             std::to_string((o.delay + NanoSeconds(2)).GetNanoSeconds()) +
+        Fail(arg + " needs --controlLatency of at least " +
+             (o.topology == "file" ? std::string("the smallest delay of a link between processes")
+                                   : std::string("--linkDelay")) +
+             " + 2ns (" + std::to_string((o.lookahead + NanoSeconds(2)).GetNanoSeconds()) +
              "ns: the delay of a cable between processes is the lookahead); give the one-process "
              "reference run the same --controlLatency");
-    }
-    if (o.algorithm == "Tree")
-    {
-        Fail(arg + " does not run --algorithm=tree (its parents free their children's slots at "
-                   "once, with no latency between processes): use ring or hd");
     }
 }
 
@@ -851,6 +860,10 @@ ParseOptions(int argc, char* argv[])
                                  Time(0),
                                  MilliSeconds(1),
                                  "0..1ms with a unit, e.g. 2us");
+    o.mpiEngine = Choose(
+        "mpiEngine",
+        V("mpiEngine"),
+        {{"granted", "ns3::DistributedSimulatorImpl"}, {"null", "ns3::NullMessageSimulatorImpl"}});
     o.benchmark = given("collective");
 
     // no silent knobs: a flag given that would not change anything here is refused

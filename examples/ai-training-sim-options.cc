@@ -113,12 +113,16 @@ const std::vector<FlagDef> FLAGS = {
     {"plots", "true", "write PNG plots with gnuplot (true|false)"},
     {"processes", "1", "MPI processes simulating the fabric (1..256; > 1: run under mpirun -np "
                        "<the same>, needs the in-tree MPI build; one pod or leaf group per "
-                       "process: at most the pods (fat-tree) or leaves/groups)"},
+                       "process: at most the pods (fat-tree) or leaves/groups; a topology file: "
+                       "its groups below the top tier)"},
     {"controlLatency", "0", "delay with which every rank learns that a collective lane, a "
                             "point-to-point message or the run completed (0..1ms; > 0: the "
                             "partition-independent event scheduler; --processes > 1 needs at least "
                             "--linkDelay + 2ns; a one-process run with the same value gives the "
                             "same results)"},
+    {"mpiEngine", "granted", "ns-3's distributed engine with --processes > 1: granted (granted "
+                             "time windows, ns3::DistributedSimulatorImpl)|null (null messages, "
+                             "ns3::NullMessageSimulatorImpl); the same results"},
 };
 // clang-format on
 

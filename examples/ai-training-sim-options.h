@@ -100,6 +100,8 @@ struct Options
     bool plots;
     uint32_t processes;       //!< MPI processes
     ns3::Time controlLatency; //!< ControlBus latency
+    std::string mpiEngine;    //!< the distributed engine's TypeId name
+    ns3::Time lookahead;      //!< --processes > 1: the smallest delay of a cable between them
     std::string gpu;          //!< GPU preset: a100|h100
     ns3::DataRate nvLinkRate; //!< of the preset
     double gpuTflops;         //!< of the preset

@@ -7,6 +7,7 @@
 #include "ai-training-sim-study.h"
 
 #include "ns3/global-value.h"
+#include "ns3/string.h"
 #include "ns3/type-id.h"
 
 #include <fstream>
@@ -38,6 +39,15 @@ SchedulerName()
     TypeIdValue v;
     GlobalValue::GetValueByName("SchedulerType", v);
     return v.Get().GetName();
+}
+
+/// The simulator implementation of the run (the distributed engine on several processes).
+std::string
+EngineName()
+{
+    StringValue v;
+    GlobalValue::GetValueByName("SimulatorImplementationType", v);
+    return v.Get();
 }
 
 /// nccl-tests' type/redop/root columns for a collective.
@@ -250,10 +260,13 @@ Study::WriteSummary(const Conservation& c, double wall) const
                    ? "hosts, edge and aggregation switches of pod p on process p % processes, "
                      "core switch j on j % processes"
                : m_o.topology == "file"
-                   ? "every node on process 0 (a topology file)"
+                   ? "hosts and switches below the top tier of connected group g (groups "
+                     "numbered by their smallest node id) on process g % processes, top-tier "
+                     "switch j on j % processes"
                    : "hosts and leaves of leaf or group l on process l % processes, spine s on "
                      "s % processes")
-       << ", \"control_latency_ns\": " << m_o.controlLatency.GetNanoSeconds() << "}";
+       << ", \"control_latency_ns\": " << m_o.controlLatency.GetNanoSeconds()
+       << ", \"engine\": " << Json(EngineName()) << "}";
     js << ",\n  \"sim\": {\n    \"sim_time_ns\": " << Simulator::Now().GetNanoSeconds()
        << ",\n    \"work_done_ns\": " << (m_done ? m_workDone.GetNanoSeconds() : -1)
        << ",\n    \"events\": " << Simulator::GetEventCount()

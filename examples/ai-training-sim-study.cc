@@ -227,7 +227,7 @@ Study::BuildWork()
         {
             NS_ABORT_MSG_IF(!endpoints[p], "ai-training-sim: process " << p << " has no host");
         }
-        ControlBus::SetupDistributed(endpoints, o.delay);
+        ControlBus::SetupDistributed(endpoints, o.lookahead);
     }
     NS_ABORT_MSG_IF(m_fabric->GetNHosts() != o.hosts || NodeList::GetNNodes() != o.nodes,
                     "ai-training-sim: the fabric has "
@@ -433,7 +433,9 @@ Study::OnDrained(const std::vector<uint64_t>& words)
     if (++m_drainedProcesses == RoceMpiHelper::GetSize())
     {
         m_drained = true;
-        Simulator::Stop();
+        // after the notices due now (a flow's completion posted with the last "drained" one):
+        // every process stops at the same place among them
+        Simulator::ScheduleNow([]() { Simulator::Stop(); });
     }
 }
 

@@ -84,13 +84,6 @@ CheckTraffic(Options& o, const Given& g)
     o.hpccFct =
         Choose("fctFormat", Value(g, "fctFormat"), {{"native", "native"}, {"hpcc", "hpcc"}}) ==
         "hpcc";
-    for (const char* f : {"flows", "background"})
-    {
-        if (given(f) && o.processes > 1)
-        {
-            Fail("--" + std::string(f) + " runs on one process only (--processes=1)");
-        }
-    }
     if (given("flows"))
     {
         const std::string path = Value(g, "flows");

@@ -88,7 +88,7 @@ main(int argc, char* argv[])
     if (o.processes > 1)
     {
         // the scheduler is chosen (ParseOptions); the simulator does not exist yet
-        RoceMpiHelper::Enable(&argc, &argv);
+        RoceMpiHelper::Enable(&argc, &argv, o.mpiEngine);
     }
     static std::ofstream devNull;
     if (RoceMpiHelper::GetRank() == 0)

@@ -46,18 +46,24 @@ FileTopologyHelper::Install()
     }
     const Description& d = m_desc;
     NS_LOG_FUNCTION(this << d.path << d.nodes.size() << d.links.size());
-    if (RoceMpiHelper::IsEnabled() && RoceMpiHelper::GetSize() > 1)
+    std::vector<uint32_t> sys(d.nodes.size(), 0);
+    if (RoceMpiHelper::IsEnabled() && GetPartitions() > 1)
     {
-        NS_FATAL_ERROR("FileTopologyHelper: " << d.path
-                                              << " in a distributed run: a topology file is "
-                                                 "simulated by one process");
+        Time lookahead;
+        const std::string error = Partition(d, GetPartitions(), sys, lookahead);
+        if (!error.empty())
+        {
+            NS_FATAL_ERROR("FileTopologyHelper: " << error);
+        }
     }
     m_offset = NodeList::GetNNodes();
     std::vector<Ptr<Node>> nodes;
     nodes.reserve(d.nodes.size());
-    for (const NodeSpec& n : d.nodes)
+    for (uint32_t id = 0; id < d.nodes.size(); ++id)
     {
-        nodes.push_back(n.isSwitch ? CreateSwitch(n.group) : CreateHost(n.group));
+        const NodeSpec& n = d.nodes[id];
+        // a switch's group only chooses its system id
+        nodes.push_back(n.isSwitch ? CreateSwitch(sys[id]) : CreateHost(n.group, sys[id]));
         NS_ABORT_MSG_IF(nodes.back()->GetId() != m_offset + nodes.size() - 1,
                         "FileTopologyHelper: nodes were created while installing");
     }
@@ -89,6 +95,91 @@ FileTopologyHelper::Install()
         m_endpointOfId[h] = AddEndpoint(hostLink[h]);
     }
     EndInstall();
+}
+
+std::string
+FileTopologyHelper::Partition(const Description& d,
+                              uint32_t n,
+                              std::vector<uint32_t>& systemIds,
+                              Time& lookahead)
+{
+    NS_ABORT_MSG_IF(n == 0, "FileTopologyHelper::Partition: 0 partitions (>= 1)");
+    std::vector<uint32_t> sys(d.nodes.size(), 0);
+    lookahead = Time(0);
+    if (n == 1)
+    {
+        systemIds = sys;
+        return "";
+    }
+    const std::string cannot = d.path + ": cannot be cut for " + std::to_string(n) + " processes";
+    if (d.maxTier < 2)
+    {
+        return cannot + ": it has one switch tier (the groups below the top tier are spread "
+                        "over the processes)";
+    }
+    // connected groups of the nodes below the top tier (union-find over their links)
+    std::vector<uint32_t> root(d.nodes.size());
+    for (uint32_t i = 0; i < root.size(); ++i)
+    {
+        root[i] = i;
+    }
+    auto find = [&root](uint32_t x) {
+        while (root[x] != x)
+        {
+            x = root[x] = root[root[x]];
+        }
+        return x;
+    };
+    auto top = [&d](uint32_t id) { return d.nodes[id].isSwitch && d.nodes[id].tier == d.maxTier; };
+    for (const LinkSpec& l : d.links)
+    {
+        if (!top(l.a) && !top(l.b))
+        {
+            const uint32_t a = find(l.a);
+            const uint32_t b = find(l.b);
+            root[std::max(a, b)] = std::min(a, b); // a group's root is its smallest id
+        }
+    }
+    std::map<uint32_t, uint32_t> group; // root -> group number, in id order
+    uint32_t tops = 0;
+    for (uint32_t id = 0; id < d.nodes.size(); ++id)
+    {
+        if (top(id))
+        {
+            sys[id] = tops++ % n;
+            continue;
+        }
+        const uint32_t r = find(id);
+        auto it = group.emplace(r, static_cast<uint32_t>(group.size())).first;
+        sys[id] = it->second % n;
+    }
+    if (group.size() < n)
+    {
+        return cannot + ": it has " + std::to_string(group.size()) +
+               " group(s) of hosts and switches below its top tier (tier " +
+               std::to_string(d.maxTier) + "), one per process at most";
+    }
+    for (const LinkSpec& l : d.links)
+    {
+        if (sys[l.a] == sys[l.b])
+        {
+            continue;
+        }
+        if (!l.delay.IsStrictlyPositive())
+        {
+            return d.path + ":" + std::to_string(l.line) + ": cannot be cut for " +
+                   std::to_string(n) + " processes: the link " + std::to_string(l.a) + " - " +
+                   std::to_string(l.b) +
+                   " between two processes has delay 0 (the lookahead: a cable between "
+                   "processes needs a delay > 0)";
+        }
+        if (lookahead.IsZero() || l.delay < lookahead)
+        {
+            lookahead = l.delay;
+        }
+    }
+    systemIds = sys;
+    return "";
 }
 
 const FileTopologyHelper::Description&

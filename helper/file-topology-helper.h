@@ -65,9 +65,14 @@ namespace ns3
  * AssignStreams() also fixes their random streams.
  *
  * **Groups**: a host's group (GetHostGroup; TrainingJobHelper's RoundRobin placement goes
- * round the groups) is its ToR's index among the switches with hosts (NodeSpec::group). A
- * topology file is simulated by one process: Install() in a distributed run (RoceMpiHelper
- * enabled on several processes) is a fatal error.
+ * round the groups) is its ToR's index among the switches with hosts (NodeSpec::group).
+ *
+ * **Partitions** (a distributed run, RoceMpiHelper enabled on several processes; see
+ * Partition()): the hosts and the switches below the top tier fall into connected groups
+ * once the top-tier switches are taken away (the pods of a fat-tree, each leaf with its hosts
+ * in a leaf-spine), numbered in the order of their smallest node id; group g is simulated by
+ * process g % partitions, the j-th top-tier switch (in id order) by process j % partitions.
+ * Install() is a fatal error with Partition()'s message when the file cannot be cut so.
  *
  * Every host has exactly one link (one NIC) to a switch. A file is rejected with
  * "PATH:LINE: what" for a malformed line, an unknown node, a duplicate link (either
@@ -148,6 +153,24 @@ class FileTopologyHelper : public RoceTopologyHelper
     static std::string ParseText(const std::string& text,
                                  const std::string& name,
                                  Description& out);
+
+    /**
+     * \brief Spread the nodes of a topology file over partitions (the rule Install() follows
+     *        in a distributed run; see the class description): groups of hosts and switches
+     *        below the top tier (connected without the top-tier switches), group g on
+     *        partition g % n, top-tier switch j on j % n.
+     * \param d the topology
+     * \param n the number of partitions (>= 1; 1: every node on 0)
+     * \param [out] systemIds per file node id, its partition
+     * \param [out] lookahead the smallest delay of a link between partitions (0 for n = 1)
+     * \return "" on success, else one line naming the file (and the line of a link) and why
+     *         it cannot be cut: a single switch tier, fewer groups than partitions, a link of
+     *         delay 0 between partitions
+     */
+    static std::string Partition(const Description& d,
+                                 uint32_t n,
+                                 std::vector<uint32_t>& systemIds,
+                                 Time& lookahead);
 
     /**
      * \brief Create the helper for a file (read by Install()).

@@ -5,11 +5,15 @@
 
 #include "rdma-helper.h"
 
+#include "ns3/control-bus.h"
 #include "ns3/event-id.h"
 #include "ns3/fatal-error.h"
 #include "ns3/log.h"
+#include "ns3/node.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/rdma-queue-pair.h"
+#include "ns3/roce-net-device.h"
+#include "ns3/roce-remote-link.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
@@ -49,6 +53,7 @@ struct FlowHelper::State
     std::function<void()> allDone;               //!< SetAllDoneCallback
     std::function<void(const Result&)> flowDone; //!< SetFlowDoneCallback
     bool qpPerPair{false};                       //!< SetQpPerPair
+    uint32_t busId{0};                           //!< ControlBus handler of completions
 
     /// A queue pair and the flows waiting on it, oldest first.
     struct Connection
@@ -65,6 +70,8 @@ struct FlowHelper::State
     Ptr<RdmaQueuePair> Start(const FlowSpec& f, bool fromInstall, std::weak_ptr<State> self);
     /// Schedule StartDue for pending[next].
     static void ScheduleNext(const std::shared_ptr<State>& s);
+    /// Result i completed (its last byte acknowledged at end).
+    void Complete(size_t i, Time end);
 };
 
 namespace
@@ -144,11 +151,21 @@ FlowHelper::FlowHelper(const std::vector<Ptr<RdmaNic>>& nics)
     : m_state(std::make_shared<State>())
 {
     m_state->nics = nics;
+    // every process builds the same helpers in the same order: the ids agree
+    std::weak_ptr<State> self = m_state;
+    m_state->busId =
+        ControlBus::Register(ControlBus::Handler([self](const std::vector<uint64_t>& words) {
+            if (std::shared_ptr<State> s = self.lock())
+            {
+                s->Complete(words.at(0), TimeStep(static_cast<int64_t>(words.at(1))));
+            }
+        }));
 }
 
 FlowHelper::~FlowHelper()
 {
     m_state->event.Cancel();
+    ControlBus::Unregister(m_state->busId);
 }
 
 bool
@@ -418,18 +435,14 @@ FlowHelper::State::Start(const FlowSpec& f, bool fromInstall, std::weak_ptr<Stat
                 }
                 const size_t i = waiting->front();
                 waiting->pop_front();
-                Result& res = s->results[i];
-                res.end = now;
-                res.done = true;
-                ++s->nCompleted;
-                if (s->flowDone)
+                if (ControlBus::IsDeferred())
                 {
-                    s->flowDone(res);
+                    // only the source's process sees it: every process learns of it (and
+                    // counts it) a control latency later
+                    ControlBus::Post(s->busId, {i, static_cast<uint64_t>(now.GetTimeStep())});
+                    return;
                 }
-                if (s->installed[i] && ++s->nInstalledCompleted == s->nInstalled && s->allDone)
-                {
-                    s->allDone();
-                }
+                s->Complete(i, now);
             }));
         if (qpPerPair)
         {
@@ -445,8 +458,28 @@ FlowHelper::State::Start(const FlowSpec& f, bool fromInstall, std::weak_ptr<Stat
     results.push_back(r);
     installed.push_back(fromInstall);
     conn->waiting->push_back(index);
-    conn->qp->PostSend(f.bytes);
+    if (!RoceRemoteLink::IsRemote(nics[f.src]->GetDevice()->GetNode()))
+    {
+        conn->qp->PostSend(f.bytes); // else the source's process posts it
+    }
     return conn->qp;
+}
+
+void
+FlowHelper::State::Complete(size_t i, Time end)
+{
+    Result& res = results.at(i);
+    res.end = end;
+    res.done = true;
+    ++nCompleted;
+    if (flowDone)
+    {
+        flowDone(res);
+    }
+    if (installed[i] && ++nInstalledCompleted == nInstalled && allDone)
+    {
+        allDone();
+    }
 }
 
 Ptr<RdmaQueuePair>

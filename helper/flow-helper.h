@@ -75,6 +75,12 @@ struct FlowSpec
  *   fh.Install(flows);
  *   Simulator::Run();
  * \endcode
+ *
+ * Several processes (MPI): every process creates the same helpers in the same order and every
+ * flow (its queue pairs too), but only the source's process posts it. With a ControlBus
+ * latency D > 0 a flow's completion is counted (Result::done, the callbacks) on every process
+ * D after its last byte was acknowledged (Result::end is that acknowledgement), so every
+ * process holds every result; a one-process run with the same D gives the same.
  */
 class FlowHelper
 {

@@ -304,7 +304,13 @@ RoceTopologyHelper::BeginInstall(const std::string& who)
 Ptr<Node>
 RoceTopologyHelper::CreateHost(uint32_t group)
 {
-    Ptr<Node> node = CreateObject<Node>(group % GetPartitions());
+    return CreateHost(group, group % GetPartitions());
+}
+
+Ptr<Node>
+RoceTopologyHelper::CreateHost(uint32_t group, uint32_t systemId)
+{
+    Ptr<Node> node = CreateObject<Node>(systemId);
     m_hosts.Add(node);
     m_hostGroup[node->GetId()] = group;
     return node;

@@ -296,6 +296,14 @@ class RoceTopologyHelper
     Ptr<Node> CreateHost(uint32_t group);
 
     /**
+     * \brief Create a host (or server) node of a given system id.
+     * \param group its group index (GetHostGroup)
+     * \param systemId its partition (< partitions)
+     * \return the node
+     */
+    Ptr<Node> CreateHost(uint32_t group, uint32_t systemId);
+
+    /**
      * \brief Create a switch node with its RoceSwitch.
      * \param group its pod or group index (systemId = group % partitions)
      * \return the node

@@ -1211,11 +1211,11 @@ Communicator::BeginTree()
     {
         BuildTree();
     }
-    if (std::find(m_local.begin(), m_local.end(), 0) != m_local.end())
+    if (!ControlBus::IsDeferred() && std::find(m_local.begin(), m_local.end(), 0) != m_local.end())
     {
-        // a parent frees its children's slots at once: no latency between processes
-        NS_FATAL_ERROR("Communicator: the Tree algorithm cannot run with ranks on several "
-                       "processes (use Ring or HalvingDoubling)");
+        // without a control latency a parent frees its children's slots at once
+        NS_FATAL_ERROR("Communicator: the Tree algorithm with ranks on several processes needs "
+                       "a ControlBus latency (ControlBus::SetLatency)");
     }
     const Op& op = m_queue.front();
     const uint32_t n = m_ranks.size();
@@ -1252,7 +1252,7 @@ Communicator::BeginTree()
             }
             for (uint32_t r = 0; r < n; ++r)
             {
-                if (m_tree[c][t][r].children.empty())
+                if (m_tree[c][t][r].children.empty() && m_local[r]) // else its process does
                 {
                     for (uint32_t k = 0; k < m_nChunks; ++k)
                     {
@@ -1357,16 +1357,33 @@ Communicator::TreePump(uint32_t channel, uint32_t tree, uint32_t rank)
 void
 Communicator::TreeFreed(uint32_t channel, uint32_t tree, uint32_t rank, bool up)
 {
+    if (ControlBus::IsDeferred())
+    {
+        // the senders may sit in other processes: every process learns of the freed slots a
+        // control latency later (one process run with the same latency does the same)
+        ControlBus::Post(m_busId,
+                         {NOTICE_TREE_FREE, m_results.size(), channel, tree, rank, up ? 1u : 0u});
+        return;
+    }
+    TreeCredit(channel, tree, rank, up);
+}
+
+void
+Communicator::TreeCredit(uint32_t channel, uint32_t tree, uint32_t rank, bool up)
+{
     TreeLane& lane = m_tree[channel][tree][rank];
     if (up)
     {
         for (uint32_t child : lane.children)
         {
-            ++m_tree[channel][tree][child].upFreed;
-            TreePump(channel, tree, child);
+            if (m_local[child])
+            {
+                ++m_tree[channel][tree][child].upFreed;
+                TreePump(channel, tree, child);
+            }
         }
     }
-    else if (lane.parent >= 0)
+    else if (lane.parent >= 0 && m_local[lane.parent])
     {
         ++m_tree[channel][tree][lane.parent].downFreed[lane.indexAtParent];
         TreePump(channel, tree, lane.parent);
@@ -1655,6 +1672,19 @@ Communicator::OnNotice(const std::vector<uint64_t>& words)
         if (--m_lanesLeft == 0)
         {
             Finish();
+        }
+        return;
+    }
+    if (words.at(0) == NOTICE_TREE_FREE)
+    {
+        NS_ASSERT(words.size() == 6);
+        // slots freed after their collective completed have nothing left to carry
+        if (m_running && words[1] == m_results.size())
+        {
+            TreeCredit(static_cast<uint32_t>(words[2]),
+                       static_cast<uint32_t>(words[3]),
+                       static_cast<uint32_t>(words[4]),
+                       words[5] != 0);
         }
         return;
     }

@@ -310,6 +310,9 @@ class Communicator : public Object
     static constexpr uint64_t NOTICE_LANE = 0;
     /// ControlBus notice: a point-to-point message arrived (words: kind, src, dst, time step)
     static constexpr uint64_t NOTICE_P2P = 1;
+    /// ControlBus notice: a tree rank freed its receive slots (words: kind, #, channel, tree,
+    /// rank, up)
+    static constexpr uint64_t NOTICE_TREE_FREE = 2;
     /// no ControlBus id
     static constexpr uint32_t NO_BUS = ~0u;
 
@@ -446,6 +449,15 @@ class Communicator : public Object
      * \param up true: the chunk came from the children (reduce), else from the parent
      */
     void TreeFreed(uint32_t channel, uint32_t tree, uint32_t rank, bool up);
+    /**
+     * \brief Credit the slots a rank freed to its senders (at once, or from a ControlBus
+     *        notice a control latency later; only senders of this process are credited).
+     * \param channel channel
+     * \param tree 0 or 1
+     * \param rank the rank that freed them
+     * \param up true: its children's slots, else its parent's
+     */
+    void TreeCredit(uint32_t channel, uint32_t tree, uint32_t rank, bool up);
 
     /**
      * \brief Parent of a rank in NCCL's binary tree (ncclGetBtree).

@@ -447,6 +447,44 @@ TEST_F(Distributed, AControlLatencyDelaysCompletionsByExactlyThatMuch)
     }
 }
 
+TEST_F(Distributed, TreeSlotsFreedByAnotherRankReachTheirSenderAControlLatencyLater)
+{
+    // Double binary tree, 4 ranks (tree 0: root 0, its child 2, whose children are the leaves
+    // 1 and 3), 32 chunks per tree of 16 KiB (1 MiB), 8 receive slots per sender. The parent
+    // that frees a child's slots may sit in another process, so with a control latency D the
+    // child learns of the freed slots D later (on one process too, for identical results):
+    // a leaf may post chunks 8i..8i+7 only after a notice about chunks 8(i-1).., so its last
+    // chunks leave after three notices (>= 3D) and the collective ends at least one notice
+    // (the last lane) later: T >= 4D, where freeing at once would take about 2 S/B + D
+    // (~0.2 ms). Each notice round trip is D plus a few chunk times (1.3 us each) and the
+    // broadcast half overlaps the reduce half, so T stays below 7D.
+    const Time d = MicroSeconds(200);
+    ControlBus::SetLatency(d);
+    Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("None"));
+    LeafSpineHelper fabric(4, 1, 1);
+    fabric.Install();
+    std::vector<Ptr<RdmaNic>> nics = RdmaHelper().Install(fabric);
+    Ptr<Communicator> comm = CreateObject<Communicator>();
+    comm->SetAttribute("Algorithm", StringValue("Tree"));
+    comm->SetAttribute("ChunkBytes", UintegerValue(16384));
+    comm->Setup(nics);
+    comm->Start(Communicator::ALL_REDUCE, 2 * 32 * 16384);
+    comm->Start(Communicator::ALL_REDUCE, 2 * 32 * 16384); // stale notices must not leak into it
+    Simulator::Stop(Seconds(1));
+    Simulator::Run();
+    ASSERT_EQ(comm->GetResults().size(), 2u);
+    const Time t = comm->GetResults()[0].end - comm->GetResults()[0].start;
+    std::cout << "  tree all-reduce of 1 MiB, control latency 200 us: " << t.As(Time::US)
+              << std::endl;
+    EXPECT_GE(t, 4 * d);
+    EXPECT_LT(t, 7 * d);
+    // the second one (queued: it begins when the first ends) takes exactly as long
+    EXPECT_EQ(comm->GetResults()[1].end - comm->GetResults()[0].end, t);
+    Simulator::Destroy();
+    ControlBus::Reset();
+    Config::Reset();
+}
+
 TEST_F(Distributed, MergingOneProcessKeepsEveryRowInCanonicalOrder)
 {
     // MergeProcesses on one process: the same rows and numbers, simultaneous rows by key

@@ -3,13 +3,15 @@
  *
  * FileTopologyHelper: a k=4 fat-tree file against FatTreeHelper(4) (same events, same FCTs);
  * the HPCC paper's 320-host fabric (counts, tiers, ECMP widths); one test per error class with
- * its file:line message; per-link error rates; the file's node ids in the outputs.
+ * its file:line message; per-link error rates; the file's node ids in the outputs; the
+ * partitions of a distributed run (groups below the top tier) and files that cannot be cut.
  */
 #include "ait-test-fixture.h"
 
 #include "ns3/fat-tree-helper.h"
 #include "ns3/file-topology-helper.h"
 #include "ns3/network-stats-helper.h"
+#include "ns3/node-list.h"
 #include "ns3/node.h"
 #include "ns3/rdma-helper.h"
 #include "ns3/rdma-nic.h"
@@ -627,4 +629,83 @@ TEST(StudyBadInput, TopologyFileErrorsExit2WithFileAndLine)
         EXPECT_FALSE(Exists(out)) << c.args;
     }
     std::remove(bad.c_str());
+}
+
+TEST_F(FileTopology, PartitionsAreTheGroupsBelowTheTopTier)
+{
+    // the k=4 file: the pods (hosts, edge and aggregation switches) of FatTreeHelper, on the
+    // same processes as FatTreeHelper's own rule (pod p on p % n, core j on j % n)
+    FileTopologyHelper::Description k4;
+    ASSERT_EQ(FileTopologyHelper::Parse(K4, k4), "");
+    for (uint32_t n : {1u, 2u, 4u})
+    {
+        std::vector<uint32_t> sys;
+        Time lookahead;
+        ASSERT_EQ(FileTopologyHelper::Partition(k4, n, sys, lookahead), "") << n;
+        FatTreeHelper ft(4);
+        ft.SetPartitions(n);
+        ft.Install();
+        ASSERT_EQ(sys.size(), NodeList::GetNNodes());
+        for (uint32_t id = 0; id < sys.size(); ++id)
+        {
+            EXPECT_EQ(sys[id], NodeList::GetNode(id)->GetSystemId()) << "n=" << n << " node " << id;
+        }
+        EXPECT_EQ(lookahead, n == 1 ? Time(0) : MicroSeconds(1));
+        Simulator::Destroy();
+    }
+    // the HPCC paper's 320-host fabric: 5 pods of 4 ToRs, 4 aggregation switches and 64 hosts
+    FileTopologyHelper::Description hpcc;
+    ASSERT_EQ(FileTopologyHelper::Parse(FAT320, hpcc), "");
+    std::vector<uint32_t> sys;
+    Time lookahead;
+    ASSERT_EQ(FileTopologyHelper::Partition(hpcc, 5, sys, lookahead), "");
+    std::map<uint32_t, uint32_t> hosts;
+    std::map<uint32_t, std::set<uint32_t>> tors;
+    for (uint32_t h = 0; h < 320; ++h)
+    {
+        ++hosts[sys[h]];
+        tors[sys[h]].insert(hpcc.nodes[h].group);
+    }
+    EXPECT_EQ(hosts, (std::map<uint32_t, uint32_t>{{0, 64}, {1, 64}, {2, 64}, {3, 64}, {4, 64}}));
+    for (const auto& [p, t] : tors)
+    {
+        EXPECT_EQ(t.size(), 4u) << "process " << p;
+    }
+    for (const auto& l : hpcc.links) // only cables to the cores are cut
+    {
+        EXPECT_TRUE(sys[l.a] == sys[l.b] || hpcc.nodes[l.b].tier == 3) << l.line;
+    }
+    // a leaf-spine file: each leaf with its hosts
+    FileTopologyHelper::Description ls;
+    ASSERT_EQ(FileTopologyHelper::Parse(SERVERS, ls), "");
+    ASSERT_EQ(FileTopologyHelper::Partition(ls, 2, sys, lookahead), "");
+    EXPECT_EQ(sys, (std::vector<uint32_t>{0, 0, 0, 0, 1, 1, 1, 1, 0, 1, 0, 1}));
+}
+
+TEST_F(FileTopology, AFileThatCannotBeCutIsRefusedNamingIt)
+{
+    std::vector<uint32_t> sys{7};
+    Time lookahead;
+    FileTopologyHelper::Description d;
+    // one switch: nothing above the hosts to cut
+    ASSERT_EQ(Error("3 1 2\n2\n0 2 100Gbps 1us 0\n1 2 100Gbps 1us 0\n", &d), "");
+    EXPECT_EQ(FileTopologyHelper::Partition(d, 2, sys, lookahead),
+              "t.txt: cannot be cut for 2 processes: it has one switch tier (the groups below "
+              "the top tier are spread over the processes)");
+    EXPECT_EQ(sys, std::vector<uint32_t>{7}); // untouched
+    // more processes than pods
+    ASSERT_EQ(FileTopologyHelper::Parse(K4, d), "");
+    EXPECT_EQ(FileTopologyHelper::Partition(d, 8, sys, lookahead),
+              K4 + ": cannot be cut for 8 processes: it has 4 group(s) of hosts and switches "
+                   "below its top tier (tier 3), one per process at most");
+    // a zero-delay cable between the two leaves' processes (leaf 3 to spine 4, on process 0)
+    ASSERT_EQ(Error("host 0\nhost 1\nswitch 2\nswitch 3\nswitch 4\nlink 0 2 100Gbps 1us\n"
+                    "link 1 3 100Gbps 1us\nlink 2 4 100Gbps 1us\nlink 3 4 100Gbps 0ns\n",
+                    &d),
+              "");
+    EXPECT_EQ(FileTopologyHelper::Partition(d, 2, sys, lookahead),
+              "t.txt:9: cannot be cut for 2 processes: the link 3 - 4 between two processes has "
+              "delay 0 (the lookahead: a cable between processes needs a delay > 0)");
+    EXPECT_EQ(FileTopologyHelper::Partition(d, 1, sys, lookahead), ""); // one process: fine
+    EXPECT_EQ(sys, (std::vector<uint32_t>{0, 0, 0, 0, 0}));
 }

@@ -223,6 +223,9 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
         {"--processes=0", "--processes=0 is not allowed (an integer 1..256)"},
         {"--controlLatency=-1us", "--controlLatency=-1us is not allowed (0..1ms"},
         {"--controlLatency=2ms", "--controlLatency=2ms is not allowed (0..1ms"},
+        {"--mpiEngine=null", "--mpiEngine=null has no effect on one process (it needs "
+                             "--processes > 1)"},
+        {"--processes=2 --mpiEngine=yawns", "--mpiEngine=yawns is not allowed (granted|null)"},
     };
     // clang-format on
     const std::string dir = "/tmp/ait-badin-out-" + std::to_string(getpid());
