@@ -2,11 +2,14 @@
 #   make run           install what is missing, build, run the bundled study (ai-training-sim)
 #   make test          install what is missing, build, run the whole test suite (ctest)
 #   make check-intree  build and test the module inside an ns-3.37 source tree (Debian's source)
+#   make check-ns3 NS3_TARBALL=/path/ns-3.48.tar.xz   the same in-tree check in any CMake-era
+#                      ns-3 release (>= 3.36) from its release tarball, offline
 #   make check-mpi     the same ns-3 build (with MPI): one simulation on 1 and 2 processes, same results
 #   make bench-mpi     a second, release-profile ns-3 build with MPI: the study's speed-up on 2
 #                      processes for k=8 and k=16 (about 25 minutes the first time)
 #   make format        clang-format every C++ file;  make check-format  fail if one is not
 #   make sample        regenerate the sample pcap in traces/ from the demo
+#   make doc           render doc/ai-training.rst standalone to $(BUILD)/doc-html (warnings fail)
 #   make bench         benchmark programs (ratios against a baseline measured in the same run;
 #                      about 15 minutes: the 1024-rank all-reduce is the long one)
 # Work on a fresh Debian 12 machine: packages come from apt (sudo when not root).
@@ -19,13 +22,13 @@ OUT        ?= results
 RUN_ARGS   ?=
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-# Everything the standalone build, its tests, plots and pcap checks need (capinfos is in
+# Everything the standalone build, its tests, plots, pcap and doc checks need (capinfos is in
 # wireshark-common, which tshark depends on; listed for the tests that call it; protobuf for
-# Chakra execution traces).
+# Chakra execution traces; sphinx for the doc-renders test).
 PKGS := cmake g++ make python3 libns3-dev libboost-dev libgtest-dev tshark wireshark-common \
-        gnuplot-nox libprotobuf-dev protobuf-compiler
+        gnuplot-nox libprotobuf-dev protobuf-compiler python3-sphinx
 
-.PHONY: all deps configure build run test bench bench-mpi check-intree check-mpi format check-format sample clean
+.PHONY: all deps configure build run test bench bench-mpi check-intree check-ns3 check-mpi doc format check-format sample clean
 
 all: build
 
@@ -68,6 +71,9 @@ bench: configure
 check-intree:
 	bash cmake/check-intree.sh
 
+check-ns3:
+	NS3_TARBALL="$(NS3_TARBALL)" bash cmake/check-ns3.sh
+
 check-mpi:
 	bash cmake/check-mpi.sh
 
@@ -83,6 +89,10 @@ check-format:
 sample: build
 	./$(BUILD)/roce-link-demo --OutDir=$(BUILD)/sample >/dev/null
 	cp $(BUILD)/sample/roce-link-demo-0-0.pcap traces/
+
+doc: deps
+	sphinx-build -C -D root_doc=ai-training -W -q -b html doc $(BUILD)/doc-html
+	@echo "doc: $(BUILD)/doc-html/ai-training.html"
 
 clean:
 	rm -rf $(BUILD)

@@ -1,5 +1,6 @@
 # -*- Mode: python; py-indent-offset: 4; indent-tabs-mode: nil; coding: utf-8; -*-
-# waf build of the ai-training module for ns-3 <= 3.35 (ns-3.36+ uses CMakeLists.txt).
+# waf build lists of the ai-training module (ns-3 <= 3.35 used waf; ns-3.36+ uses CMakeLists.txt).
+# Untested: the module does not build with ns-3.35 (it needs ns-3.36 APIs); see README.
 # The lists below must equal the lists in CMakeLists.txt (ctest "wscript-lists-match").
 
 
@@ -152,6 +153,7 @@ def build(bld):
         'model/roce-hpcc.h',
         'model/roce-icrc-trailer.h',
         'model/roce-line-rate.h',
+        'model/enum-accessor.h',
         'model/reusable-event.h',
         'model/ring-fifo.h',
         'model/owned-packet.h',

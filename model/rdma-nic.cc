@@ -5,6 +5,7 @@
 
 #include "aeth-header.h"
 #include "bth-header.h"
+#include "enum-accessor.h"
 #include "int-tag.h"
 #include "rdma-ack-tag.h"
 #include "reth-header.h"
@@ -110,7 +111,7 @@ RdmaNic::GetTypeId()
             .AddAttribute("LossRecovery",
                           "GoBackN (lossless RoCE) or SelectiveRepeat (IRN-style).",
                           EnumValue(RdmaNic::GO_BACK_N),
-                          MakeEnumAccessor(&RdmaNic::m_recovery),
+                          MakeAitEnumAccessor<RdmaNic::LossRecovery>(&RdmaNic::m_recovery),
                           MakeEnumChecker(RdmaNic::GO_BACK_N,
                                           "GoBackN",
                                           RdmaNic::SELECTIVE_REPEAT,
@@ -587,7 +588,7 @@ RdmaNic::Schedule(Ptr<RdmaQueuePair> qp)
         return;
     }
     m_waiting.push({qp->m_nextAvail, m_waitOrder++, qp});
-    if (!m_wakeEvent.IsRunning() || qp->m_nextAvail < m_wakeAt)
+    if (m_wakeEvent.IsExpired() || qp->m_nextAvail < m_wakeAt)
     {
         m_wakeEvent.Cancel();
         m_wakeAt = qp->m_nextAvail;
@@ -649,7 +650,7 @@ RdmaNic::RateChanged(RdmaQueuePair* qp, uint64_t oldBps, uint64_t newBps)
     }
     qp->m_nextAvail = avail;
     m_waiting.push({avail, m_waitOrder++, qp});
-    if (!m_wakeEvent.IsRunning() || avail < m_wakeAt)
+    if (m_wakeEvent.IsExpired() || avail < m_wakeAt)
     {
         m_wakeEvent.Cancel();
         m_wakeAt = avail;
@@ -1022,7 +1023,7 @@ RdmaNic::ArmRto(Ptr<RdmaQueuePair> qp)
     rto = std::min(rto, m_rtoMax);
     const Time now = Simulator::Now();
     qp->m_rtoDeadline = now + rto;
-    if (qp->m_rtoEvent.IsRunning())
+    if (!qp->m_rtoEvent.IsExpired())
     {
         if (Time(qp->m_rtoEvent.GetTs()) <= qp->m_rtoDeadline)
         {
@@ -1540,7 +1541,7 @@ RdmaNic::DetectLosses(Ptr<RdmaQueuePair> qp)
             break;
         }
     }
-    if (oldest != Time::Max() && !qp->m_reoEvent.IsRunning())
+    if (oldest != Time::Max() && qp->m_reoEvent.IsExpired())
     {
         // (b) will hold then; the ACK or NAK that would check again may never come
         qp->m_reoEvent =

@@ -143,14 +143,14 @@ void
 RoceIcrcTrailer::Serialize(Buffer::Iterator end) const
 {
     end.Prev(SIZE);
-    end.WriteHtolsbU32(m_icrc); // little-endian, whatever the host byte order
+    end.WriteU32(m_icrc); // little-endian (WriteU32 writes the low byte first on any host)
 }
 
 uint32_t
 RoceIcrcTrailer::Deserialize(Buffer::Iterator end)
 {
     end.Prev(SIZE);
-    m_icrc = end.ReadLsbtohU32();
+    m_icrc = end.ReadU32(); // little-endian, as written
     return SIZE;
 }
 

@@ -875,7 +875,8 @@ RoceNetDevice::TryTransmit()
 
     const uint64_t bits = uint64_t(qf.bytes + (m_fcsEnabled ? 0 : FCS_BYTES)) * 8;
     const uint64_t bps = m_bps.GetBitRate();
-    const unsigned __int128 num = static_cast<unsigned __int128>(bits) * 1000000000ULL + m_txCarry;
+    __extension__ typedef unsigned __int128 Uint128; // a GCC/Clang type (ns-3.42+: -Wpedantic)
+    const Uint128 num = static_cast<Uint128>(bits) * 1000000000ULL + m_txCarry;
     const uint64_t ns = static_cast<uint64_t>(num / bps);
     m_txCarry = static_cast<uint64_t>(num % bps);
     const Time txTime = NanoSeconds(ns);

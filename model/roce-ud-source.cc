@@ -5,6 +5,7 @@
 
 #include "bth-header.h"
 #include "deth-header.h"
+#include "enum-accessor.h"
 #include "roce-icrc-trailer.h"
 #include "roce-net-device.h"
 
@@ -98,7 +99,7 @@ RoceUdSource::GetTypeId()
             .AddAttribute("Ecn",
                           "IPv4 ECN codepoint of every packet.",
                           EnumValue(RoceUdSource::ECT0),
-                          MakeEnumAccessor(&RoceUdSource::m_ecn),
+                          MakeAitEnumAccessor<RoceUdSource::Ecn>(&RoceUdSource::m_ecn),
                           MakeEnumChecker(RoceUdSource::NOT_ECT,
                                           "NotEct",
                                           RoceUdSource::ECT1,

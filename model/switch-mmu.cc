@@ -3,6 +3,8 @@
  */
 #include "switch-mmu.h"
 
+#include "enum-accessor.h"
+
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
@@ -50,7 +52,7 @@ SwitchMmu::GetTypeId()
                 "Dynamic: thresholds are Alpha (LossyAlpha) x free shared buffer; "
                 "Static: XoffBytes/XonBytes (LossyQueueBytes).",
                 EnumValue(SwitchMmu::DYNAMIC),
-                MakeEnumAccessor(&SwitchMmu::m_mode),
+                MakeAitEnumAccessor<SwitchMmu::ThresholdMode>(&SwitchMmu::m_mode),
                 MakeEnumChecker(SwitchMmu::DYNAMIC, "Dynamic", SwitchMmu::STATIC, "Static"))
             .AddAttribute("Alpha",
                           "Dynamic PFC threshold: the shared part of an ingress (port, lossless "
@@ -135,7 +137,7 @@ SwitchMmu::GetTypeId()
                           "Decide marking on the queue length when the packet leaves (Dequeue, "
                           "as most simulators) or arrives (Enqueue, as the DCQCN paper).",
                           EnumValue(SwitchMmu::MARK_AT_DEQUEUE),
-                          MakeEnumAccessor(&SwitchMmu::m_markPoint),
+                          MakeAitEnumAccessor<SwitchMmu::EcnMarkPoint>(&SwitchMmu::m_markPoint),
                           MakeEnumChecker(SwitchMmu::MARK_AT_DEQUEUE,
                                           "Dequeue",
                                           SwitchMmu::MARK_AT_ENQUEUE,

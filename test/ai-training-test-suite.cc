@@ -46,9 +46,9 @@ class AiTrainingTestSuite : public TestSuite
 {
   public:
     AiTrainingTestSuite()
-        : TestSuite("ai-training", UNIT)
+        : TestSuite("ai-training")
     {
-        AddTestCase(new GoogleTestCase(), TestCase::QUICK);
+        AddTestCase(new GoogleTestCase());
     }
 };
 

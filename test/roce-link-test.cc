@@ -24,7 +24,8 @@ namespace
 int64_t
 ClosedFormEndNs(uint64_t k, uint64_t wireBytes, uint64_t bps, int64_t ifgNs)
 {
-    unsigned __int128 num = static_cast<unsigned __int128>(k) * wireBytes * 8 * 1000000000ULL;
+    __extension__ typedef unsigned __int128 Uint128; // a GCC/Clang type (ns-3.42+: -Wpedantic)
+    Uint128 num = static_cast<Uint128>(k) * wireBytes * 8 * 1000000000ULL;
     return static_cast<int64_t>(num / bps) + static_cast<int64_t>(k - 1) * ifgNs;
 }
 
