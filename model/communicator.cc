@@ -600,7 +600,7 @@ Communicator::Begin()
         {
             lane.rxCount.assign(m_qps, 0);
             lane.txNext.assign(m_qps, 0);
-            lane.ready.assign(m_steps, std::vector<uint8_t>(m_nChunks, 0));
+            lane.ready.assign(uint64_t(m_steps) * m_nChunks, 0);
             lane.received = 0;
         }
     }
@@ -633,7 +633,7 @@ Communicator::Begin()
 void
 Communicator::Ready(uint32_t channel, uint32_t rank, uint32_t step, uint32_t chunk)
 {
-    m_lanes[channel][rank].ready[step][chunk] = 1;
+    m_lanes[channel][rank].ready[uint64_t(step) * m_nChunks + chunk] = 1;
     Post(channel, rank, chunk % m_qps);
 }
 
@@ -652,7 +652,7 @@ Communicator::Post(uint32_t channel, uint32_t rank, uint32_t qp)
         const uint64_t p = lane.txNext[qp];
         const uint32_t s = static_cast<uint32_t>(p / perStep);
         const uint32_t k = static_cast<uint32_t>(qp + (p % perStep) * m_qps);
-        if (!lane.ready[s][k])
+        if (!lane.ready[uint64_t(s) * m_nChunks + k])
         {
             return; // chunks leave each QP in step order
         }

@@ -273,7 +273,7 @@ class Communicator : public Object
         std::vector<Ptr<RdmaQueuePair>> tx;      //!< QPs to the successor
         std::vector<uint64_t> rxCount;           //!< chunks received per QP (from the predecessor)
         std::vector<uint64_t> txNext;            //!< next chunk position to post per QP
-        std::vector<std::vector<uint8_t>> ready; //!< per step: chunk may be posted
+        std::vector<uint8_t> ready; //!< [step * chunks + chunk]: the chunk may be posted
         uint64_t received{0};                    //!< chunks received in all
     };
 

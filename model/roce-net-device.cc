@@ -38,7 +38,7 @@ namespace
 {
 /// EtherType of IPv4.
 constexpr uint16_t ETHERTYPE_IPV4 = 0x0800;
-/// Index of the MAC-control queue in m_queues.
+/// Index of the MAC-control queue in m_prio.
 constexpr uint32_t CONTROL_QUEUE = RoceNetDevice::NUM_PRIORITIES;
 } // namespace
 
@@ -221,17 +221,17 @@ RoceNetDevice::GetTypeId()
 
 RoceNetDevice::RoceNetDevice()
     : m_txBusy(false),
-      m_fcsEnabled(false),
-      m_vlanEnabled(false),
-      m_dwrrNewTurn(true),
       m_vlanId(0),
       m_mtu(9000),
       m_strictClasses(2),
       m_dwrrCurrent(0),
       m_txCarry(0),
+      m_fcsEnabled(false),
+      m_vlanEnabled(false),
+      m_dwrrNewTurn(true),
       m_bps(DataRate("100Gbps")),
-      m_maxQueueBytes(0),
       m_txQueueBytes(0),
+      m_maxQueueBytes(0),
       m_ifIndex(0),
       m_rxDrops(0),
       m_watchdogLimit(MilliSeconds(100)),
@@ -287,10 +287,10 @@ RoceNetDevice::DoDispose()
     }
     m_txDequeueCallback =
         MakeNullCallback<void, Ptr<RoceNetDevice>, Ptr<Packet>, uint8_t, uint64_t>();
-    for (auto& q : m_queues)
+    for (auto& lane : m_prio)
     {
-        q.frames.clear();
-        q.bytes = 0;
+        lane.q.frames.clear();
+        lane.q.bytes = 0;
     }
     m_nonEmpty = 0;
     m_current = nullptr;
@@ -665,7 +665,7 @@ RoceNetDevice::SendFrame(RoceWireFrame&& frame,
 bool
 RoceNetDevice::Queue(RoceWireFrame&& frame, uint32_t bytes, uint8_t priority, uint64_t cookie)
 {
-    TxQueue& q = m_queues[priority];
+    TxQueue& q = m_prio[priority].q;
     if (m_maxQueueBytes != 0 && q.bytes + bytes > m_maxQueueBytes)
     {
         NS_LOG_LOGIC("priority " << +priority << " queue full, drop");
@@ -793,7 +793,7 @@ RoceNetDevice::SelectQueue()
             m_deficit[c] += unit * m_weights[c];
             m_dwrrNewTurn = false;
         }
-        const int64_t head = m_queues[c].frames.front().bytes;
+        const int64_t head = m_prio[c].q.frames.front().bytes;
         if (m_deficit[c] >= head)
         {
             m_deficit[c] -= head;
@@ -818,7 +818,7 @@ RoceNetDevice::TryTransmit()
         m_txCarry = 0; // the wire goes idle: the next busy period starts afresh
         return;
     }
-    TxQueue& q = m_queues[sel];
+    TxQueue& q = m_prio[sel].q;
     QueuedFrame qf = std::move(q.frames.front());
     q.frames.pop_front();
     if (q.frames.empty())
@@ -857,8 +857,8 @@ RoceNetDevice::TryTransmit()
         {
             m_traces->queueBytes(sel, q.bytes);
         }
-        ++m_ctr[sel].txFrames;
-        m_ctr[sel].txBytes += qf.bytes;
+        ++m_prio[sel].c.txFrames;
+        m_prio[sel].c.txBytes += qf.bytes;
         if (f.state != RoceWireFrame::FRAMED && TxNeedsBytes())
         {
             WriteFrameHeader(f);
@@ -979,7 +979,7 @@ RoceNetDevice::SendPfcFrame(const PfcHeader& header)
         fcs.CalcFcs(p);
         p->AddTrailer(fcs);
     }
-    TxQueue& q = m_queues[CONTROL_QUEUE];
+    TxQueue& q = m_prio[CONTROL_QUEUE].q;
     RoceWireFrame f;
     f.packet = OwnedPacket(p);
     q.frames.push_back({std::move(f), p->GetSize(), 0});
@@ -1290,8 +1290,8 @@ RoceNetDevice::Receive(RoceWireFrame& f)
         // an unframed IPv4 datagram with its descriptor: nothing to parse or strip
         const uint8_t priority =
             f.state == RoceWireFrame::UNFRAMED_VLAN ? f.pcp : static_cast<uint8_t>(f.desc.tos >> 5);
-        ++m_ctr[priority].rxFrames;
-        m_ctr[priority].rxBytes += f.ipBytes;
+        ++m_prio[priority].c.rxFrames;
+        m_prio[priority].c.rxBytes += f.ipBytes;
         if (m_sink)
         {
             if ((m_traces && !m_traces->macRx.IsEmpty()))
@@ -1403,8 +1403,8 @@ RoceNetDevice::ReceiveFramed(RoceWireFrame& f)
     }
     f.ipBytes = frame->GetSize();
     f.state = RoceWireFrame::UNFRAMED; // the packet is the datagram now
-    ++m_ctr[priority].rxFrames;
-    m_ctr[priority].rxBytes += f.ipBytes;
+    ++m_prio[priority].c.rxFrames;
+    m_prio[priority].c.rxBytes += f.ipBytes;
 
     if (m_sink)
     {
@@ -1479,7 +1479,7 @@ RoceNetDevice::GetCounters(uint8_t priority) const
 {
     CheckPriority(priority, "GetCounters");
     PriorityCounters c;
-    const HotCounters& h = m_ctr[priority];
+    const HotCounters& h = m_prio[priority].c;
     c.txFrames = h.txFrames;
     c.txBytes = h.txBytes;
     c.rxFrames = h.rxFrames;
@@ -1506,14 +1506,14 @@ uint64_t
 RoceNetDevice::GetQueueBytes(uint8_t priority) const
 {
     CheckPriority(priority, "GetQueueBytes");
-    return m_queues[priority].bytes;
+    return m_prio[priority].q.bytes;
 }
 
 uint32_t
 RoceNetDevice::GetQueueFrames(uint8_t priority) const
 {
     CheckPriority(priority, "GetQueueFrames");
-    return m_queues[priority].frames.size();
+    return m_prio[priority].q.frames.size();
 }
 
 bool

@@ -58,7 +58,7 @@ class PfcHeader;
  * otherwise the usual NetDevice receive/promiscuous callbacks are used, so an ns-3 Internet
  * stack also works over the device.
  */
-class RoceNetDevice : public NetDevice
+class alignas(64) RoceNetDevice : public NetDevice
 {
   public:
     /// Number of priorities (traffic classes) of 802.1Q / 802.1Qbb.
@@ -531,32 +531,38 @@ class RoceNetDevice : public NetDevice
 
     // per-packet state first, packed (at scale every device is cold in the cache: the
     // fewer lines a frame touches, the faster)
+    struct Traces;
+
+    // line 0 (after the Object header): transmit state
     bool m_txBusy;                             //!< a frame (or gap) occupies the wire
+    mutable bool m_remoteKnown{false};         //!< m_remoteAddress is valid
     uint16_t m_nonEmpty{0};                    //!< bit p: queue p holds frames (8 = control)
-    bool m_fcsEnabled;                         //!< carry and check a computed FCS
-    bool m_vlanEnabled;                        //!< send 802.1Q-tagged frames
-    bool m_dwrrNewTurn;                        //!< the class at m_dwrrCurrent gets a quantum
     uint16_t m_vlanId;                         //!< VLAN ID of tagged frames
     uint16_t m_mtu;                            //!< MTU (largest payload)
     uint32_t m_strictClasses;                  //!< number of strict-priority classes at the top
     uint32_t m_dwrrCurrent;                    //!< DWRR round position
+    uint32_t m_currentBytes{0};                //!< bytes of the frame on the wire
     std::array<bool, NUM_PRIORITIES> m_paused; //!< priority paused by the peer
-    uint64_t m_txCarry;       //!< sub-nanosecond remainder (in units of 1/bps s) of the busy period
-    DataRate m_bps;           //!< line rate
-    Time m_ifg;               //!< interframe gap
-    uint64_t m_maxQueueBytes; //!< per-priority queue limit in bytes (0 = unlimited)
-    Ptr<RoceChannel> m_channel;                          //!< attached channel
-    RoceFrameSink* m_sink{nullptr};                      //!< where data frames go
-    uint32_t m_sinkPort{0};                              //!< index passed to the sink
-    uint32_t m_currentBytes{0};                          //!< bytes of the frame on the wire
-    mutable bool m_remoteKnown{false};                   //!< m_remoteAddress is valid
-    mutable Mac48Address m_remoteAddress;                //!< the peer's MAC address
-    Ptr<Packet> m_current;                               //!< frame being serialized (traced)
+    uint64_t m_txCarry; //!< sub-nanosecond remainder (in units of 1/bps s) of the busy period
+    // line 1: everything a received frame needs (and the rest of the transmit state)
+    RoceFrameSink* m_sink{nullptr};      //!< where data frames go
+    uint32_t m_sinkPort{0};              //!< index passed to the sink
+    bool m_fcsEnabled;                   //!< carry and check a computed FCS
+    bool m_vlanEnabled;                  //!< send 802.1Q-tagged frames
+    bool m_dwrrNewTurn;                  //!< the class at m_dwrrCurrent gets a quantum
+    std::unique_ptr<Traces> m_traces;    //!< trace sources (null: none connected)
+    Ptr<ErrorModel> m_receiveErrorModel; //!< receive error model
+    Ptr<RoceChannel> m_channel;          //!< attached channel
     Ptr<ReusableEvent<RoceNetDevice>> m_txCompleteEvent; //!< TransmitComplete, one per device
-    Ptr<ErrorModel> m_receiveErrorModel;                 //!< receive error model
-    RoceReceiveCallback m_roceRxCallback;                //!< fast-path callback
-    TxDequeueCallback m_txDequeueCallback;               //!< dequeue callback
+    DataRate m_bps;                                      //!< line rate
     uint64_t m_txQueueBytes;                             //!< bytes queued, all priorities
+    // line 2
+    uint64_t m_maxQueueBytes;              //!< per-priority queue limit in bytes (0 = unlimited)
+    mutable Mac48Address m_remoteAddress;  //!< the peer's MAC address
+    Time m_ifg;                            //!< interframe gap
+    Ptr<Packet> m_current;                 //!< frame being serialized (traced)
+    RoceReceiveCallback m_roceRxCallback;  //!< fast-path callback
+    TxDequeueCallback m_txDequeueCallback; //!< dequeue callback
 
     /// Every trace source of the device: allocated when the first one is connected (an idle
     /// fabric port saves 440 B; the per-frame path tests one pointer).
@@ -616,11 +622,16 @@ class RoceNetDevice : public NetDevice
      */
     RareCounters& Rare(uint8_t priority);
 
-    std::unique_ptr<Traces> m_traces;                 //!< trace sources (null: none connected)
-    std::array<TxQueue, NUM_PRIORITIES + 1> m_queues; //!< priority queues + control queue
-    std::array<uint32_t, NUM_PRIORITIES> m_weights;   //!< DWRR weights
-    std::array<int64_t, NUM_PRIORITIES> m_deficit;    //!< DWRR deficit counters
-    std::array<HotCounters, NUM_PRIORITIES> m_ctr;    //!< per-frame counters
+    /// A priority's queue and counters: one cache line (the frame's priority picks one line)
+    struct alignas(64) PriorityLane
+    {
+        TxQueue q;     //!< the queue
+        HotCounters c; //!< its per-frame counters (the control queue's are unused)
+    };
+
+    std::array<PriorityLane, NUM_PRIORITIES + 1> m_prio; //!< priority queues + control queue
+    std::array<uint32_t, NUM_PRIORITIES> m_weights;      //!< DWRR weights
+    std::array<int64_t, NUM_PRIORITIES> m_deficit;       //!< DWRR deficit counters
     std::unique_ptr<std::array<RareCounters, NUM_PRIORITIES>> m_rare; //!< drop and PFC counters
 
     // control and configuration
