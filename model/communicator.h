@@ -270,11 +270,11 @@ class Communicator : public Object
     /// Per (channel, rank) progress of the running collective.
     struct Lane
     {
-        std::vector<Ptr<RdmaQueuePair>> tx;      //!< QPs to the successor
-        std::vector<uint64_t> rxCount;           //!< chunks received per QP (from the predecessor)
-        std::vector<uint64_t> txNext;            //!< next chunk position to post per QP
-        std::vector<uint8_t> ready; //!< [step * chunks + chunk]: the chunk may be posted
-        uint64_t received{0};                    //!< chunks received in all
+        std::vector<Ptr<RdmaQueuePair>> tx; //!< QPs to the successor
+        std::vector<uint64_t> rxCount;      //!< chunks received per QP (from the predecessor)
+        std::vector<uint64_t> txNext;       //!< next chunk position to post per QP
+        std::vector<uint8_t> ready;         //!< [step * chunks + chunk]: the chunk may be posted
+        uint64_t received{0};               //!< chunks received in all
     };
 
     /**
