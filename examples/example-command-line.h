@@ -38,6 +38,20 @@ class ExampleCommandLine
         : m_cmd(file),
           m_program(program)
     {
+        Usage("");
+    }
+
+    /**
+     * \brief The text --help prints above the flags, followed by the note on the old spellings.
+     * \param text what the program does ("" for none)
+     */
+    void Usage(const std::string& text)
+    {
+        m_cmd.Usage(
+            (text.empty() ? "" : text + "\n\n") +
+            "The PascalCase spellings of ai-training 0.1 (--Bytes for --bytes, --OutDir for "
+            "--outputDir) still work, with a warning: they are deprecated and go away in "
+            "the next release.");
     }
 
     /**
