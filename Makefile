@@ -1,5 +1,6 @@
 # ai-training: the two commands of the README, and friends.
-#   make run           install what is missing, build, run the bundled study (ai-training-sim)
+#   make run           install what is missing, build the study program (only it), run the
+#                      bundled study (ai-training-sim) into $(OUT)
 #   make test          install what is missing, build, run the whole test suite (ctest)
 #   make check-intree  build and test the module inside an ns-3.37 source tree (Debian's source)
 #   make check-ns3 NS3_TARBALL=/path/ns-3.48.tar.xz   the same in-tree check in any CMake-era
@@ -52,7 +53,10 @@ configure: deps $(BUILD)/CMakeCache.txt
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-run: build
+# only the study program and the module library: the examples and the test suite are built by
+# make build / make test
+run: configure
+	cmake --build $(BUILD) -j $(JOBS) --target ai-training-sim
 	./$(BUILD)/ai-training-sim --outputDir=$(OUT) $(RUN_ARGS)
 
 test: build
@@ -86,8 +90,9 @@ format:
 check-format:
 	clang-format --dry-run -Werror $$(git ls-files '*.cc' '*.h')
 
-sample: build
-	./$(BUILD)/roce-link-demo --OutDir=$(BUILD)/sample >/dev/null
+sample: configure
+	cmake --build $(BUILD) -j $(JOBS) --target roce-link-demo
+	./$(BUILD)/roce-link-demo --outputDir=$(BUILD)/sample >/dev/null
 	cp $(BUILD)/sample/roce-link-demo-0-0.pcap traces/
 
 doc: deps

@@ -153,6 +153,7 @@ def build(bld):
         'model/roce-hpcc.h',
         'model/roce-icrc-trailer.h',
         'model/roce-line-rate.h',
+        'model/decimal-text.h',
         'model/enum-accessor.h',
         'model/reusable-event.h',
         'model/ring-fifo.h',

@@ -20,7 +20,7 @@ if [ "$rc" != 0 ] || ! grep -qE "PASS.*: TestSuite ai-training" test.log; then
 fi
 echo "== ./ns3 run roce-link-demo"
 out=$(mktemp -d)
-./ns3 run --no-build "roce-link-demo --OutDir=$out" 2>&1 | tee "$out/run.log"
+./ns3 run --no-build "roce-link-demo --outputDir=$out" 2>&1 | tee "$out/run.log"
 grep -q "received" "$out/run.log" || { echo "check-intree: example did not run" >&2; exit 1; }
 rm -rf "$out"
 echo "check-intree: passed in $(( $(date +%s) - t0 )) s"

@@ -30,13 +30,13 @@ prog="$src/build/contrib/ai-training/examples/ns3.37-distributed-fat-tree-debug"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 # link 33: pod 0's aggregation switch 0 to core 1, pod 0 on process 0, core 1 on process 1
-scenario=(--FailLink=33 --Trace=1)
+scenario=(--failLink=33 --trace=1)
 run() { # name, then the command
   local name=$1
   shift
   local s
   s=$(date +%s%N)
-  if ! timeout 300 "$@" "${scenario[@]}" --Out="$out/$name" >"$out/$name.log" 2>&1; then
+  if ! timeout 300 "$@" "${scenario[@]}" --out="$out/$name" >"$out/$name.log" 2>&1; then
     cat "$out/$name.log"
     echo "check-mpi: run '$name' failed: $*" >&2
     exit 1
@@ -45,11 +45,11 @@ run() { # name, then the command
 }
 echo "== distributed-fat-tree (k=4, DCQCN, PFC, a cable between the processes fails)"
 run one "$prog"
-run mpi1 "${mpirun[@]}" -np 1 "$prog" --Distributed=1
-run mpi2 "${mpirun[@]}" -np 2 "$prog" --Distributed=1
-run mpi2-null "${mpirun[@]}" -np 2 "$prog" --Distributed=1 --NullMessage=1
-run mpi4 "${mpirun[@]}" -np 4 "$prog" --Distributed=1
-run mpi4-null "${mpirun[@]}" -np 4 "$prog" --Distributed=1 --NullMessage=1
+run mpi1 "${mpirun[@]}" -np 1 "$prog" --distributed=1
+run mpi2 "${mpirun[@]}" -np 2 "$prog" --distributed=1
+run mpi2-null "${mpirun[@]}" -np 2 "$prog" --distributed=1 --nullMessage=1
+run mpi4 "${mpirun[@]}" -np 4 "$prog" --distributed=1
+run mpi4-null "${mpirun[@]}" -np 4 "$prog" --distributed=1 --nullMessage=1
 python3 "$ait_repo/cmake/compare-distributed.py" --failure "$out/one" "$out/mpi1" "$out/mpi2" \
   "$out/mpi2-null" "$out/mpi4" "$out/mpi4-null"
 
@@ -167,7 +167,7 @@ refused() { # expected message, then the command
   local want=$1
   shift
   local log="$out/refused.log"
-  if timeout 120 "$@" --Out="$out/bad" >"$log" 2>&1; then
+  if timeout 120 "$@" --out="$out/bad" >"$log" 2>&1; then
     cat "$log"
     echo "check-mpi: '$*' was accepted" >&2
     exit 1
@@ -180,9 +180,9 @@ refused() { # expected message, then the command
   echo "   refused: $* -> $(grep -m1 -o -- "$want.*" "$log" | cut -c1-100)"
 }
 refused "a cable between processes needs a Delay > 0" \
-  "${mpirun[@]}" -np 2 "$prog" --Distributed=1 --CoreDelay=0ns
+  "${mpirun[@]}" -np 2 "$prog" --distributed=1 --coreDelay=0ns
 refused "more processes (2) than partitions with nodes (1)" \
-  "${mpirun[@]}" -np 2 "$prog" --Distributed=1 --Partitions=1
+  "${mpirun[@]}" -np 2 "$prog" --distributed=1 --partitions=1
 refused "partitions need 4 processes, the run has 2" \
-  "${mpirun[@]}" -np 2 "$prog" --Distributed=1 --Partitions=4
+  "${mpirun[@]}" -np 2 "$prog" --distributed=1 --partitions=4
 echo "check-mpi: passed in $(($(date +%s) - t0)) s"

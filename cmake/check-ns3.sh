@@ -96,7 +96,7 @@ fi
 
 echo "== ns-$version: ./ns3 run roce-link-demo (its pcap must equal the sample's)"
 out=$(mktemp -d)
-./ns3 run --no-build "roce-link-demo --OutDir=$out" >"$out/run.log" 2>&1 || {
+./ns3 run --no-build "roce-link-demo --outputDir=$out" >"$out/run.log" 2>&1 || {
   cat "$out/run.log"
   echo "check-ns3: ns-$version: roce-link-demo failed" >&2
   exit 1

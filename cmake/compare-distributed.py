@@ -3,13 +3,13 @@
 
 Usage: compare-distributed.py [--failure] REF [OTHER ...]
 
-Each argument is the --Out prefix of one run; its files are <prefix>.<rank>. The lines of all
+Each argument is the --out prefix of one run; its files are <prefix>.<rank>. The lines of all
 ranks are merged: a node's lines come from the one process that simulates it (a line seen twice
 is an error), the "link <i> down_drops <n>" counts of a cable between processes are summed over
 its two copies. REF (normally the one-process run) must show congestion: every flow completed,
 PFC pauses and ECN marks (and, with --failure, frames lost to the failed cable). Every OTHER run
 must give exactly the same merged lines as REF; the first differences are printed otherwise.
-Lines are compared as sets sorted by their text ("trace <ns> node ..." lines of --Trace=1 runs
+Lines are compared as sets sorted by their text ("trace <ns> node ..." lines of --trace=1 runs
 included: every frame sent and received, with its time), so the order in which processes wrote
 them does not matter.
 """

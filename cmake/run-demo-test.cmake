@@ -2,7 +2,7 @@
 # sample pcap shipped in traces/ byte for byte (determinism, and the sample stays current).
 #   cmake -DDEMO=<exe> -DOUT=<dir> -DSAMPLE=<traces/...pcap> -P run-demo-test.cmake
 file(REMOVE_RECURSE ${OUT})
-execute_process(COMMAND ${DEMO} --OutDir=${OUT} RESULT_VARIABLE rc OUTPUT_VARIABLE out
+execute_process(COMMAND ${DEMO} --outputDir=${OUT} RESULT_VARIABLE rc OUTPUT_VARIABLE out
                 ERROR_VARIABLE err)
 message("${out}${err}")
 if(NOT rc EQUAL 0)

@@ -3,7 +3,7 @@
 #   cmake -DPROG=<exe> -DOUT=<dir> -DPYTHON=<python3> -DCOMPARE=<compare-distributed.py> -P ...
 file(REMOVE_RECURSE ${OUT})
 file(MAKE_DIRECTORY ${OUT})
-execute_process(COMMAND ${PROG} --FailLink=33 --Out=${OUT}/one RESULT_VARIABLE rc
+execute_process(COMMAND ${PROG} --failLink=33 --out=${OUT}/one RESULT_VARIABLE rc
                 OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}${err}")
 if(NOT rc EQUAL 0)

@@ -2,7 +2,9 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * ai-training-sim: the complete check of a run's configuration (ParseOptions) and the
- * program's ns-3 defaults (ApplyConfiguration); see ai-training-sim-options.h.
+ * program's ns-3 defaults (ApplyConfiguration); see ai-training-sim-options.h. The fabric's
+ * checks are in ai-training-sim-fabric.cc, the training workload's in
+ * ai-training-sim-workload.cc, the flow files' and background's in ai-training-sim-traffic.cc.
  */
 #include "ai-training-sim-options.h"
 
@@ -21,6 +23,36 @@ using namespace ns3;
 
 namespace aitsim
 {
+
+/// Where the GPUs per server come from, for messages: the flag, or a topology file's servers.
+std::string
+GpusPerServerText(const Options& o)
+{
+    return o.topology == "file" && o.topoFile.gpusPerServer > 0
+               ? "the " + std::to_string(o.gpusPerServer) + " GPUs per server of " + o.topologyPath
+               : "--gpusPerServer=" + std::to_string(o.gpusPerServer);
+}
+
+/// True if an override of this attribute was given (then the program does not set it).
+bool
+Overridden(const Options& o, const std::string& name)
+{
+    for (const auto& ov : o.overrides)
+    {
+        if (ov.name == name)
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+/// \return true if n is a power of two
+bool
+PowerOfTwo(uint64_t n)
+{
+    return n > 0 && (n & (n - 1)) == 0;
+}
 
 namespace
 {
@@ -72,214 +104,6 @@ CheckOutputDir(const std::string& dir)
     }
 }
 
-/// An attribute default (after the overrides) as a number.
-double
-DefaultNumber(const std::string& type, const std::string& attr)
-{
-    TypeId::AttributeInformation info;
-    TypeId::LookupByName(type).LookupAttributeByName(attr, &info);
-    Ptr<const AttributeValue> v = info.initialValue;
-    if (auto u = DynamicCast<const UintegerValue>(v))
-    {
-        return double(u->Get());
-    }
-    if (auto t = DynamicCast<const TimeValue>(v))
-    {
-        return t->Get().GetSeconds();
-    }
-    NS_FATAL_ERROR("ai-training-sim: attribute " << type << "::" << attr << " is not a number");
-    return 0; // not reached (NS_FATAL_ERROR is not [[noreturn]] in every build)
-}
-
-/// The switch buffer the MMU needs, as SwitchMmu::Configure computes it, for the largest need
-/// of any switch of the fabric.
-uint64_t
-NeededBuffer(const Options& o,
-             const std::vector<std::vector<DataRate>>& switchPorts,
-             const std::vector<std::vector<Time>>* portDelays = nullptr)
-{
-    const double reserved = DefaultNumber("ns3::SwitchMmu", "ReservedBytes");
-    const double headroomAttr = DefaultNumber("ns3::SwitchMmu", "HeadroomBytes");
-    const double response = DefaultNumber("ns3::SwitchMmu", "PfcResponseTime");
-    const double maxFrame =
-        DefaultNumber("ns3::RoceNetDevice", "Mtu") + 18 + RoceNetDevice::FCS_BYTES;
-    uint64_t need = 0;
-    for (size_t s = 0; s < switchPorts.size(); ++s)
-    {
-        const auto& ports = switchPorts[s];
-        uint64_t n = uint64_t(reserved) * ports.size() * 8;
-        for (size_t p = 0; p < ports.size(); ++p)
-        {
-            const double bps = ports[p].GetBitRate();
-            const double delay =
-                portDelays ? (*portDelays)[s][p].GetSeconds() : o.delay.GetSeconds();
-            const uint64_t headroom =
-                headroomAttr ? uint64_t(headroomAttr)
-                             : uint64_t(std::ceil(2 * delay * bps / 8 + response * bps / 8)) +
-                                   2 * uint64_t(maxFrame);
-            n += o.pfc ? headroom : 0;
-        }
-        need = std::max(need, n);
-    }
-    return need;
-}
-
-/// A rate as text (e.g. 100Gbps, 2.5Gbps, 800Mbps).
-std::string
-RateText(const DataRate& r)
-{
-    const uint64_t bps = r.GetBitRate();
-    if (bps % 1000000000ULL == 0)
-    {
-        return std::to_string(bps / 1000000000ULL) + "Gbps";
-    }
-    if (bps % 1000000ULL == 0)
-    {
-        return bps >= 1000000000ULL ? Num(bps / 1e9, 3) + "Gbps"
-                                    : std::to_string(bps / 1000000ULL) + "Mbps";
-    }
-    return std::to_string(bps) + "bps";
-}
-
-/// Where the GPUs per server come from, for messages: the flag, or a topology file's servers.
-std::string
-GpusPerServerText(const Options& o)
-{
-    return o.topology == "file" && o.topoFile.gpusPerServer > 0
-               ? "the " + std::to_string(o.gpusPerServer) + " GPUs per server of " + o.topologyPath
-               : "--gpusPerServer=" + std::to_string(o.gpusPerServer);
-}
-
-/// --topology=file:PATH: what the fabric will be, from the checked file (ParseOptions read it).
-void
-CheckFileFabric(Options& o,
-                std::vector<std::vector<DataRate>>& switchPorts,
-                std::vector<std::vector<Time>>& portDelays)
-{
-    const FileTopologyHelper::Description& d = o.topoFile;
-    std::vector<uint32_t> swIndex(d.nodes.size(), 0);
-    for (uint32_t id = 0, s = 0; id < d.nodes.size(); ++id)
-    {
-        swIndex[id] = d.nodes[id].isSwitch ? s++ : 0;
-    }
-    switchPorts.assign(d.nSwitches, {});
-    portDelays.assign(d.nSwitches, {});
-    std::set<uint64_t> rates;
-    DataRate slowestHost(UINT64_MAX);
-    o.delay = Time(0);
-    for (const auto& l : d.links)
-    {
-        for (uint32_t end : {l.a, l.b})
-        {
-            if (d.nodes[end].isSwitch)
-            {
-                switchPorts[swIndex[end]].push_back(l.rate);
-                portDelays[swIndex[end]].push_back(l.delay);
-            }
-        }
-        rates.insert(l.rate.GetBitRate());
-        o.delay = std::max(o.delay, l.delay);
-        if (l.tier == 0 && l.rate < slowestHost)
-        {
-            slowestHost = l.rate;
-        }
-    }
-    o.rate = slowestHost; // the reference of the benchmark's "% of the link goodput"
-    o.linkRateText.clear();
-    for (uint64_t r : rates)
-    {
-        o.linkRateText += (o.linkRateText.empty() ? "" : "/") + RateText(DataRate(r));
-    }
-    o.fabricName = "topology file " + o.topologyPath + " (" + std::to_string(d.GetNHosts()) +
-                   " hosts, " + std::to_string(d.nSwitches) + " switches)";
-}
-
-/// Fabric dimensions, limits and the switch buffer, from the flags alone.
-void
-CheckFabric(Options& o, const Given& given)
-{
-    std::vector<std::vector<DataRate>> switchPorts; // one entry per kind of switch
-    uint64_t hosts = 0;
-    uint64_t switches = 0;
-    uint64_t nodes = 0;
-    std::vector<std::vector<Time>> portDelays;
-    if (o.topology == "file")
-    {
-        CheckFileFabric(o, switchPorts, portDelays);
-        hosts = o.topoFile.GetNHosts();
-        switches = o.topoFile.nSwitches;
-        nodes = o.topoFile.nodes.size();
-    }
-    else if (o.topology == "fat-tree")
-    {
-        if (o.k % 2 != 0)
-        {
-            Fail(Arg("k", std::to_string(o.k)) + " is not allowed (an even integer 2..32)");
-        }
-        const double perEdge = o.k / 2 * o.oversubscription;
-        if (std::fabs(perEdge - std::round(perEdge)) > 1e-9)
-        {
-            Fail(Arg("oversubscription",
-                     given.count("oversubscription") ? given.at("oversubscription") : "1") +
-                 " is not allowed with --k=" + std::to_string(o.k) +
-                 " (k/2 x oversubscription hosts per edge switch must be a whole number)");
-        }
-        o.hostsPerEdge = uint32_t(std::llround(perEdge));
-        hosts = uint64_t(o.k) * (o.k / 2) * o.hostsPerEdge;
-        switches = 5ULL * o.k * o.k / 4;
-        nodes = hosts + switches;
-        switchPorts.push_back(std::vector<DataRate>(o.hostsPerEdge + o.k / 2, o.rate));
-        switchPorts.push_back(std::vector<DataRate>(o.k, o.rate));
-        o.fabricName = "k=" + std::to_string(o.k) + " fat-tree";
-    }
-    else
-    {
-        const bool rail = o.topology == "rail";
-        const uint64_t servers = uint64_t(o.leaves) * o.hostsPerLeaf;
-        hosts = rail ? servers * o.gpusPerServer : servers;
-        const uint64_t leafSwitches = rail ? uint64_t(o.leaves) * o.gpusPerServer : o.leaves;
-        switches = leafSwitches + o.spines;
-        nodes = (rail ? servers : hosts) + switches;
-        const double up =
-            o.rate.GetBitRate() * double(o.hostsPerLeaf) / (o.spines * o.oversubscription);
-        const DataRate upRate(static_cast<uint64_t>(std::llround(up)));
-        std::vector<DataRate> leaf(o.hostsPerLeaf, o.rate);
-        leaf.insert(leaf.end(), o.spines, upRate);
-        switchPorts.push_back(leaf);
-        switchPorts.push_back(std::vector<DataRate>(leafSwitches, upRate));
-        if (leafSwitches * o.spines > 65536)
-        {
-            Fail("--leaves/--spines/--gpusPerServer: " + std::to_string(leafSwitches) +
-                 " leaves x " + std::to_string(o.spines) +
-                 " spines is above the largest fabric (65536 uplinks)");
-        }
-        o.fabricName = rail ? "rail-optimized (" + std::to_string(servers) + " servers x " +
-                                  std::to_string(o.gpusPerServer) + " GPUs)"
-                            : std::to_string(o.leaves) + "-leaf " + std::to_string(o.spines) +
-                                  "-spine leaf-spine";
-    }
-    if (hosts > MAX_HOSTS || switches > MAX_SWITCHES)
-    {
-        Fail("the " + o.fabricName + " would have " + std::to_string(hosts) + " hosts and " +
-             std::to_string(switches) + " switches: above the largest fabric (" +
-             std::to_string(MAX_HOSTS) + " hosts, " + std::to_string(MAX_SWITCHES) +
-             (o.topology == "file" ? std::string(" switches)")
-                                   : " switches; check --k, --leaves, --spines, --hostsPerLeaf, "
-                                     "--gpusPerServer, --oversubscription)"));
-    }
-    o.hosts = uint32_t(hosts);
-    o.switches = uint32_t(switches);
-    o.nodes = uint32_t(nodes);
-    const uint64_t need = NeededBuffer(o, switchPorts, portDelays.empty() ? nullptr : &portDelays);
-    if (o.bufferBytes <= need)
-    {
-        Fail(Arg("bufferSize", given.count("bufferSize") ? given.at("bufferSize") : "32MB") +
-             " is too small for this fabric (" + std::to_string(o.bufferBytes) +
-             " B; the switches need more than " + std::to_string(need) +
-             " B for reserved space and PFC headroom)");
-    }
-}
-
 /// The pcap selection: a keyword, or node ids below the fabric's node count.
 void
 CheckPcap(Options& o)
@@ -309,26 +133,6 @@ CheckPcap(Options& o)
     {
         Fail(Arg("pcap", o.pcap) + " is not allowed (" + allowed + ")");
     }
-}
-
-/// True if an override of this attribute was given (then the program does not set it).
-bool
-Overridden(const Options& o, const std::string& name)
-{
-    for (const auto& ov : o.overrides)
-    {
-        if (ov.name == name)
-        {
-            return true;
-        }
-    }
-    return false;
-}
-
-bool
-PowerOfTwo(uint64_t n)
-{
-    return n > 0 && (n & (n - 1)) == 0;
 }
 
 /// The collective benchmark: kind, algorithm, sizes, ranks.
@@ -420,238 +224,6 @@ CheckBenchmark(Options& o, const Given& g)
     }
 }
 
-/// A preset workload (dp|gpt|moe), built from the flags.
-void
-BuildPreset(Options& o, const Given& g, const std::string& wl)
-{
-    const uint32_t tp = ParseUint("tp", Value(g, "tp"), 1, 64);
-    const uint32_t pp = ParseUint("pp", Value(g, "pp"), 1, 64);
-    const uint32_t ep = ParseUint("ep", Value(g, "ep"), 1, 64);
-    const uint32_t mb = ParseUint("microBatches", Value(g, "microBatches"), 1, 256);
-    const uint32_t layers = ParseUint("layers", Value(g, "layers"), 0, 256);
-    const uint32_t hidden = ParseUint("hidden", Value(g, "hidden"), 0, 65536);
-    const uint32_t seq = ParseUint("seqLength", Value(g, "seqLength"), 0, 131072);
-    const uint32_t dpFlag = ParseUint("dp", Value(g, "dp"), 0, MAX_HOSTS);
-    if (wl == "dp" && (g.count("tp") || g.count("pp") || g.count("ep")))
-    {
-        Fail("--workload=dp is data parallel only (do not give --tp, --pp, --ep; use "
-             "--workload=gpt or moe)");
-    }
-    if (wl == "gpt" && g.count("ep"))
-    {
-        Fail(Arg("ep", Value(g, "ep")) + " needs --workload=moe");
-    }
-    if (o.ranks == 0)
-    {
-        o.ranks = dpFlag ? dpFlag * tp * pp : std::min<uint32_t>(16, o.hosts);
-    }
-    const uint32_t dp = dpFlag ? dpFlag : o.ranks / (tp * pp);
-    if (uint64_t(dp) * tp * pp != o.ranks)
-    {
-        Fail("--ranks=" + std::to_string(o.ranks) + " is not --dp x --tp x --pp = " +
-             std::to_string(dp) + " x " + std::to_string(tp) + " x " + std::to_string(pp));
-    }
-    Ptr<TransformerModel> model = CreateObject<TransformerModel>();
-    auto set = [&](const std::string& attr, const AttributeValue& v) {
-        if (!Overridden(o, "ns3::TransformerModel::" + attr))
-        {
-            model->SetAttribute(attr, v);
-        }
-    };
-    // dp: a GPT-2-small-class model: 8 layers of hidden 768 (57 M parameters), a 113 MB bf16
-    // gradient all-reduce per step in 25 MB buckets overlapping the backward (~28 ms of
-    // compute on an A100). gpt, moe: a small GPT of 8 layers of hidden 1024, 1024 tokens.
-    set("Layers", UintegerValue(layers ? layers : 8));
-    set("HiddenSize", UintegerValue(hidden ? hidden : (wl == "dp" ? 768 : 1024)));
-    set("SequenceLength", UintegerValue(seq ? seq : 1024));
-    set("GpuTflops", DoubleValue(o.gpuTflops));
-    if (wl == "dp")
-    {
-        set("MicroBatchSize", UintegerValue(8));
-    }
-    if (wl == "moe")
-    {
-        set("Experts", UintegerValue(8));
-        set("MoeTopK", UintegerValue(2));
-    }
-    TransformerModel::Parallelism par;
-    par.tp = tp;
-    par.pp = pp;
-    par.ep = ep;
-    par.dp = dp;
-    par.microBatches = mb;
-    par.steps = o.steps;
-    const std::string why = model->Check(par);
-    if (!why.empty())
-    {
-        Fail(Arg("workload", wl) + " with --ranks=" + std::to_string(o.ranks) + ": " + why);
-    }
-    o.workload = model->Build(par);
-    o.workload.name = wl;
-    o.dp = dp;
-}
-
-/// A workload file.
-void
-ReadWorkloadFile(Options& o, const Given& g, const std::string& wl)
-{
-    for (const char* f : {"dp", "tp", "pp", "ep", "microBatches", "layers", "hidden", "seqLength"})
-    {
-        if (g.count(f))
-        {
-            Fail("--" + std::string(f) + " has no effect with --workload=" + wl +
-                 " (a file: its parallelism and sizes come from the file)");
-        }
-    }
-    struct stat st;
-    if (stat(wl.c_str(), &st) != 0)
-    {
-        Fail(Arg("workload", wl) + " is neither a preset (dp|gpt|moe) nor a readable file (" +
-             std::strerror(errno) + ")");
-    }
-    if (S_ISDIR(st.st_mode))
-    {
-        Fail(Arg("workload", wl) + " is a directory (a preset dp|gpt|moe or a workload file)");
-    }
-    if (!S_ISREG(st.st_mode) || access(wl.c_str(), R_OK) != 0)
-    {
-        Fail(Arg("workload", wl) + " is neither a preset (dp|gpt|moe) nor a readable file");
-    }
-    std::string error;
-    std::vector<std::string> notices;
-    if (!WorkloadReader::TryRead(wl, o.workload, error, &notices))
-    {
-        Fail(error);
-    }
-    const TrainingWorkload& w = o.workload;
-    const uint32_t declared = w.declaredRanks;
-    if (declared > 0 && g.count("ranks") && o.ranks != declared)
-    {
-        Fail(Arg("ranks", Value(g, "ranks")) +
-             " does not match all_gpus: " + std::to_string(declared) + " of " + wl +
-             " (line 1): leave --ranks out or give --ranks=" + std::to_string(declared));
-    }
-    o.notices = notices; // printed once every check passed
-    const uint64_t unit = uint64_t(w.tp) * w.pp * w.ep;
-    if (o.ranks == 0 && declared > 0)
-    {
-        o.ranks = declared; // all_gpus: the job's size (checked against the hosts below)
-    }
-    else if (o.ranks == 0)
-    {
-        o.ranks = std::min<uint32_t>(16, o.hosts);
-        o.ranks -= o.ranks % unit;
-        if (o.ranks == 0)
-        {
-            Fail("--workload=" + wl + " needs --ranks: TP x PP x EP = " + std::to_string(unit) +
-                 " is more than the default " + std::to_string(std::min<uint32_t>(16, o.hosts)) +
-                 " ranks and the file declares no all_gpus (give a multiple of " +
-                 std::to_string(unit) + ")");
-        }
-    }
-}
-
-/// A Chakra execution trace, --workload=chakra:PREFIX (PREFIX.<rank>.et; one rank per file).
-void
-ReadChakraTrace(Options& o, const Given& g, const std::string& wl)
-{
-    for (const char* f : {"dp", "tp", "pp", "ep", "microBatches", "layers", "hidden", "seqLength"})
-    {
-        if (g.count(f))
-        {
-            Fail("--" + std::string(f) + " has no effect with --workload=" + wl +
-                 " (a Chakra trace: its ranks and parallelism come from the trace)");
-        }
-    }
-    std::string error;
-    std::vector<std::string> notices;
-    if (!ChakraReader::TryRead(wl.substr(7), o.workload, error, &notices))
-    {
-        Fail(error);
-    }
-    const uint32_t files = o.workload.declaredRanks;
-    if (g.count("ranks") && o.ranks != files)
-    {
-        Fail(Arg("ranks", Value(g, "ranks")) + " does not match " + wl + ": the trace has " +
-             std::to_string(files) +
-             " rank files (leave --ranks out or give --ranks=" + std::to_string(files) + ")");
-    }
-    o.ranks = files;
-    o.notices = notices; // printed once every check passed
-}
-
-/// Training jobs: the workload (preset, file or Chakra trace), ranks, jobs.
-void
-CheckTraining(Options& o, const Given& g)
-{
-    const std::string wl = g.count("workload") ? Value(g, "workload") : "dp";
-    o.workloadName = wl;
-    const bool preset = wl == "dp" || wl == "gpt" || wl == "moe";
-    o.algorithm = "Ring";
-    if (g.count("algorithm"))
-    {
-        const std::string a = Value(g, "algorithm");
-        if (a == "direct")
-        {
-            Fail("--algorithm=direct is the all-to-all algorithm (the all-to-alls of a workload "
-                 "always run direct; --algorithm sets ring|tree|hd for the others)");
-        }
-        o.algorithm =
-            Choose("algorithm", a, {{"ring", "Ring"}, {"tree", "Tree"}, {"hd", "HalvingDoubling"}});
-    }
-    if (wl.empty())
-    {
-        Fail("--workload= is not allowed (dp|gpt|moe or a workload file)");
-    }
-    if (preset)
-    {
-        BuildPreset(o, g, wl);
-    }
-    else if (wl.compare(0, 7, "chakra:") == 0)
-    {
-        ReadChakraTrace(o, g, wl);
-    }
-    else
-    {
-        ReadWorkloadFile(o, g, wl);
-    }
-    TrainingWorkload& w = o.workload;
-    w.steps = o.steps;
-    const std::string why = w.Check();
-    if (!why.empty())
-    {
-        Fail(Arg("workload", wl) + ": " + why);
-    }
-    const uint64_t group = uint64_t(w.tp) * w.pp * w.ep;
-    if (o.ranks == 0 || o.ranks % group != 0)
-    {
-        Fail(Arg("ranks", std::to_string(o.ranks)) +
-             " is not a positive multiple of TP x PP x EP = " + std::to_string(group) +
-             " (of --workload=" + wl + ")");
-    }
-    if (uint64_t(o.ranks) * o.jobs > o.hosts)
-    {
-        Fail(std::to_string(o.jobs) + " job(s) of " + std::to_string(o.ranks) +
-             " ranks need more than the " + std::to_string(o.hosts) + " hosts of this " +
-             o.fabricName +
-             (w.declaredRanks > 0 && !g.count("ranks")
-                  ? " (the ranks are the workload file's all_gpus: give a larger fabric)"
-                  : " (--jobs, --ranks)"));
-    }
-    o.dp = o.ranks / (w.tp * w.pp);
-    if (o.algorithm == "HalvingDoubling" &&
-        !(PowerOfTwo(o.dp) && PowerOfTwo(w.tp) && PowerOfTwo(w.ep)))
-    {
-        Fail("--algorithm=hd needs power-of-two groups (DP " + std::to_string(o.dp) + ", TP " +
-             std::to_string(w.tp) + ", EP " + std::to_string(w.ep) + ")");
-    }
-    if (o.topology != "rail" && o.gpusPerServer > 1 && o.ranks % o.gpusPerServer != 0)
-    {
-        Fail(Arg("ranks", std::to_string(o.ranks)) + " is not a multiple of " +
-             GpusPerServerText(o));
-    }
-}
-
 /// Check --processes and what a distributed run needs.
 void
 CheckProcesses(Options& o, const Given& g)
@@ -733,35 +305,7 @@ ParseOptions(int argc, char* argv[])
     }
     o.config.emplace_back("command", Json(command));
 
-    if (V("topology").rfind("file:", 0) == 0)
-    {
-        o.topology = "file";
-        o.topologyPath = V("topology").substr(5);
-        if (o.topologyPath.empty())
-        {
-            Fail("--topology=file: needs a path (--topology=file:PATH, a topology file)");
-        }
-        struct stat st;
-        if (stat(o.topologyPath.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
-        {
-            Fail(Arg("topology", V("topology")) + ": " + o.topologyPath +
-                 " is not a readable file");
-        }
-        const std::string error = FileTopologyHelper::Parse(o.topologyPath, o.topoFile);
-        if (!error.empty())
-        {
-            Fail(error);
-        }
-    }
-    else
-    {
-        o.topology = Choose("topology",
-                            V("topology"),
-                            {{"fat-tree", "fat-tree"},
-                             {"leaf-spine", "leaf-spine"},
-                             {"rail", "rail"},
-                             {"file:PATH", "file"}});
-    }
+    ReadTopology(o, V("topology"));
     o.k = ParseUint("k", V("k"), 2, 32, "an even integer 2..32");
     o.leaves = ParseUint("leaves", V("leaves"), 1, 512);
     o.spines = ParseUint("spines", V("spines"), 1, 512);

@@ -11,6 +11,8 @@
  */
 #include "ai-training-sim-options.h"
 
+#include "ns3/decimal-text.h"
+
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -193,42 +195,6 @@ ParseBool(const std::string& flag, const std::string& v)
         return false;
     }
     Fail(Arg(flag, v) + " is not allowed (true|false)");
-}
-
-/// Strict decimal number: digits, an optional fraction and exponent; nothing else.
-static bool
-IsDecimal(const std::string& s)
-{
-    size_t i = 0;
-    auto digits = [&]() {
-        const size_t b = i;
-        while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])))
-        {
-            ++i;
-        }
-        return i > b;
-    };
-    if (!digits())
-    {
-        return false;
-    }
-    if (i < s.size() && s[i] == '.' && !(++i, digits()))
-    {
-        return false;
-    }
-    if (i < s.size() && (s[i] == 'e' || s[i] == 'E'))
-    {
-        ++i;
-        if (i < s.size() && (s[i] == '+' || s[i] == '-'))
-        {
-            ++i;
-        }
-        if (!digits())
-        {
-            return false;
-        }
-    }
-    return i == s.size();
 }
 
 double

@@ -209,6 +209,36 @@ std::string Value(const Given& given, const std::string& name);
 /// \return every flag's value as a JSON value, for summary.json's config
 std::vector<std::pair<std::string, std::string>> ConfigEntries(const Given& given);
 
+// ---- the checks ParseOptions runs (ai-training-sim-checks.cc), from their own files ----
+
+/**
+ * \brief --topology (ai-training-sim-fabric.cc): a built-in fabric, or file:PATH, whose file is
+ *        read and checked (o.topoFile).
+ * \param o the configuration
+ * \param value the flag's value
+ */
+void ReadTopology(Options& o, const std::string& value);
+/**
+ * \brief The fabric's dimensions and limits and the switch buffer it needs
+ *        (ai-training-sim-fabric.cc): sets o.hosts, o.switches, o.nodes, o.fabricName.
+ * \param o the configuration
+ * \param given the flags as given
+ */
+void CheckFabric(Options& o, const Given& given);
+/**
+ * \brief The training workload (ai-training-sim-workload.cc): a preset, a workload file or a
+ *        Chakra trace; its ranks and jobs against the fabric.
+ * \param o the configuration (after CheckFabric)
+ * \param given the flags as given
+ */
+void CheckTraining(Options& o, const Given& given);
+/// \return where the GPUs per server come from, for messages (the flag or the topology file)
+std::string GpusPerServerText(const Options& o);
+/// \return true if an override of this attribute was given (then the program does not set it)
+bool Overridden(const Options& o, const std::string& name);
+/// \return true if n is a power of two
+bool PowerOfTwo(uint64_t n);
+
 /**
  * \brief Run work in a child process (stdout discarded) and wait for it.
  * \param work what to do

@@ -19,7 +19,9 @@
  *   mpirun -np 2 ai-training-sim --processes=2 --controlLatency=1002ns ...   # MPI build only
  *
  * Files: ai-training-sim-options.{h,cc} (flags, strict parsing, ns-3 overrides),
- * ai-training-sim-checks.cc (the complete check before anything is built),
+ * ai-training-sim-checks.cc (the complete check before anything is built; the fabric's checks
+ * in ai-training-sim-fabric.cc, the workload's in ai-training-sim-workload.cc, flow files and
+ * background load in ai-training-sim-traffic.cc, pcap and --qpTrace in ai-training-sim-pcap.cc),
  * ai-training-sim-study.{h,cc} (fabric, jobs, the run), ai-training-sim-output.cc (outputs).
  *
  * Every user error (a flag, a combination, an input file) is found before the fabric is built

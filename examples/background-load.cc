@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * background-load: what background traffic costs a collective. A ring all-reduce on the first
- * hosts of a k-ary fat-tree (back to back, --Repeat times) runs twice: alone, then with a
- * background load from a published flow-size distribution (Poisson arrivals at --Load of every
+ * hosts of a k-ary fat-tree (back to back, --repeat times) runs twice: alone, then with a
+ * background load from a published flow-size distribution (Poisson arrivals at --load of every
  * host's link rate, between random pairs of all hosts: BackgroundTrafficHelper), as storage or
  * web traffic shares a training cluster. It prints the all-reduce times of both runs, the
  * penalty, and the background flows' FCT slowdown by flow size.
@@ -12,9 +12,11 @@
  * ends (the background flows still in flight are not waited for).
  *
  *   ./background-load                                   # websearch 30 %, 16 ranks, 4 x 8 MiB
- *   ./background-load --Background=fb-hadoop --Load=0.5 --Cc=Hpcc
- *   ./background-load --Cdf=my-cdf.txt --Ranks=8        # a CDF file of your own
+ *   ./background-load --background=fb-hadoop --load=0.5 --cc=Hpcc
+ *   ./background-load --cdf=my-cdf.txt --ranks=8        # a CDF file of your own
  */
+#include "example-command-line.h"
+
 #include "ns3/ai-training-module.h"
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
@@ -113,19 +115,19 @@ main(int argc, char* argv[])
     double load = 0.3;
     std::string cc = "Dcqcn";
 
-    CommandLine cmd(__FILE__);
+    aitexample::ExampleCommandLine cmd(__FILE__, "background-load");
     cmd.AddValue("k", "fat-tree arity (even)", k);
-    cmd.AddValue("Ranks", "all-reduce ranks = hosts 0..Ranks-1 (0: every host)", ranks);
-    cmd.AddValue("Bytes", "all-reduce size in bytes", bytes);
-    cmd.AddValue("Repeat", "all-reduces back to back", repeat);
-    cmd.AddValue("Background",
+    cmd.AddValue("ranks", "all-reduce ranks = hosts 0..Ranks-1 (0: every host)", ranks);
+    cmd.AddValue("bytes", "all-reduce size in bytes", bytes);
+    cmd.AddValue("repeat", "all-reduces back to back", repeat);
+    cmd.AddValue("background",
                  "flow-size distribution: websearch|fb-hadoop|ali-storage|google-rpc",
                  background);
-    cmd.AddValue("Cdf",
-                 "a CDF file (size_bytes cumulative_percent) instead of --Background",
+    cmd.AddValue("cdf",
+                 "a CDF file (size_bytes cumulative_percent) instead of --background",
                  cdfFile);
-    cmd.AddValue("Load", "background load: fraction of every host's link rate, (0, 1]", load);
-    cmd.AddValue("Cc", "congestion control: Dcqcn, Hpcc, Timely, Dctcp, None", cc);
+    cmd.AddValue("load", "background load: fraction of every host's link rate, (0, 1]", load);
+    cmd.AddValue("cc", "congestion control: Dcqcn, Hpcc, Timely, Dctcp, None", cc);
     cmd.Parse(argc, argv);
 
     FlowSizeCdf cdf;
@@ -134,7 +136,7 @@ main(int argc, char* argv[])
                          : !FlowSizeCdf::GetBuiltin(background, cdf))
     {
         std::cerr << "background-load: "
-                  << (cdfFile.empty() ? "--Background=" + background + " is not allowed (" +
+                  << (cdfFile.empty() ? "--background=" + background + " is not allowed (" +
                                             FlowSizeCdf::GetBuiltinNames() + ")"
                                       : error)
                   << std::endl;
@@ -142,7 +144,7 @@ main(int argc, char* argv[])
     }
     if (!(load > 0 && load <= 1) || bytes == 0 || repeat == 0 || k < 2 || k % 2)
     {
-        std::cerr << "background-load: --Load must be in (0, 1], --Bytes and --Repeat >= 1, --k "
+        std::cerr << "background-load: --load must be in (0, 1], --bytes and --repeat >= 1, --k "
                      "even >= 2"
                   << std::endl;
         return 2;
@@ -151,7 +153,7 @@ main(int argc, char* argv[])
     ranks = ranks ? ranks : hosts;
     if (ranks < 2 || ranks > hosts)
     {
-        std::cerr << "background-load: --Ranks=" << ranks << " is not allowed (2.." << hosts << ")"
+        std::cerr << "background-load: --ranks=" << ranks << " is not allowed (2.." << hosts << ")"
                   << std::endl;
         return 2;
     }

@@ -13,12 +13,14 @@
  * any feedback (ECN marks reach the sender only through the queue), so the program compares the
  * queue's mean over the second half of the incast, once the algorithms have reacted. It prints
  * one line per algorithm and exits with 1 unless both DCQCN and HPCC keep that mean below
- * --MaxQueueRatio of None's.
+ * --maxQueueRatio of None's.
  *
  *   ./cc-comparison
- *   ./cc-comparison --Senders=12 --Bytes=2000000
- *   ./cc-comparison --Algorithms=None,Dcqcn,Hpcc,Timely,Dctcp
+ *   ./cc-comparison --senders=12 --bytes=2000000
+ *   ./cc-comparison --algorithms=None,Dcqcn,Hpcc,Timely,Dctcp
  */
+
+#include "example-command-line.h"
 
 #include "ns3/ai-training-module.h"
 #include "ns3/core-module.h"
@@ -148,11 +150,11 @@ main(int argc, char* argv[])
     std::string algorithms = "None,Dcqcn,Hpcc";
     double maxQueueRatio = 0.5;
 
-    CommandLine cmd(__FILE__);
+    aitexample::ExampleCommandLine cmd(__FILE__, "cc-comparison");
     cmd.AddValue("k", "fat-tree arity (even)", k);
-    cmd.AddValue("Senders", "hosts writing to host 0 (from the other pods)", senders);
-    cmd.AddValue("Bytes", "message size per sender", bytes);
-    cmd.AddValue("Algorithms",
+    cmd.AddValue("senders", "hosts writing to host 0 (from the other pods)", senders);
+    cmd.AddValue("bytes", "message size per sender", bytes);
+    cmd.AddValue("algorithms",
                  "comma-separated list from None, Dcqcn, Hpcc, Timely, Dctcp (the check needs "
                  "None, Dcqcn and Hpcc)",
                  algorithms);
@@ -164,7 +166,7 @@ main(int argc, char* argv[])
     cmd.Parse(argc, argv);
     if (bytes == 0 || k < 2 || k % 2 || senders == 0 || senders > k * k * k / 4 - k * k / 4)
     {
-        std::cerr << "cc-comparison: need --Bytes >= 1, an even --k >= 2 and 1 <= --Senders <= "
+        std::cerr << "cc-comparison: need --bytes >= 1, an even --k >= 2 and 1 <= --senders <= "
                      "hosts outside pod 0"
                   << std::endl;
         return 2;
@@ -223,7 +225,7 @@ main(int argc, char* argv[])
     }
     if (!none || verdict.str().empty())
     {
-        std::cout << "cc-comparison: (no check: --Algorithms needs None and Dcqcn or Hpcc)\n";
+        std::cout << "cc-comparison: (no check: --algorithms needs None and Dcqcn or Hpcc)\n";
         return 0;
     }
     std::cout << "cc-comparison: " << (ok ? "OK" : "FAILED")

@@ -7,18 +7,21 @@
  * Two incasts of RDMA WRITEs under DCQCN with PFC: hosts of the other pods write to host 0 and
  * to the first host of pod 1 (so PFC pauses and ECN marks happen and cross the cut), and
  * optionally a cable between processes (an aggregation-core cable) fails and comes back while
- * frames are on it. Each process writes what its own nodes saw to <Out>.<rank>: one line per
+ * frames are on it. With --out=PREFIX each process writes what its own nodes saw to
+ * PREFIX.<rank> (without --out no file is written): one line per
  * flow (completion time, bytes, CNPs, retransmissions), per switch port and host port (bytes,
  * PFC frames, ECN marks, drops) and per cable (frames lost to the failure; a cable between two
  * processes has a count on each side). Sorted and summed, the lines of all processes equal the
  * lines of one process: make check-mpi compares them byte for byte.
  *
- *   ./distributed-fat-tree --Out=one                        # one process
- *   mpirun -np 2 ./distributed-fat-tree --Distributed=1 --Out=two
+ *   ./distributed-fat-tree --out=one                        # one process
+ *   mpirun -np 2 ./distributed-fat-tree --distributed=1 --out=two
  *   (one pod per process: pods 0, 2 on rank 0, pods 1, 3 on rank 1; core j on rank j % 2)
  *
- * Without MPI in the build (Debian's libns3-dev) --Distributed=1 is refused.
+ * Without MPI in the build (Debian's libns3-dev) --distributed=1 is refused.
  */
+
+#include "example-command-line.h"
 
 #include "ns3/ai-training-module.h"
 #include "ns3/core-module.h"
@@ -62,7 +65,7 @@ main(int argc, char* argv[])
     Time failAt = MicroSeconds(20);
     Time restoreAt = MicroSeconds(60);
     Time stopAt = MilliSeconds(3);
-    std::string out = "distributed-fat-tree";
+    std::string out; // --out: "" writes no file
     uint32_t partitions = 0;
     Time coreDelay = MicroSeconds(1);
     uint32_t buffer = 2 * 1024 * 1024;
@@ -70,35 +73,35 @@ main(int argc, char* argv[])
     bool trace = false;
     std::string scheduler = "ns3::PartitionIndependentScheduler";
 
-    CommandLine cmd(__FILE__);
-    cmd.AddValue("Distributed",
+    aitexample::ExampleCommandLine cmd(__FILE__, "distributed-fat-tree");
+    cmd.AddValue("distributed",
                  "run on the MPI processes of mpirun (needs an MPI build)",
                  distributed);
-    cmd.AddValue("NullMessage",
-                 "with --Distributed: the null-message engine instead of the "
+    cmd.AddValue("nullMessage",
+                 "with --distributed: the null-message engine instead of the "
                  "granted-time window",
                  nullMessage);
     cmd.AddValue("k", "fat-tree arity (even, >= 4)", k);
-    cmd.AddValue("Bytes", "bytes of each RDMA WRITE", bytes);
-    cmd.AddValue("FailLink",
+    cmd.AddValue("bytes", "bytes of each RDMA WRITE", bytes);
+    cmd.AddValue("failLink",
                  "link index that fails at FailAt and comes back at RestoreAt "
                  "(-1: none)",
                  failLink);
-    cmd.AddValue("FailAt", "when the link fails", failAt);
-    cmd.AddValue("RestoreAt", "when it comes back", restoreAt);
-    cmd.AddValue("StopAt", "end of the simulation (the same on every process)", stopAt);
-    cmd.AddValue("CoreDelay", "delay of the aggregation-core cables", coreDelay);
-    cmd.AddValue("Partitions", "partitions of the fabric (0: one per process)", partitions);
-    cmd.AddValue("Stagger", "flow i starts at i x Stagger (0: all at once)", stagger);
-    cmd.AddValue("BufferBytes", "packet buffer of each switch (small: PFC pauses happen)", buffer);
-    cmd.AddValue("Trace",
+    cmd.AddValue("failAt", "when the link fails", failAt);
+    cmd.AddValue("restoreAt", "when it comes back", restoreAt);
+    cmd.AddValue("stopAt", "end of the simulation (the same on every process)", stopAt);
+    cmd.AddValue("coreDelay", "delay of the aggregation-core cables", coreDelay);
+    cmd.AddValue("partitions", "partitions of the fabric (0: one per process)", partitions);
+    cmd.AddValue("stagger", "flow i starts at i x Stagger (0: all at once)", stagger);
+    cmd.AddValue("bufferBytes", "packet buffer of each switch (small: PFC pauses happen)", buffer);
+    cmd.AddValue("trace",
                  "also write every frame sent and received (time, node, port, size)",
                  trace);
-    cmd.AddValue("Scheduler",
+    cmd.AddValue("scheduler",
                  "event scheduler: ns3::PartitionIndependentScheduler gives the same results on "
                  "any number of processes (ns-3's own order simultaneous events differently)",
                  scheduler);
-    cmd.AddValue("Out", "prefix of the result file (<Out>.<rank>)", out);
+    cmd.AddValue("out", "write the results to <out>.<rank> (default: no file)", out);
     cmd.Parse(argc, argv);
 
     // before the simulator exists (Enable creates it)
@@ -107,7 +110,7 @@ main(int argc, char* argv[])
     {
         if (!RoceMpiHelper::IsAvailable())
         {
-            std::cerr << "distributed-fat-tree: --Distributed=1 needs ns-3 built with MPI (the "
+            std::cerr << "distributed-fat-tree: --distributed=1 needs ns-3 built with MPI (the "
                          "in-tree build: make check-mpi); this build has none"
                       << std::endl;
             return 2;
@@ -125,7 +128,7 @@ main(int argc, char* argv[])
     }
     if (bytes == 0)
     {
-        std::cerr << "distributed-fat-tree: --Bytes=0 is not allowed (>= 1)" << std::endl;
+        std::cerr << "distributed-fat-tree: --bytes=0 is not allowed (>= 1)" << std::endl;
         return 2;
     }
     const uint32_t rank = RoceMpiHelper::GetRank();
@@ -146,7 +149,7 @@ main(int argc, char* argv[])
     fabric.AssignStreams(1);
     if (failLink >= int64_t(fabric.GetNLinks()))
     {
-        std::cerr << "distributed-fat-tree: --FailLink=" << failLink << " is not allowed (-1.."
+        std::cerr << "distributed-fat-tree: --failLink=" << failLink << " is not allowed (-1.."
                   << fabric.GetNLinks() - 1 << ")" << std::endl;
         return 2;
     }
@@ -190,11 +193,15 @@ main(int argc, char* argv[])
         fabric.RestoreLink(failLink, restoreAt);
     }
     const std::string file = out + "." + std::to_string(rank);
-    std::ofstream os(file);
-    if (!os)
+    std::ofstream os; // without --out it stays closed: what is written to it goes nowhere
+    if (!out.empty())
     {
-        std::cerr << "distributed-fat-tree: cannot write '" << file << "'" << std::endl;
-        return 2;
+        os.open(file);
+        if (!os)
+        {
+            std::cerr << "distributed-fat-tree: cannot write '" << file << "'" << std::endl;
+            return 2;
+        }
     }
     if (trace)
     {
@@ -302,7 +309,9 @@ main(int argc, char* argv[])
     {
         std::cout << "distributed-fat-tree: k=" << k << ", " << flows.size() << " flows of "
                   << bytes << " B, " << RoceMpiHelper::GetSize() << " process(es), "
-                  << fabric.GetPartitions() << " partition(s); results in " << out << ".*"
+                  << fabric.GetPartitions() << " partition(s); "
+                  << (out.empty() ? "no result file (--out=PREFIX writes them)"
+                                  : "results in " + out + ".*")
                   << std::endl;
     }
     Simulator::Destroy();

@@ -14,10 +14,12 @@
  * unless spraying finishes the permutation sooner than ECMP.
  *
  *   ./ecmp-vs-spray
- *   ./ecmp-vs-spray --k=8 --Bytes=1000000
- *   ./ecmp-vs-spray --Modes=Ecmp,EEcmp,Flowlet,Adaptive,Spray
- *   ./ecmp-vs-spray --Shift=1      # host i writes to host i+1 (mostly under one edge switch)
+ *   ./ecmp-vs-spray --k=8 --bytes=1000000
+ *   ./ecmp-vs-spray --modes=Ecmp,EEcmp,Flowlet,Adaptive,Spray
+ *   ./ecmp-vs-spray --shift=1      # host i writes to host i+1 (mostly under one edge switch)
  */
+
+#include "example-command-line.h"
 
 #include "ns3/ai-training-module.h"
 #include "ns3/core-module.h"
@@ -151,32 +153,32 @@ main(int argc, char* argv[])
     std::string modes = "Ecmp,Spray";
     std::string cc = "Dcqcn";
 
-    CommandLine cmd(__FILE__);
+    aitexample::ExampleCommandLine cmd(__FILE__, "ecmp-vs-spray");
     cmd.AddValue("k", "fat-tree arity (even)", k);
-    cmd.AddValue("Bytes", "message size per host", bytes);
-    cmd.AddValue("Shift", "host i writes to host i+Shift (0: half the hosts away)", shift);
-    cmd.AddValue("Random",
+    cmd.AddValue("bytes", "message size per host", bytes);
+    cmd.AddValue("shift", "host i writes to host i+Shift (0: half the hosts away)", shift);
+    cmd.AddValue("random",
                  "N > 0: a random permutation (derangement) drawn with seed N instead of a shift",
                  random);
-    cmd.AddValue("ReorderThreshold",
+    cmd.AddValue("reorderThreshold",
                  "RdmaNic::ReorderThreshold of the NICs (selective repeat; 0: time-based loss "
                  "detection, N > 0: resend a gap once N later packets arrived)",
                  reorder);
-    cmd.AddValue("Modes",
+    cmd.AddValue("modes",
                  "load-balancing modes to compare, comma-separated (Ecmp, EEcmp, Spray, Adaptive, "
                  "Flowlet); the check needs Ecmp and Spray",
                  modes);
-    cmd.AddValue("Cc", "congestion control: Dcqcn, Hpcc, Timely, Dctcp, None", cc);
+    cmd.AddValue("cc", "congestion control: Dcqcn, Hpcc, Timely, Dctcp, None", cc);
     cmd.Parse(argc, argv);
     const uint32_t hosts = k * k * k / 4;
     if (k < 2 || k % 2 || bytes == 0)
     {
-        std::cerr << "ecmp-vs-spray: need an even --k >= 2 and --Bytes >= 1" << std::endl;
+        std::cerr << "ecmp-vs-spray: need an even --k >= 2 and --bytes >= 1" << std::endl;
         return 2;
     }
     if (random && shift)
     {
-        std::cerr << "ecmp-vs-spray: --Shift=" << shift << " and --Random=" << random
+        std::cerr << "ecmp-vs-spray: --shift=" << shift << " and --random=" << random
                   << " both choose the permutation (give one)" << std::endl;
         return 2;
     }
@@ -186,7 +188,7 @@ main(int argc, char* argv[])
     }
     if (shift % hosts == 0)
     {
-        std::cerr << "ecmp-vs-spray: --Shift=" << shift << " maps hosts onto themselves"
+        std::cerr << "ecmp-vs-spray: --shift=" << shift << " maps hosts onto themselves"
                   << std::endl;
         return 2;
     }
@@ -244,7 +246,7 @@ main(int argc, char* argv[])
               << runs.front().idealLast.As(Time::US) << ")\n";
     if (!ecmp || !spray)
     {
-        std::cout << "ecmp-vs-spray: (no check: --Modes needs Ecmp and Spray)\n";
+        std::cout << "ecmp-vs-spray: (no check: --modes needs Ecmp and Spray)\n";
         return 0;
     }
     const bool ok = spray->last < ecmp->last;

@@ -6,11 +6,13 @@
  * Senders in the other pods each send a burst of RoCEv2 datagrams (priority 3, ECN-capable) to
  * host 0. The program prints what the fabric did: delivery, drops by reason, PFC pauses sent
  * per tier, the deepest buffer, ECN marks and paused time at the senders, and writes a pcap of
- * the edge switch's port towards host 0 (<OutDir>/fabric-incast-<node>-<device>.pcap).
+ * the edge switch's port towards host 0 (<outputDir>/fabric-incast-<node>-<device>.pcap).
  *
- *   ./fabric-incast --k=4 --Senders=8 --Packets=2000 --Pfc=1 --LoadBalancing=Ecmp
- *   ./fabric-incast --Pfc=0            # lossy: drops instead of pauses
+ *   ./fabric-incast --k=4 --senders=8 --packets=2000 --pfc=1 --loadBalancing=Ecmp
+ *   ./fabric-incast --pfc=0            # lossy: drops instead of pauses
  */
+
+#include "example-command-line.h"
 
 #include "ns3/ai-training-module.h"
 #include "ns3/core-module.h"
@@ -34,21 +36,25 @@ main(int argc, char* argv[])
     bool ecn = true;
     std::string lb = "Ecmp";
     std::string buffer = "4194304";
-    std::string outDir = "out";
-    bool pcap = true;
+    std::string outDir; // --outputDir: "" writes nothing
 
-    CommandLine cmd(__FILE__);
+    aitexample::ExampleCommandLine cmd(__FILE__, "fabric-incast");
     cmd.AddValue("k", "fat-tree arity (even)", k);
-    cmd.AddValue("Senders", "hosts sending to host 0 (taken from the other pods)", senders);
-    cmd.AddValue("Packets", "packets per sender", packets);
-    cmd.AddValue("PayloadSize", "payload bytes per packet", payload);
-    cmd.AddValue("Pfc", "priority 3 lossless (PFC) or lossy", pfc);
-    cmd.AddValue("Ecn", "RED/ECN marking in the switches", ecn);
-    cmd.AddValue("LoadBalancing", "Ecmp, EEcmp, Spray, Adaptive or Flowlet", lb);
-    cmd.AddValue("BufferSize", "switch buffer in bytes", buffer);
-    cmd.AddValue("OutDir", "directory for the pcap", outDir);
-    cmd.AddValue("Pcap", "write a pcap of the edge switch port towards host 0", pcap);
+    cmd.AddValue("senders", "hosts sending to host 0 (taken from the other pods)", senders);
+    cmd.AddValue("packets", "packets per sender", packets);
+    cmd.AddValue("payloadSize", "payload bytes per packet", payload);
+    cmd.AddValue("pfc", "priority 3 lossless (PFC) or lossy", pfc);
+    cmd.AddValue("ecn", "RED/ECN marking in the switches", ecn);
+    cmd.AddValue("loadBalancing", "Ecmp, EEcmp, Spray, Adaptive or Flowlet", lb);
+    cmd.AddValue("bufferSize", "switch buffer in bytes", buffer);
+    cmd.AddValue("outputDir",
+                 "write the pcap of the edge switch port towards host 0 into this directory "
+                 "(created if missing; default: no file)",
+                 outDir);
+    cmd.AddRenamed("OutDir", "outputDir");
+    cmd.AddRemovedPcap(&outDir);
     cmd.Parse(argc, argv);
+    const bool pcap = !outDir.empty();
 
     Config::SetDefault("ns3::SwitchMmu::LosslessPriorities", StringValue(pfc ? "3" : ""));
     Config::SetDefault("ns3::SwitchMmu::EcnEnabled", BooleanValue(ecn));
@@ -61,7 +67,7 @@ main(int argc, char* argv[])
     const uint32_t perPod = hosts / k;
     if (senders == 0 || senders > hosts - perPod)
     {
-        std::cerr << "fabric-incast: --Senders=" << senders << " is not allowed (1.."
+        std::cerr << "fabric-incast: --senders=" << senders << " is not allowed (1.."
                   << hosts - perPod << " for k=" << k << ")" << std::endl;
         return 2;
     }

@@ -5,22 +5,25 @@
  * (median, 95th and 99th percentile slowdown per flow-size bucket).
  *
  * The flows are either a background load drawn from a published flow-size distribution
- * (BackgroundTrafficHelper: Poisson arrivals at --Load of every host's link rate, between
- * random pairs of hosts, during --Duration) or an HPCC flow file (--Flows=flow.txt). The same
- * flows run on the same fabric (a k-ary fat-tree, or --Topology=FILE: a topology file, e.g. the
+ * (BackgroundTrafficHelper: Poisson arrivals at --load of every host's link rate, between
+ * random pairs of hosts, during --duration) or an HPCC flow file (--flows=flow.txt). The same
+ * flows run on the same fabric (a k-ary fat-tree, or --topology=FILE: a topology file, e.g. the
  * HPCC paper's 320-host fabric traces/hpcc-fat-320.txt) once per congestion control; the
  * program prints one
- * slowdown table per congestion control and writes <OutDir>/fct-<cc>.txt in the HPCC
- * simulator's fct.txt format and address encoding (its analysis scripts read them) and
- * <OutDir>/fct-buckets-<cc>.csv. The buckets are size decades, or with --Bins=N N bins of equal
- * flow count as HPCC's fct_analysis.py cuts them. Exit status 1 if a flow does not complete.
+ * slowdown table per congestion control and, with --outputDir=DIR, writes DIR/fct-<cc>.txt in
+ * the HPCC simulator's fct.txt format and address encoding (its analysis scripts read them) and
+ * DIR/fct-buckets-<cc>.csv (without --outputDir it writes no file). The buckets are size decades,
+ * or with --bins=N N bins of equal flow count as HPCC's fct_analysis.py cuts them. Exit status 1 if
+ * a flow does not complete.
  *
  *   ./fct-slowdown                                     # websearch 30 %, 10 ms, k=4
- *   ./fct-slowdown --Background=fb-hadoop --Load=0.5 --Duration=1ms --k=8
- *   ./fct-slowdown --Flows=flow.txt --Cc=Hpcc,Dcqcn,Timely
- *   ./fct-slowdown --Bins=20                           # 5 % flow-count bins, as fct_analysis.py
- *   ./fct-slowdown --Topology=traces/hpcc-fat-320.txt --Duration=1ms   # the HPCC paper's fabric
+ *   ./fct-slowdown --background=fb-hadoop --load=0.5 --duration=1ms --k=8
+ *   ./fct-slowdown --flows=flow.txt --cc=Hpcc,Dcqcn,Timely
+ *   ./fct-slowdown --bins=20                           # 5 % flow-count bins, as fct_analysis.py
+ *   ./fct-slowdown --topology=traces/hpcc-fat-320.txt --duration=1ms   # the HPCC paper's fabric
  */
+#include "example-command-line.h"
+
 #include "ns3/ai-training-module.h"
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
@@ -53,7 +56,7 @@ struct Outcome
  * \param topo a topology file's description (used instead of the fat-tree if it has hosts)
  * \param flows the flows (src/dst: host endpoints)
  * \param cc the congestion control
- * \param fctPath where to write the HPCC fct.txt
+ * \param fctPath where to write the HPCC fct.txt ("": nowhere)
  * \return the outcome
  */
 Outcome
@@ -94,13 +97,16 @@ Run(uint32_t k,
         o.samples.push_back({r.bytes, r.GetSlowdown()});
     }
     o.pauses = stats.GetSummary().pfcPauseFrames;
-    std::ofstream f(fctPath);
-    // hosts: the file's node ids (a fat-tree's are 0..N-1); dport: the flows' (100 for
-    // generated ones)
-    FctReport::WriteHpccFct(f,
-                            stats.GetFlowRecords(),
-                            topo.hosts,
-                            FctReport::GetDports({&starter}));
+    if (!fctPath.empty())
+    {
+        std::ofstream f(fctPath);
+        // hosts: the file's node ids (a fat-tree's are 0..N-1); dport: the flows' (100 for
+        // generated ones)
+        FctReport::WriteHpccFct(f,
+                                stats.GetFlowRecords(),
+                                topo.hosts,
+                                FctReport::GetDports({&starter}));
+    }
     Simulator::Destroy();
     Config::Reset();
     return o;
@@ -131,28 +137,32 @@ main(int argc, char* argv[])
     std::string duration = "10ms";
     std::string flowFile;
     std::string ccs = "Dcqcn,Hpcc";
-    std::string outDir = "out";
+    std::string outDir; // --outputDir: "" writes no file
     uint32_t seed = 1;
     uint32_t bins = 0;
 
-    CommandLine cmd(__FILE__);
+    aitexample::ExampleCommandLine cmd(__FILE__, "fct-slowdown");
     cmd.AddValue("k", "fat-tree arity (even)", k);
-    cmd.AddValue("Topology",
+    cmd.AddValue("topology",
                  "a topology file (HPCC simulator's or native format) instead of the fat-tree",
                  topoPath);
-    cmd.AddValue("Background",
+    cmd.AddValue("background",
                  "flow-size distribution: websearch|fb-hadoop|ali-storage|google-rpc",
                  background);
-    cmd.AddValue("Load", "load: fraction of every host's link rate, (0, 1]", load);
-    cmd.AddValue("Duration", "time during which flows arrive (e.g. 2ms)", duration);
-    cmd.AddValue("Flows", "an HPCC flow file instead of the background load", flowFile);
-    cmd.AddValue("Cc", "congestion controls to compare, comma-separated", ccs);
-    cmd.AddValue("OutDir", "directory for fct-<cc>.txt and fct-buckets-<cc>.csv", outDir);
-    cmd.AddValue("Seed", "random seed of the background load", seed);
-    cmd.AddValue("Bins",
+    cmd.AddValue("load", "load: fraction of every host's link rate, (0, 1]", load);
+    cmd.AddValue("duration", "time during which flows arrive (e.g. 2ms)", duration);
+    cmd.AddValue("flows", "an HPCC flow file instead of the background load", flowFile);
+    cmd.AddValue("cc", "congestion controls to compare, comma-separated", ccs);
+    cmd.AddValue("outputDir",
+                 "write fct-<cc>.txt and fct-buckets-<cc>.csv into this directory (created if "
+                 "missing; default: no file)",
+                 outDir);
+    cmd.AddValue("seed", "random seed of the background load", seed);
+    cmd.AddValue("bins",
                  "0: size decades (<=1KB, 1KB-10KB, ...); N: N bins of equal flow count, as "
                  "HPCC's fct_analysis.py (20 = its 5 % step)",
                  bins);
+    cmd.AddRenamed("OutDir", "outputDir");
     cmd.Parse(argc, argv);
 
     if (k < 2 || k % 2 || k > 16)
@@ -212,8 +222,8 @@ main(int argc, char* argv[])
         if (!FlowSizeCdf::GetBuiltin(background, cdf) || !(load > 0 && load <= 1) ||
             !d.IsStrictlyPositive())
         {
-            std::cerr << "fct-slowdown: --Background (" << FlowSizeCdf::GetBuiltinNames()
-                      << "), --Load in (0, 1] and --Duration > 0 (with a unit) are needed"
+            std::cerr << "fct-slowdown: --background (" << FlowSizeCdf::GetBuiltinNames()
+                      << "), --load in (0, 1] and --duration > 0 (with a unit) are needed"
                       << std::endl;
             return 2;
         }
@@ -234,9 +244,9 @@ main(int argc, char* argv[])
         std::cerr << "fct-slowdown: no flows to run" << std::endl;
         return 2;
     }
-    if (mkdir(outDir.c_str(), 0755) != 0 && errno != EEXIST)
+    if (!outDir.empty() && mkdir(outDir.c_str(), 0755) != 0 && errno != EEXIST)
     {
-        std::cerr << "fct-slowdown: cannot create --OutDir=" << outDir << std::endl;
+        std::cerr << "fct-slowdown: cannot create --outputDir=" << outDir << std::endl;
         return 2;
     }
     std::cout << "fct-slowdown: " << what << " on " << fabricName << " (" << hosts
@@ -245,7 +255,7 @@ main(int argc, char* argv[])
     {
         if (cc != "Dcqcn" && cc != "Hpcc" && cc != "Timely" && cc != "Dctcp" && cc != "None")
         {
-            std::cerr << "fct-slowdown: --Cc: \"" << cc
+            std::cerr << "fct-slowdown: --cc: \"" << cc
                       << "\" is not allowed (Dcqcn, Hpcc, Timely, Dctcp, None)" << std::endl;
             return 2;
         }
@@ -253,7 +263,8 @@ main(int argc, char* argv[])
         {
             RoceDcqcn::SetPresetDefaults("Mellanox");
         }
-        const Outcome o = Run(k, topo, flows, cc, outDir + "/fct-" + cc + ".txt");
+        const Outcome o =
+            Run(k, topo, flows, cc, outDir.empty() ? "" : outDir + "/fct-" + cc + ".txt");
         std::cout << cc << ": " << o.samples.size() << " of " << o.flows << " flows completed by "
                   << std::fixed << std::setprecision(3) << o.end.GetSeconds() * 1e3 << " ms, "
                   << o.pauses << " PFC pauses; slowdown by flow size:\n"
@@ -266,7 +277,7 @@ main(int argc, char* argv[])
         }
         if (bins > o.samples.size())
         {
-            std::cerr << "fct-slowdown: --Bins=" << bins << " is more than the " << o.samples.size()
+            std::cerr << "fct-slowdown: --bins=" << bins << " is more than the " << o.samples.size()
                       << " flows" << std::endl;
             return 2;
         }
@@ -274,8 +285,11 @@ main(int argc, char* argv[])
             bins ? FctReport::ByRank(o.samples, bins) : FctReport::ByBucket(o.samples);
         const auto all = FctReport::All(o.samples);
         FctReport::Print(std::cout, buckets, all);
-        std::ofstream csv(outDir + "/fct-buckets-" + cc + ".csv");
-        FctReport::WriteCsv(csv, buckets, all);
+        if (!outDir.empty())
+        {
+            std::ofstream csv(outDir + "/fct-buckets-" + cc + ".csv");
+            FctReport::WriteCsv(csv, buckets, all);
+        }
     }
     return 0;
 }

@@ -5,20 +5,22 @@
  * all-reduce.
  *
  * A ring all-reduce over the hosts of a k-ary fat-tree runs twice. The first run has no
- * failure; from it the program picks the busiest switch-to-switch cable (or --Link) and the
- * moment half-way through (or --FailAt). In the second run that cable goes down then
+ * failure; from it the program picks the busiest switch-to-switch cable (or --link) and the
+ * moment half-way through (or --failAt). In the second run that cable goes down then
  * (RoceTopologyHelper::FailLink): the frames on it are lost, the switches recompute their
  * routes at once and send the traffic over the remaining paths, and the RDMA NICs recover the
  * lost packets (NAK and go-back-N, or a retransmission timeout when the tail of a message was
- * lost). With --RestoreAfter the cable comes back later. The program prints both runs and
+ * lost). With --restoreAfter the cable comes back later. The program prints both runs and
  * exits with 1 unless both runs complete with every byte arrived; how much longer the run with
  * the failure took is reported (nothing when the cable failed before it carried traffic or after
  * the all-reduce: the switches route around it).
  *
  *   ./link-failure
- *   ./link-failure --Bytes=16MiB --Link=20 --FailAt=300us
- *   ./link-failure --RestoreAfter=100us --LossRecovery=SelectiveRepeat
+ *   ./link-failure --bytes=16MiB --link=20 --failAt=300us
+ *   ./link-failure --restoreAfter=100us --lossRecovery=SelectiveRepeat
  */
+
+#include "example-command-line.h"
 
 #include "ns3/ai-training-module.h"
 #include "ns3/core-module.h"
@@ -107,17 +109,17 @@ main(int argc, char* argv[])
     Time restoreAfter = Seconds(0);
     std::string recovery = "GoBackN";
 
-    CommandLine cmd(__FILE__);
+    aitexample::ExampleCommandLine cmd(__FILE__, "link-failure");
     cmd.AddValue("k", "fat-tree arity (even)", k);
-    cmd.AddValue("Bytes", "all-reduce size (bytes)", bytes);
-    cmd.AddValue("Link", "cable to fail (-1: the busiest switch-to-switch cable)", link);
-    cmd.AddValue("FailAt", "when it fails (0: half-way through the run without failure)", failAt);
-    cmd.AddValue("RestoreAfter", "bring it back after this long (0: never)", restoreAfter);
-    cmd.AddValue("LossRecovery", "GoBackN or SelectiveRepeat", recovery);
+    cmd.AddValue("bytes", "all-reduce size (bytes)", bytes);
+    cmd.AddValue("link", "cable to fail (-1: the busiest switch-to-switch cable)", link);
+    cmd.AddValue("failAt", "when it fails (0: half-way through the run without failure)", failAt);
+    cmd.AddValue("restoreAfter", "bring it back after this long (0: never)", restoreAfter);
+    cmd.AddValue("lossRecovery", "GoBackN or SelectiveRepeat", recovery);
     cmd.Parse(argc, argv);
     if (k < 2 || k % 2 || bytes == 0)
     {
-        std::cerr << "link-failure: need an even --k >= 2 and --Bytes >= 1" << std::endl;
+        std::cerr << "link-failure: need an even --k >= 2 and --bytes >= 1" << std::endl;
         return 2;
     }
     Config::SetDefault("ns3::RdmaNic::LossRecovery", StringValue(recovery));
@@ -143,7 +145,7 @@ main(int argc, char* argv[])
     }
     if (link < int32_t(hostLinks) || link >= int32_t(base.bytes.size()))
     {
-        std::cerr << "link-failure: --Link=" << link << " is not a switch-to-switch cable ("
+        std::cerr << "link-failure: --link=" << link << " is not a switch-to-switch cable ("
                   << hostLinks << ".." << base.bytes.size() - 1 << "; a host cable's failure "
                   << "would cut its host off)" << std::endl;
         return 2;

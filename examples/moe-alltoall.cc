@@ -4,21 +4,23 @@
  * moe-alltoall: the all-to-all of a mixture-of-experts layer, with balanced and with skewed
  * token routing.
  *
- * An expert-parallel group of --Ranks ranks (one per fat-tree host) holds one expert each.
- * Every rank routes its --Tokens tokens to --TopK experts and sends each token's hidden state
+ * An expert-parallel group of --ranks ranks (one per fat-tree host) holds one expert each.
+ * Every rank routes its --tokens tokens to --topK experts and sends each token's hidden state
  * (Hidden x BytesPerElement bytes) to the rank of that expert ("dispatch"); the experts'
  * outputs come back the same way ("combine", the transposed matrix). With balanced routing
  * every pair exchanges the same bytes (ALL_TO_ALL); with skewed routing one "hot" expert is
- * chosen --Skew times as often as each of the others, so its rank receives (and then sends back)
+ * chosen --skew times as often as each of the others, so its rank receives (and then sends back)
  * far more and becomes an incast point that the whole layer waits for (StartAllToAllV with the
  * byte matrix). The program prints, for each routing, the busiest rank's volume, the time of
  * dispatch and combine, and the ideal time (that volume at the link's payload rate), and exits
  * with 1 unless the skewed layer is slower than the balanced one.
  *
  *   ./moe-alltoall
- *   ./moe-alltoall --Skew=8 --Tokens=4096
- *   ./moe-alltoall --k=8 --Ranks=32 --Cc=Hpcc
+ *   ./moe-alltoall --skew=8 --tokens=4096
+ *   ./moe-alltoall --k=8 --ranks=32 --cc=Hpcc
  */
+
+#include "example-command-line.h"
 
 #include "ns3/ai-training-module.h"
 #include "ns3/core-module.h"
@@ -119,23 +121,23 @@ main(int argc, char* argv[])
     double skew = 4;
     std::string cc = "Dcqcn";
 
-    CommandLine cmd(__FILE__);
+    aitexample::ExampleCommandLine cmd(__FILE__, "moe-alltoall");
     cmd.AddValue("k", "fat-tree arity (even)", k);
-    cmd.AddValue("Ranks", "expert-parallel ranks = experts (hosts 0..Ranks-1)", ranks);
-    cmd.AddValue("Tokens", "tokens per rank (micro-batch x sequence)", tokens);
-    cmd.AddValue("Hidden", "hidden size", hidden);
-    cmd.AddValue("TopK", "experts per token", topK);
-    cmd.AddValue("BytesPerElement", "bytes per activation element", bytesPerElement);
-    cmd.AddValue("Skew",
+    cmd.AddValue("ranks", "expert-parallel ranks = experts (hosts 0..Ranks-1)", ranks);
+    cmd.AddValue("tokens", "tokens per rank (micro-batch x sequence)", tokens);
+    cmd.AddValue("hidden", "hidden size", hidden);
+    cmd.AddValue("topK", "experts per token", topK);
+    cmd.AddValue("bytesPerElement", "bytes per activation element", bytesPerElement);
+    cmd.AddValue("skew",
                  "how much more often the hot expert is chosen than each other (> 1)",
                  skew);
-    cmd.AddValue("Cc", "congestion control: Dcqcn, Hpcc, Timely, Dctcp, None", cc);
+    cmd.AddValue("cc", "congestion control: Dcqcn, Hpcc, Timely, Dctcp, None", cc);
     cmd.Parse(argc, argv);
     if (k < 2 || k % 2 || ranks < 2 || ranks > k * k * k / 4 || tokens == 0 || hidden == 0 ||
         topK == 0 || bytesPerElement == 0 || !(skew > 1))
     {
-        std::cerr << "moe-alltoall: need an even --k >= 2, 2 <= --Ranks <= hosts, non-zero sizes "
-                     "and --Skew > 1"
+        std::cerr << "moe-alltoall: need an even --k >= 2, 2 <= --ranks <= hosts, non-zero sizes "
+                     "and --skew > 1"
                   << std::endl;
         return 2;
     }

@@ -9,7 +9,7 @@
  * Communicator, and prints what happened, measured by NetworkStatsHelper.
  *
  *   ./my-first-script
- *   ./my-first-script --Bytes=4000000 --Cc=Hpcc
+ *   ./my-first-script --bytes=4000000 --cc=Hpcc
  *   ./my-first-script --ns3::RoceSwitch::LoadBalancing=Spray   # any attribute works too
  *
  * To build your own copy: add its name to ait_examples in CMakeLists.txt (and to
@@ -17,6 +17,8 @@
  */
 
 // One header for the whole module, plus the ns-3 modules the script uses directly.
+#include "example-command-line.h"
+
 #include "ns3/ai-training-module.h"
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
@@ -77,9 +79,9 @@ main(int argc, char* argv[])
     // 1. Command-line flags (and every ns-3 attribute, e.g. --ns3::RdmaNic::Mtu=1024).
     uint64_t bytes = 1000000;
     std::string cc = "Dcqcn";
-    CommandLine cmd(__FILE__);
-    cmd.AddValue("Bytes", "size of the RDMA WRITE and of the all-reduce", bytes);
-    cmd.AddValue("Cc", "congestion control: Dcqcn, Hpcc, Timely, Dctcp or None", cc);
+    aitexample::ExampleCommandLine cmd(__FILE__, "my-first-script");
+    cmd.AddValue("bytes", "size of the RDMA WRITE and of the all-reduce", bytes);
+    cmd.AddValue("cc", "congestion control: Dcqcn, Hpcc, Timely, Dctcp or None", cc);
     cmd.Parse(argc, argv);
 
     // 2. Defaults for objects the helpers create later (HPCC's QPs ask the switches for

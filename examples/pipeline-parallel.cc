@@ -4,20 +4,22 @@
  * pipeline-parallel: a pipeline-parallel training step (1F1B schedule) and its bubble, for a
  * growing number of micro-batches.
  *
- * The model's layers are cut into --Stages pipeline stages, each stage on its own rank (times
- * --Dp data-parallel replicas). Every micro-batch goes forward through the stages and backward
+ * The model's layers are cut into --stages pipeline stages, each stage on its own rank (times
+ * --dp data-parallel replicas). Every micro-batch goes forward through the stages and backward
  * again; activations and their gradients travel between stages as real RDMA WRITEs over the
  * fat-tree. With P stages and M micro-batches of forward F and backward B per stage, a 1F1B
  * step takes about (M + P - 1)(F + B): the first and last stages idle for (P - 1)(F + B), the
  * pipeline "bubble", which is the fraction (P - 1) / (M + P - 1) of the step. The program runs
- * one step for each --MicroBatches value and prints the step time, the ideal (M + P - 1)(F + B)
+ * one step for each --microBatches value and prints the step time, the ideal (M + P - 1)(F + B)
  * plus the gradient all-reduce, and the measured bubble (1 - M (F + B) / compute part of the
  * step). It exits with 1 unless the bubble shrinks as micro-batches are added.
  *
  *   ./pipeline-parallel
- *   ./pipeline-parallel --Stages=8 --MicroBatches=1,4,16
- *   ./pipeline-parallel --ActivationBytes=8MiB     # larger activations: exposed transfers
+ *   ./pipeline-parallel --stages=8 --microBatches=1,4,16
+ *   ./pipeline-parallel --activationBytes=8MiB     # larger activations: exposed transfers
  */
+
+#include "example-command-line.h"
 
 #include "ns3/ai-training-module.h"
 #include "ns3/core-module.h"
@@ -107,7 +109,7 @@ ParseList(const std::string& text)
         const int v = std::atoi(item.c_str());
         if (v <= 0)
         {
-            std::cerr << "pipeline-parallel: bad number '" << item << "' in --MicroBatches"
+            std::cerr << "pipeline-parallel: bad number '" << item << "' in --microBatches"
                       << std::endl;
             exit(2);
         }
@@ -130,21 +132,21 @@ main(int argc, char* argv[])
     uint64_t gradientBytes = 4 << 20;
     std::string microBatches = "1,2,4,8";
 
-    CommandLine cmd(__FILE__);
+    aitexample::ExampleCommandLine cmd(__FILE__, "pipeline-parallel");
     cmd.AddValue("k", "fat-tree arity (even)", k);
-    cmd.AddValue("Stages", "pipeline stages P", stages);
-    cmd.AddValue("Dp", "data-parallel replicas of the pipeline", dp);
-    cmd.AddValue("LayersPerStage", "layers per stage", layersPerStage);
-    cmd.AddValue("LayerForward", "forward time of one layer and micro-batch (backward = 2x)", fwd);
-    cmd.AddValue("ActivationBytes", "bytes sent between stages per micro-batch", activationBytes);
-    cmd.AddValue("GradientBytes", "weight-gradient bytes per stage (DP all-reduce)", gradientBytes);
-    cmd.AddValue("MicroBatches", "micro-batch counts M to compare, comma-separated", microBatches);
+    cmd.AddValue("stages", "pipeline stages P", stages);
+    cmd.AddValue("dp", "data-parallel replicas of the pipeline", dp);
+    cmd.AddValue("layersPerStage", "layers per stage", layersPerStage);
+    cmd.AddValue("layerForward", "forward time of one layer and micro-batch (backward = 2x)", fwd);
+    cmd.AddValue("activationBytes", "bytes sent between stages per micro-batch", activationBytes);
+    cmd.AddValue("gradientBytes", "weight-gradient bytes per stage (DP all-reduce)", gradientBytes);
+    cmd.AddValue("microBatches", "micro-batch counts M to compare, comma-separated", microBatches);
     cmd.Parse(argc, argv);
     const std::vector<uint32_t> ms = ParseList(microBatches);
     if (stages < 2 || dp < 1 || layersPerStage < 1 || activationBytes == 0 ||
         gradientBytes < layersPerStage || stages * dp > k * k * k / 4)
     {
-        std::cerr << "pipeline-parallel: need --Stages >= 2, --Dp >= 1, Stages x Dp <= hosts and "
+        std::cerr << "pipeline-parallel: need --stages >= 2, --dp >= 1, Stages x Dp <= hosts and "
                      "non-zero sizes"
                   << std::endl;
         return 2;

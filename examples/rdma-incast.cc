@@ -7,13 +7,15 @@
  * Senders in the other pods each write one message to host 0 over their own RC queue pair.
  * The program prints each flow's completion time (FCT) and slowdown against the ideal, the
  * deepest queue of the switch port towards host 0, PFC pauses, CNPs and retransmissions, and
- * writes a pcap of host 0's port (<OutDir>/rdma-incast-<node>-<device>.pcap: RC WRITE data,
+ * writes a pcap of host 0's port (<outputDir>/rdma-incast-<node>-<device>.pcap: RC WRITE data,
  * ACKs, CNPs, PFC).
  *
- *   ./rdma-incast --CongestionControl=Dcqcn --Senders=8 --Bytes=4000000
- *   ./rdma-incast --CongestionControl=Hpcc        # switches add INT records for HPCC
- *   ./rdma-incast --CongestionControl=None --Pfc=0 --LossRecovery=SelectiveRepeat
+ *   ./rdma-incast --congestionControl=Dcqcn --senders=8 --bytes=4000000
+ *   ./rdma-incast --congestionControl=Hpcc        # switches add INT records for HPCC
+ *   ./rdma-incast --congestionControl=None --pfc=0 --lossRecovery=SelectiveRepeat
  */
+
+#include "example-command-line.h"
 
 #include "ns3/ai-training-module.h"
 #include "ns3/core-module.h"
@@ -54,26 +56,30 @@ main(int argc, char* argv[])
     std::string preset = "Mellanox";
     std::string recovery = "GoBackN";
     bool pfc = true;
-    std::string outDir = "out";
-    bool pcap = true;
+    std::string outDir; // --outputDir: "" writes nothing
 
-    CommandLine cmd(__FILE__);
+    aitexample::ExampleCommandLine cmd(__FILE__, "rdma-incast");
     cmd.AddValue("k", "fat-tree arity (even)", k);
-    cmd.AddValue("Senders", "hosts writing to host 0 (taken from the other pods)", senders);
-    cmd.AddValue("Bytes", "message size per sender", bytes);
-    cmd.AddValue("CongestionControl", "Dcqcn, Hpcc, Timely, Dctcp or None", cc);
-    cmd.AddValue("DcqcnPreset",
+    cmd.AddValue("senders", "hosts writing to host 0 (taken from the other pods)", senders);
+    cmd.AddValue("bytes", "message size per sender", bytes);
+    cmd.AddValue("congestionControl", "Dcqcn, Hpcc, Timely, Dctcp or None", cc);
+    cmd.AddValue("dcqcnPreset",
                  "DCQCN parameters: Mellanox (alpha every 1 us, CNPs up to every 4 us) or Paper",
                  preset);
-    cmd.AddValue("LossRecovery", "GoBackN or SelectiveRepeat", recovery);
-    cmd.AddValue("Pfc", "priority 3 lossless (PFC) or lossy", pfc);
-    cmd.AddValue("OutDir", "directory for the pcap", outDir);
-    cmd.AddValue("Pcap", "write a pcap of host 0's port", pcap);
+    cmd.AddValue("lossRecovery", "GoBackN or SelectiveRepeat", recovery);
+    cmd.AddValue("pfc", "priority 3 lossless (PFC) or lossy", pfc);
+    cmd.AddValue("outputDir",
+                 "write the pcap of host 0's port into this directory (created if missing; "
+                 "default: no file)",
+                 outDir);
+    cmd.AddRenamed("OutDir", "outputDir");
+    cmd.AddRemovedPcap(&outDir);
     cmd.Parse(argc, argv);
+    const bool pcap = !outDir.empty();
 
     if (bytes == 0)
     {
-        std::cerr << "rdma-incast: --Bytes=0 is not allowed (>= 1)" << std::endl;
+        std::cerr << "rdma-incast: --bytes=0 is not allowed (>= 1)" << std::endl;
         return 2;
     }
     RoceDcqcn::SetPresetDefaults(preset);
@@ -87,7 +93,7 @@ main(int argc, char* argv[])
     const uint32_t perPod = hosts / k;
     if (senders == 0 || senders > hosts - perPod)
     {
-        std::cerr << "rdma-incast: --Senders=" << senders << " is not allowed (1.."
+        std::cerr << "rdma-incast: --senders=" << senders << " is not allowed (1.."
                   << hosts - perPod << " for k=" << k << ")" << std::endl;
         return 2;
     }

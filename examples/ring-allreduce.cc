@@ -9,13 +9,15 @@
  * ideal ring time 2(n-1)/n x S / B at the payload rate of the links. Small all-reduces are
  * dominated by the 2(n-1) per-step latencies, large ones approach the link bandwidth: that is
  * what the last line checks (the program exits with 1 if the largest all-reduce's bus bandwidth
- * is below --MinEfficiency of the payload rate).
+ * is below --minEfficiency of the payload rate).
  *
  *   ./ring-allreduce                                  # 16 ranks on k=4, 64 KiB, 1 MiB, 8 MiB
- *   ./ring-allreduce --Sizes=1MiB,64MiB --Channels=4  # more rings
- *   ./ring-allreduce --Algorithm=HalvingDoubling      # or Tree (double binary tree)
- *   ./ring-allreduce --k=8 --Ranks=32 --Cc=Hpcc
+ *   ./ring-allreduce --sizes=1MiB,64MiB --channels=4  # more rings
+ *   ./ring-allreduce --algorithm=HalvingDoubling      # or Tree (double binary tree)
+ *   ./ring-allreduce --k=8 --ranks=32 --cc=Hpcc
  */
+
+#include "example-command-line.h"
 
 #include "ns3/ai-training-module.h"
 #include "ns3/core-module.h"
@@ -58,7 +60,7 @@ ParseSizes(const std::string& text)
         if (pos == 0 || mult == 0 || v == 0)
         {
             std::cerr << "ring-allreduce: bad size '" << item
-                      << "' in --Sizes (e.g. 65536, 256KiB, 16MiB)" << std::endl;
+                      << "' in --sizes (e.g. 65536, 256KiB, 16MiB)" << std::endl;
             exit(2);
         }
         out.push_back(v * mult);
@@ -98,14 +100,14 @@ main(int argc, char* argv[])
     std::string cc = "Dcqcn";
     double minEfficiency = 0.8;
 
-    CommandLine cmd(__FILE__);
+    aitexample::ExampleCommandLine cmd(__FILE__, "ring-allreduce");
     cmd.AddValue("k", "fat-tree arity (even)", k);
-    cmd.AddValue("Ranks", "ranks = hosts 0..Ranks-1 (0: every host)", ranks);
-    cmd.AddValue("Sizes", "all-reduce sizes, comma-separated (B, KiB, MiB, GiB)", sizes);
-    cmd.AddValue("Algorithm", "Ring, HalvingDoubling or Tree", algorithm);
-    cmd.AddValue("Channels", "rings (NCCL channels)", channels);
-    cmd.AddValue("Cc", "congestion control: Dcqcn, Hpcc, Timely, Dctcp, None", cc);
-    cmd.AddValue("MinEfficiency",
+    cmd.AddValue("ranks", "ranks = hosts 0..Ranks-1 (0: every host)", ranks);
+    cmd.AddValue("sizes", "all-reduce sizes, comma-separated (B, KiB, MiB, GiB)", sizes);
+    cmd.AddValue("algorithm", "Ring, HalvingDoubling or Tree", algorithm);
+    cmd.AddValue("channels", "rings (NCCL channels)", channels);
+    cmd.AddValue("cc", "congestion control: Dcqcn, Hpcc, Timely, Dctcp, None", cc);
+    cmd.AddValue("minEfficiency",
                  "fail unless the largest all-reduce reaches this fraction of the payload rate",
                  minEfficiency);
     cmd.Parse(argc, argv);
@@ -123,7 +125,7 @@ main(int argc, char* argv[])
     }
     if (ranks < 2 || ranks > fabric.GetNHosts())
     {
-        std::cerr << "ring-allreduce: --Ranks=" << ranks << " is not allowed (2.."
+        std::cerr << "ring-allreduce: --ranks=" << ranks << " is not allowed (2.."
                   << fabric.GetNHosts() << ")" << std::endl;
         return 2;
     }

@@ -6,11 +6,13 @@
  * Host A sends two unreliable-datagram streams to host B: priority 3 (DSCP 26, ECN ECT(0)) and
  * priority 0 (DSCP 0, ECN CE). At PauseAt host B sends a PFC pause for priority 3, and at
  * ResumeAt a resume (quanta 0): priority 3 stops while priority 0 keeps flowing. Both devices
- * write pcaps (<OutDir>/roce-link-demo-<node>-<device>.pcap) that Wireshark decodes as RoCEv2
+ * write pcaps (<outputDir>/roce-link-demo-<node>-<device>.pcap) that Wireshark decodes as RoCEv2
  * and PFC ("Class Based Flow Control"). The program prints what happened.
  *
- *   ./roce-link-demo --OutDir=out --Packets=20
+ *   ./roce-link-demo --outputDir=out --packets=20
  */
+
+#include "example-command-line.h"
 
 #include "ns3/ai-training-module.h"
 #include "ns3/core-module.h"
@@ -55,7 +57,7 @@ PrepareOutDir(const std::string& dir)
 int
 main(int argc, char* argv[])
 {
-    std::string outDir = "out";
+    std::string outDir; // --outputDir: "" writes nothing
     std::string rate = "100Gbps";
     std::string delay = "1us";
     uint32_t packets = 20;
@@ -63,23 +65,27 @@ main(int argc, char* argv[])
     uint16_t pauseQuanta = 65535;
     double pauseAtUs = 1.0;
     double resumeAtUs = 2.0;
-    bool pcap = true;
 
-    CommandLine cmd(__FILE__);
-    cmd.AddValue("OutDir", "directory for the pcaps (created if missing)", outDir);
-    cmd.AddValue("DataRate", "line rate of the cable", rate);
-    cmd.AddValue("Delay", "propagation delay of the cable", delay);
-    cmd.AddValue("Packets", "packets per stream", packets);
-    cmd.AddValue("PayloadSize", "UD payload bytes per packet", payload);
-    cmd.AddValue("PauseQuanta", "quanta of the PFC pause B sends for priority 3", pauseQuanta);
-    cmd.AddValue("PauseAt", "time B sends the pause, in microseconds", pauseAtUs);
-    cmd.AddValue("ResumeAt", "time B sends the resume (quanta 0), in microseconds", resumeAtUs);
-    cmd.AddValue("Pcap", "write pcaps", pcap);
+    aitexample::ExampleCommandLine cmd(__FILE__, "roce-link-demo");
+    cmd.AddValue(
+        "outputDir",
+        "write the pcaps of both hosts into this directory (created if missing; default: no file)",
+        outDir);
+    cmd.AddValue("dataRate", "line rate of the cable", rate);
+    cmd.AddValue("delay", "propagation delay of the cable", delay);
+    cmd.AddValue("packets", "packets per stream", packets);
+    cmd.AddValue("payloadSize", "UD payload bytes per packet", payload);
+    cmd.AddValue("pauseQuanta", "quanta of the PFC pause B sends for priority 3", pauseQuanta);
+    cmd.AddValue("pauseAt", "time B sends the pause, in microseconds", pauseAtUs);
+    cmd.AddValue("resumeAt", "time B sends the resume (quanta 0), in microseconds", resumeAtUs);
+    cmd.AddRenamed("OutDir", "outputDir");
+    cmd.AddRemovedPcap(&outDir);
     cmd.Parse(argc, argv);
+    const bool pcap = !outDir.empty();
 
     if (packets == 0)
     {
-        std::cerr << "roce-link-demo: --Packets=0 is not allowed (must be >= 1)" << std::endl;
+        std::cerr << "roce-link-demo: --packets=0 is not allowed (must be >= 1)" << std::endl;
         return 2;
     }
     if (pauseAtUs < 0 || resumeAtUs < pauseAtUs)

@@ -5,10 +5,10 @@
  * or a workload file, optional straggler, printing the step table and collective summary.
  *
  *   ./training-job                                   # GPT-like, 16 ranks, TP 2 x PP 2 x DP 4
- *   ./training-job --Workload=traces/dp.workload --Tp=1 --Pp=1
- *   ./training-job --Workload=traces/aicb-sample.txt # AICB/SimAI file (its own TP/PP/EP)
- *   ./training-job --Straggler=3 --Slowdown=1.5      # rank 3 computes 1.5x slower
- *   ./training-job --Jobs=2 --Placement=RoundRobin   # two jobs share the fabric
+ *   ./training-job --workload=traces/dp.workload --tp=1 --pp=1
+ *   ./training-job --workload=traces/aicb-sample.txt # AICB/SimAI file (its own TP/PP/EP)
+ *   ./training-job --straggler=3 --slowdown=1.5      # rank 3 computes 1.5x slower
+ *   ./training-job --jobs=2 --placement=RoundRobin   # two jobs share the fabric
  *
  * For each job it prints one line per step (start, end, duration, the busiest rank's compute,
  * the mean time ranks waited for each parallelism group) and per group the collectives' count,
@@ -16,6 +16,8 @@
  * and prints by how much sharing the fabric slowed it down; with a straggler (one job) it also
  * runs the job without it, prints both and exits with 1 unless the straggler slowed the step.
  */
+
+#include "example-command-line.h"
 
 #include "ns3/ai-training-module.h"
 #include "ns3/core-module.h"
@@ -148,28 +150,28 @@ int
 main(int argc, char* argv[])
 {
     Options o;
-    CommandLine cmd(__FILE__);
+    aitexample::ExampleCommandLine cmd(__FILE__, "training-job");
     cmd.AddValue("k", "fat-tree arity (even)", o.k);
-    cmd.AddValue("Workload", "gpt (a transformer description) or a workload file", o.workload);
-    cmd.AddValue("Ranks", "ranks per job", o.ranks);
-    cmd.AddValue("Tp", "tensor parallel (gpt)", o.tp);
-    cmd.AddValue("Pp", "pipeline stages (gpt)", o.pp);
-    cmd.AddValue("Ep", "expert parallel (gpt)", o.ep);
-    cmd.AddValue("MicroBatches", "micro-batches per step (gpt)", o.microBatches);
-    cmd.AddValue("Steps", "steps", o.steps);
-    cmd.AddValue("Layers", "transformer layers (gpt)", o.layers);
-    cmd.AddValue("Hidden", "hidden size (gpt)", o.hidden);
-    cmd.AddValue("Seq", "sequence length (gpt)", o.seq);
-    cmd.AddValue("Placement", "Contiguous, RoundRobin, Random", o.placement);
-    cmd.AddValue("Straggler", "rank of job 0 that computes slower (-1: none)", o.straggler);
-    cmd.AddValue("Slowdown", "the straggler's compute factor", o.slowdown);
-    cmd.AddValue("Jobs", "jobs sharing the fabric (1 or 2)", o.jobs);
-    cmd.AddValue("Cc", "congestion control: Dcqcn, Hpcc, Timely, Dctcp, None", o.cc);
-    cmd.AddValue("Channels", "NCCL channels per communicator", o.channels);
+    cmd.AddValue("workload", "gpt (a transformer description) or a workload file", o.workload);
+    cmd.AddValue("ranks", "ranks per job", o.ranks);
+    cmd.AddValue("tp", "tensor parallel (gpt)", o.tp);
+    cmd.AddValue("pp", "pipeline stages (gpt)", o.pp);
+    cmd.AddValue("ep", "expert parallel (gpt)", o.ep);
+    cmd.AddValue("microBatches", "micro-batches per step (gpt)", o.microBatches);
+    cmd.AddValue("steps", "steps", o.steps);
+    cmd.AddValue("layers", "transformer layers (gpt)", o.layers);
+    cmd.AddValue("hidden", "hidden size (gpt)", o.hidden);
+    cmd.AddValue("seq", "sequence length (gpt)", o.seq);
+    cmd.AddValue("placement", "Contiguous, RoundRobin, Random", o.placement);
+    cmd.AddValue("straggler", "rank of job 0 that computes slower (-1: none)", o.straggler);
+    cmd.AddValue("slowdown", "the straggler's compute factor", o.slowdown);
+    cmd.AddValue("jobs", "jobs sharing the fabric (1 or 2)", o.jobs);
+    cmd.AddValue("cc", "congestion control: Dcqcn, Hpcc, Timely, Dctcp, None", o.cc);
+    cmd.AddValue("channels", "NCCL channels per communicator", o.channels);
     cmd.Parse(argc, argv);
     if (o.jobs < 1 || o.jobs > 2)
     {
-        std::cerr << "training-job: --Jobs=" << o.jobs << " is not allowed (1 or 2)" << std::endl;
+        std::cerr << "training-job: --jobs=" << o.jobs << " is not allowed (1 or 2)" << std::endl;
         return 1;
     }
     const TrainingWorkload w = MakeWorkload(o);

@@ -6,6 +6,8 @@
  */
 #include "file-topology-helper.h"
 
+#include "ns3/decimal-text.h"
+
 #include <cctype>
 #include <cmath>
 #include <fstream>
@@ -82,41 +84,6 @@ class Parser
             Fail(line, what + " " + s + " is too large (at most " + std::to_string(max) + ")");
         }
         return v;
-    }
-
-    /// A plain decimal number: digits with an optional fraction and exponent.
-    static bool IsDecimal(const std::string& s)
-    {
-        size_t i = 0;
-        auto digits = [&]() {
-            const size_t b = i;
-            while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])))
-            {
-                ++i;
-            }
-            return i > b;
-        };
-        if (!digits())
-        {
-            return false;
-        }
-        if (i < s.size() && s[i] == '.' && !(++i, digits()))
-        {
-            return false;
-        }
-        if (i < s.size() && (s[i] == 'e' || s[i] == 'E'))
-        {
-            ++i;
-            if (i < s.size() && (s[i] == '+' || s[i] == '-'))
-            {
-                ++i;
-            }
-            if (!digits())
-            {
-                return false;
-            }
-        }
-        return i == s.size();
     }
 
     /// Split "12.5us" into a decimal number and its unit.

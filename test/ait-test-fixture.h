@@ -9,8 +9,12 @@
 #include "ns3/simulator.h"
 
 #include <cstdio>
+#include <fstream>
 #include <gtest/gtest.h>
+#include <sstream>
 #include <string>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace ns3
 {
@@ -64,6 +68,85 @@ Shell(const std::string& cmd)
     }
     pclose(f);
     return out;
+}
+
+/**
+ * \ingroup ai-training-tests
+ * \brief The whole content of a file.
+ * \param path the file
+ * \return its bytes ("" if it cannot be read)
+ */
+inline std::string
+Slurp(const std::string& path)
+{
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+/**
+ * \ingroup ai-training-tests
+ * \brief What one run of a program did.
+ */
+struct ProgramRun
+{
+    int rc;          //!< exit code (-signal if killed; 124 if the timeout stopped it)
+    std::string out; //!< stdout
+    std::string err; //!< stderr
+};
+
+/**
+ * \ingroup ai-training-tests
+ * \brief Run a shell command as a user runs it; capture its exit code, stdout and stderr.
+ * \param cmd the command line (passed to the shell)
+ * \param timeoutSeconds stop it after this long (timeout(1), exit code 124); 0: no limit
+ * \return what the run did
+ */
+inline ProgramRun
+RunProgram(const std::string& cmd, int timeoutSeconds)
+{
+    static unsigned runs = 0; // a test that runs programs concurrently is not one of ours
+    const std::string base =
+        "/tmp/ait-run-" + std::to_string(getpid()) + "-" + std::to_string(runs++);
+    const std::string limit =
+        timeoutSeconds > 0 ? "timeout " + std::to_string(timeoutSeconds) + " " : "";
+    const int st = std::system((limit + cmd + " > " + base + ".out 2> " + base + ".err").c_str());
+    ProgramRun o;
+    o.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st);
+    o.out = Slurp(base + ".out");
+    o.err = Slurp(base + ".err");
+    std::remove((base + ".out").c_str());
+    std::remove((base + ".err").c_str());
+    return o;
+}
+
+/**
+ * \ingroup ai-training-tests
+ * \brief The path of the study program ai-training-sim.
+ * \return it; "" where the test binary does not know it (in-tree test runner): skip then
+ */
+inline std::string
+SimProgram()
+{
+#ifdef AIT_SIM_BINARY
+    return AIT_SIM_BINARY;
+#else
+    return "";
+#endif
+}
+
+/**
+ * \ingroup ai-training-tests
+ * \brief Run the study program ai-training-sim with these arguments.
+ * \param args its command-line arguments
+ * \param timeoutSeconds stop it after this long; 0: no limit
+ * \return what the run did
+ */
+inline ProgramRun
+RunSim(const std::string& args, int timeoutSeconds = 120)
+{
+    return RunProgram(SimProgram() + " " + args, timeoutSeconds);
 }
 
 } // namespace test

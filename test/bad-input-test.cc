@@ -6,6 +6,7 @@
 #include "ait-link-scenario.h"
 #include "ait-test-fixture.h"
 
+#include "ns3/decimal-text.h"
 #include "ns3/node.h"
 #include "ns3/roce-channel.h"
 #include "ns3/roce-ud-helper.h"
@@ -151,4 +152,30 @@ TEST_F(BadInput, UdSourceConfiguration)
             Simulator::Run();
         },
         "has no RoceNetDevice");
+}
+
+// The one number grammar of topology files and of ai-training-sim's flags.
+TEST(DecimalText, AcceptsPlainDecimalsOnly)
+{
+    for (const char* ok : {"0", "1", "42", "0.5", "10.25", "1e3", "2.5e-3", "7E+2"})
+    {
+        EXPECT_TRUE(IsDecimal(ok)) << ok;
+    }
+    for (const char* bad : {"",
+                            ".5",
+                            "1.",
+                            "-1",
+                            "+1",
+                            " 1",
+                            "1 ",
+                            "1e",
+                            "1e+",
+                            "0x10",
+                            "1,5",
+                            "inf",
+                            "nan",
+                            "1.2.3"})
+    {
+        EXPECT_FALSE(IsDecimal(bad)) << bad;
+    }
 }

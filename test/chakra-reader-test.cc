@@ -25,48 +25,17 @@ using namespace ns3;
 namespace
 {
 
-#ifdef AIT_SIM_BINARY
-const std::string SIM = AIT_SIM_BINARY; //!< the study program
-#else
-const std::string SIM;
-#endif
+using Outcome = ns3::test::ProgramRun;
+using ns3::test::RunProgram;
+using ns3::test::RunSim;
+using ns3::test::Slurp;
+
+const std::string SIM = ns3::test::SimProgram(); //!< the study program ("" in-tree)
 #ifdef AIT_CHAKRA_GEN
 const std::string GEN = AIT_CHAKRA_GEN; //!< make-chakra-et
 #else
 const std::string GEN;
 #endif
-
-std::string
-Slurp(const std::string& path)
-{
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-/// What one run did.
-struct Outcome
-{
-    int rc;          //!< exit code (-signal if killed)
-    std::string out; //!< stdout
-    std::string err; //!< stderr
-};
-
-Outcome
-RunCmd(const std::string& cmd)
-{
-    const std::string base = "/tmp/ait-chakra-run-" + std::to_string(getpid());
-    const int st =
-        std::system(("timeout 60 " + cmd + " > " + base + ".out 2> " + base + ".err").c_str());
-    Outcome o;
-    o.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st);
-    o.out = Slurp(base + ".out");
-    o.err = Slurp(base + ".err");
-    std::remove((base + ".out").c_str());
-    std::remove((base + ".err").c_str());
-    return o;
-}
 
 /// A fresh directory for one test.
 std::string
@@ -83,7 +52,7 @@ WriteTrace(const std::string& dir, const std::string& name, const std::string& s
 {
     const std::string specPath = dir + "/" + name + ".spec";
     std::ofstream(specPath) << spec;
-    const Outcome o = RunCmd(GEN + " " + specPath + " " + dir + "/" + name);
+    const Outcome o = RunProgram(GEN + " " + specPath + " " + dir + "/" + name, 60);
     EXPECT_EQ(o.rc, 0) << o.err;
     return dir + "/" + name;
 }
@@ -192,12 +161,12 @@ TEST(ChakraReader, DpPpTraceRunsAsTheEquivalentTextWorkload)
 
     // run: the same steps and the same messages as the text workload
     const std::string common = " --steps=2 --plots=false --outputDir=";
-    const Outcome c = RunCmd(SIM + " --workload=chakra:" + prefix + common + dir + "/chakra");
+    const Outcome c = RunSim("--workload=chakra:" + prefix + common + dir + "/chakra");
     ASSERT_EQ(c.rc, 0) << c.err;
     EXPECT_NE(c.err.find("note: chakra:" + prefix + ": 2 MEM_LOAD_NODE"), std::string::npos)
         << c.err;
-    const Outcome t = RunCmd(SIM + " --workload=" AIT_SOURCE_DIR "/traces/pp.workload --ranks=4" +
-                             common + dir + "/text");
+    const Outcome t = RunSim("--workload=" AIT_SOURCE_DIR "/traces/pp.workload --ranks=4" + common +
+                             dir + "/text");
     ASSERT_EQ(t.rc, 0) << t.err;
     const std::string steps = Slurp(dir + "/chakra/steps.csv");
     EXPECT_EQ(Rows(dir + "/chakra/steps.csv").size(), 2u);
@@ -267,9 +236,9 @@ TEST(ChakraReader, EveryCollectiveKindOnItsGroupAsTheTextWorkload)
                            "g allreduce group=dp bytes=2MiB\n"
                            "h compute 20us\n";
     const std::string common = " --steps=1 --plots=false --outputDir=";
-    const Outcome c = RunCmd(SIM + " --workload=chakra:" + prefix + common + dir + "/chakra");
+    const Outcome c = RunSim("--workload=chakra:" + prefix + common + dir + "/chakra");
     ASSERT_EQ(c.rc, 0) << c.err;
-    const Outcome t = RunCmd(SIM + " --workload=" + text + " --ranks=4" + common + dir + "/text");
+    const Outcome t = RunSim("--workload=" + text + " --ranks=4" + common + dir + "/text");
     ASSERT_EQ(t.rc, 0) << t.err;
     EXPECT_EQ(Slurp(dir + "/chakra/steps.csv"), Slurp(dir + "/text/steps.csv"));
     EXPECT_EQ(Slurp(dir + "/chakra/flows.csv"), Slurp(dir + "/text/flows.csv"));
@@ -294,7 +263,7 @@ TEST(ChakraReader, ComputeAfterCollectiveStartsWhenItEnds)
         }
         const std::string name = dep.empty() ? "none" : dep.substr(0, 4);
         const std::string prefix = WriteTrace(dir, name, spec);
-        const Outcome o = RunCmd(SIM + " --workload=chakra:" + prefix +
+        const Outcome o = RunSim("--workload=chakra:" + prefix +
                                  " --steps=1 --plots=false --outputDir=" + dir + "/" + name);
         ASSERT_EQ(o.rc, 0) << o.err;
         const auto steps = Rows(dir + "/" + name + "/steps.csv");
@@ -384,7 +353,7 @@ TEST(ChakraBadInput, EveryBadTraceExits2WithOneLineNamingFileAndNode)
             c.spec.empty() ? dir + "/" + c.name : WriteTrace(dir, c.name, c.spec);
         const std::string out = dir + "/out-" + c.name;
         const Outcome o =
-            RunCmd(SIM + " --workload=chakra:" + prefix + " " + c.args + " --outputDir=" + out);
+            RunSim("--workload=chakra:" + prefix + " " + c.args + " --outputDir=" + out);
         EXPECT_EQ(o.rc, 2) << c.name << ": " << o.err;
         EXPECT_TRUE(o.out.empty()) << c.name << ": " << o.out;
         EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << c.name << ": " << o.err;
@@ -400,13 +369,13 @@ TEST(ChakraBadInput, EveryBadTraceExits2WithOneLineNamingFileAndNode)
     // a missing rank file among others
     const std::string prefix = WriteTrace(dir, "gap", "ranks 3\n");
     std::remove((prefix + ".1.et").c_str());
-    const Outcome o = RunCmd(SIM + " --workload=chakra:" + prefix + " --outputDir=" + dir + "/o");
+    const Outcome o = RunSim("--workload=chakra:" + prefix + " --outputDir=" + dir + "/o");
     EXPECT_EQ(o.rc, 2);
     EXPECT_NE(o.err.find(prefix + ".1.et: missing (the trace has rank files up to 2)"),
               std::string::npos)
         << o.err;
     // no prefix
-    const Outcome e = RunCmd(SIM + " --workload=chakra: --outputDir=" + dir + "/o");
+    const Outcome e = RunSim("--workload=chakra: --outputDir=" + dir + "/o");
     EXPECT_EQ(e.rc, 2);
     EXPECT_EQ(std::count(e.err.begin(), e.err.end(), '\n'), 1) << e.err;
     EXPECT_NE(e.err.find("chakra:: the prefix names no files (PREFIX.<rank>.et)"),
@@ -421,7 +390,7 @@ TEST(ChakraBadInput, ABuildWithoutProtobufSaysSoInOneLine)
     {
         GTEST_SKIP() << "this build reads Chakra traces (or has no study program)";
     }
-    const Outcome o = RunCmd(SIM + " --workload=chakra:x --outputDir=/tmp/ait-chakra-nopb");
+    const Outcome o = RunSim("--workload=chakra:x --outputDir=/tmp/ait-chakra-nopb");
     EXPECT_EQ(o.rc, 2);
     EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
     EXPECT_NE(o.err.find("this build has no Chakra support"), std::string::npos) << o.err;

@@ -2,24 +2,24 @@
 # Examples that ns-3's test.py runs in-tree: (example name and arguments, run condition,
 # valgrind condition).
 examples_to_run = [
-    ("roce-link-demo --Pcap=0", "True", "True"),
-    ("fabric-incast --Pcap=0 --Packets=200", "True", "True"),
-    ("rdma-incast --Pcap=0 --Bytes=200000", "True", "True"),
-    ("training-job --Layers=2 --Hidden=512 --Seq=256 --Steps=1 --MicroBatches=2", "True", "True"),
-    ("training-job --Jobs=2 --Ranks=8 --Placement=RoundRobin --Layers=2 --Hidden=512 --Seq=256 "
-     "--Steps=1 --MicroBatches=2", "True", "True"),
-    ("training-job --Straggler=3 --Slowdown=2 --Layers=2 --Hidden=512 --Seq=256 --Steps=1 "
-     "--MicroBatches=2", "True", "True"),
-    ("fabric-incast --Pcap=0 --Packets=200 --Pfc=0", "True", "True"),
+    ("roce-link-demo", "True", "True"),
+    ("fabric-incast --packets=200", "True", "True"),
+    ("rdma-incast --bytes=200000", "True", "True"),
+    ("training-job --layers=2 --hidden=512 --seq=256 --steps=1 --microBatches=2", "True", "True"),
+    ("training-job --jobs=2 --ranks=8 --placement=RoundRobin --layers=2 --hidden=512 --seq=256 "
+     "--steps=1 --microBatches=2", "True", "True"),
+    ("training-job --straggler=3 --slowdown=2 --layers=2 --hidden=512 --seq=256 --steps=1 "
+     "--microBatches=2", "True", "True"),
+    ("fabric-incast --packets=200 --pfc=0", "True", "True"),
     ("my-first-script", "True", "True"),
-    ("ring-allreduce --Sizes=64KiB,4MiB --MinEfficiency=0.75", "True", "True"),
+    ("ring-allreduce --sizes=64KiB,4MiB --minEfficiency=0.75", "True", "True"),
     ("cc-comparison", "True", "True"),
-    ("ecmp-vs-spray --Bytes=1000000", "True", "True"),
-    ("moe-alltoall --Tokens=512", "True", "True"),
-    ("pipeline-parallel --MicroBatches=1,4", "True", "True"),
-    ("link-failure --Bytes=2097152", "True", "True"),
-    ("background-load --Bytes=2000000 --Repeat=2", "True", "True"),
-    ("fct-slowdown --Duration=1ms --OutDir=fct-slowdown-out", "True", "True"),
+    ("ecmp-vs-spray --bytes=1000000", "True", "True"),
+    ("moe-alltoall --tokens=512", "True", "True"),
+    ("pipeline-parallel --microBatches=1,4", "True", "True"),
+    ("link-failure --bytes=2097152", "True", "True"),
+    ("background-load --bytes=2000000 --repeat=2", "True", "True"),
+    ("fct-slowdown --duration=1ms --outputDir=fct-slowdown-out", "True", "True"),
 ]
 
 python_examples = []

@@ -84,15 +84,6 @@ Error(const std::string& text, FileTopologyHelper::Description* d = nullptr)
     return FileTopologyHelper::ParseText(text, "t.txt", d ? *d : tmp);
 }
 
-std::string
-Read(const std::string& path)
-{
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 } // namespace
 
 TEST_F(FileTopology, K4FileGivesTheSameResultsAsFatTreeHelper)
@@ -382,10 +373,10 @@ TEST_F(FileTopology, FileIdsAppearInTheOutputs)
     Simulator::Stop(MilliSeconds(5));
     Simulator::Run();
     stats.WriteCsv(dir);
-    const std::string flows = Read(dir + "/flows.csv");
+    const std::string flows = Slurp(dir + "/flows.csv");
     EXPECT_EQ(flows.substr(flows.find('\n') + 1, 4), "1,4,") << flows;
     std::set<std::string> portNodes;
-    std::istringstream ports(Read(dir + "/ports.csv"));
+    std::istringstream ports(Slurp(dir + "/ports.csv"));
     std::string row;
     std::getline(ports, row);
     while (std::getline(ports, row))
@@ -394,7 +385,7 @@ TEST_F(FileTopology, FileIdsAppearInTheOutputs)
             row.substr(row.find(',') + 1, row.find(',', row.find(',') + 1) - row.find(',') - 1));
     }
     EXPECT_EQ(portNodes, (std::set<std::string>{"0", "3"}));
-    const std::string links = Read(dir + "/links.csv");
+    const std::string links = Slurp(dir + "/links.csv");
     EXPECT_NE(links.find(",0,0,1,0,"), std::string::npos) << links; // link 0, tier 0, 1 -> 0
     struct stat st;
     EXPECT_EQ(stat((dir + "/pcap-4-0.pcap").c_str(), &st), 0); // host 4's NIC
@@ -404,31 +395,7 @@ TEST_F(FileTopology, FileIdsAppearInTheOutputs)
 namespace
 {
 
-#ifdef AIT_SIM_BINARY
-const std::string SIM = AIT_SIM_BINARY;
-#else
-const std::string SIM;
-#endif
-
-/// One run of ai-training-sim: exit code, stdout, stderr.
-struct SimRun
-{
-    int rc;          //!< exit code
-    std::string out; //!< stdout
-    std::string err; //!< stderr
-};
-
-SimRun
-Sim(const std::string& args)
-{
-    const std::string base = "/tmp/ait-topo-sim-" + std::to_string(getpid());
-    const int st = std::system(
-        ("timeout 60 " + SIM + " " + args + " > " + base + ".out 2> " + base + ".err").c_str());
-    SimRun r{WIFEXITED(st) ? WEXITSTATUS(st) : -1, Read(base + ".out"), Read(base + ".err")};
-    std::remove((base + ".out").c_str());
-    std::remove((base + ".err").c_str());
-    return r;
-}
+const std::string SIM = SimProgram(); //!< the study program ("" in-tree)
 
 /// A fresh directory name (not created).
 std::string
@@ -459,8 +426,8 @@ TEST(Study, TopologyFileOfTheK4FatTreeGivesTheFatTreeOutputs)
         "--progress=off"; // congested: PFC pauses (pfc.txt), deep queues
     const std::string a = Dir("ft");
     const std::string b = Dir("file");
-    const SimRun ra = Sim("--topology=fat-tree --k=4 --outputDir=" + a + common);
-    const SimRun rb = Sim("--topology=file:" + K4 + " --outputDir=" + b + common);
+    const ProgramRun ra = RunSim("--topology=fat-tree --k=4 --outputDir=" + a + common);
+    const ProgramRun rb = RunSim("--topology=file:" + K4 + " --outputDir=" + b + common);
     ASSERT_EQ(ra.rc, 0) << ra.err;
     ASSERT_EQ(rb.rc, 0) << rb.err;
     for (const char* f : {"flows.csv",
@@ -471,9 +438,9 @@ TEST(Study, TopologyFileOfTheK4FatTreeGivesTheFatTreeOutputs)
                           "pfc.txt",
                           "collectives.csv"})
     {
-        const std::string x = Read(a + "/" + f);
+        const std::string x = Slurp(a + "/" + f);
         EXPECT_FALSE(x.empty()) << f;
-        EXPECT_EQ(x, Read(b + "/" + f)) << f;
+        EXPECT_EQ(x, Slurp(b + "/" + f)) << f;
     }
     // the same ports, named by tier on the fat-tree and by the file's node id on the file
     for (const auto& [ft, file] : std::vector<std::pair<std::string, std::string>>{
@@ -481,13 +448,13 @@ TEST(Study, TopologyFileOfTheK4FatTreeGivesTheFatTreeOutputs)
              {"pcap-edge0-port0.pcap", "pcap-sw16-port0.pcap"},
              {"pcap-edge0-port2.pcap", "pcap-sw16-port2.pcap"}})
     {
-        const std::string x = Read(a + "/" + ft);
+        const std::string x = Slurp(a + "/" + ft);
         EXPECT_FALSE(x.empty()) << ft;
-        EXPECT_EQ(x, Read(b + "/" + file)) << ft << " vs " << file;
+        EXPECT_EQ(x, Slurp(b + "/" + file)) << ft << " vs " << file;
     }
     const std::string events = "\"events\": ";
-    const std::string sa = Read(a + "/summary.json");
-    const std::string sb = Read(b + "/summary.json");
+    const std::string sa = Slurp(a + "/summary.json");
+    const std::string sb = Slurp(b + "/summary.json");
     ASSERT_NE(sa.find(events), std::string::npos);
     EXPECT_EQ(sa.substr(sa.find(events), 30), sb.substr(sb.find(events), 30));
     EXPECT_NE(sb.find("\"linkRate\": null"), std::string::npos);
@@ -509,13 +476,13 @@ TEST(Study, TopologyFileIdsAndServers)
     std::ofstream(topo) << "5 1 4\n0\n1 0 100Gbps 0.001ms 0\n2 0 100Gbps 0.001ms 0\n"
                            "3 0 100Gbps 0.001ms 0\n4 0 100Gbps 0.001ms 0\n";
     const std::string d = Dir("star");
-    const SimRun r = Sim("--topology=file:" + topo +
-                         " --collective=allgather --bytes=64K "
-                         "--pcap=0,4 --plots=false --outputDir=" +
-                         d);
+    const ProgramRun r = RunSim("--topology=file:" + topo +
+                                " --collective=allgather --bytes=64K "
+                                "--pcap=0,4 --plots=false --outputDir=" +
+                                d);
     ASSERT_EQ(r.rc, 0) << r.err;
     std::set<std::string> ids;
-    std::istringstream flows(Read(d + "/flows.csv"));
+    std::istringstream flows(Slurp(d + "/flows.csv"));
     std::string row;
     std::getline(flows, row);
     while (std::getline(flows, row))
@@ -525,14 +492,15 @@ TEST(Study, TopologyFileIdsAndServers)
     EXPECT_EQ(ids, (std::set<std::string>{"1", "2", "3", "4"})); // the file's host ids
     EXPECT_TRUE(Exists(d + "/pcap-sw0-port3.pcap"));             // the switch (file id 0), 4th port
     EXPECT_TRUE(Exists(d + "/pcap-host4-rank3.pcap"));           // host 4's NIC (file id 4, rank 3)
-    EXPECT_NE(Read(d + "/ports.csv").find("\n0,0,"), std::string::npos); // switch 0 is node 0
+    EXPECT_NE(Slurp(d + "/ports.csv").find("\n0,0,"), std::string::npos); // switch 0 is node 0
     // native servers: hierarchical collectives over the servers' NVLink
     const std::string s = Dir("servers");
-    const SimRun rs = Sim("--topology=file:" + SERVERS +
-                          " --collective=allreduce --bytes=1M --plots=false --outputDir=" + s);
+    const ProgramRun rs =
+        RunSim("--topology=file:" + SERVERS +
+               " --collective=allreduce --bytes=1M --plots=false --outputDir=" + s);
     ASSERT_EQ(rs.rc, 0) << rs.err;
     EXPECT_NE(rs.out.find("algorithm Hierarchical(Ring)"), std::string::npos) << rs.out;
-    EXPECT_NE(Read(s + "/summary.json").find("\"gpusPerServer\": 2"), std::string::npos);
+    EXPECT_NE(Slurp(s + "/summary.json").find("\"gpusPerServer\": 2"), std::string::npos);
     std::system(("rm -rf " + topo + " " + d + " " + s).c_str());
 }
 
@@ -550,11 +518,11 @@ TEST(Study, FlowFileOnATopologyFileNamesTheFileIds)
     const std::string flows = Dir("f.txt");
     std::ofstream(flows) << "2\n1 3 3 100 10000 0\n4 2 3 100 20000 0\n";
     const std::string d = Dir("star2");
-    const SimRun r = Sim("--topology=file:" + topo + " --flows=" + flows +
-                         " --fctFormat=hpcc --plots=false --outputDir=" + d);
+    const ProgramRun r = RunSim("--topology=file:" + topo + " --flows=" + flows +
+                                " --fctFormat=hpcc --plots=false --outputDir=" + d);
     ASSERT_EQ(r.rc, 0) << r.err;
     std::set<std::string> pairs;
-    std::istringstream rows(Read(d + "/flows.csv"));
+    std::istringstream rows(Slurp(d + "/flows.csv"));
     std::string row;
     std::getline(rows, row);
     while (std::getline(rows, row))
@@ -567,14 +535,14 @@ TEST(Study, FlowFileOnATopologyFileNamesTheFileIds)
         pairs.insert(src + "-" + dst);
     }
     EXPECT_EQ(pairs, (std::set<std::string>{"1-3", "4-2"}));
-    const std::string fct = Read(d + "/fct.txt");
+    const std::string fct = Slurp(d + "/fct.txt");
     EXPECT_NE(fct.find("0b000101 0b000301 "), std::string::npos) << fct;
     EXPECT_NE(fct.find("0b000401 0b000201 "), std::string::npos) << fct;
     // node 0 is the switch, not a host
     std::ofstream(flows) << "1\n0 3 3 100 10000 0\n";
     const std::string bad = Dir("star2-bad");
-    const SimRun rb =
-        Sim("--topology=file:" + topo + " --flows=" + flows + " --plots=false --outputDir=" + bad);
+    const ProgramRun rb = RunSim("--topology=file:" + topo + " --flows=" + flows +
+                                 " --plots=false --outputDir=" + bad);
     EXPECT_EQ(rb.rc, 2);
     EXPECT_NE(rb.err.find(flows + ":2:"), std::string::npos) << rb.err;
     EXPECT_FALSE(Exists(bad));
@@ -622,7 +590,7 @@ TEST(StudyBadInput, TopologyFileErrorsExit2WithFileAndLine)
     };
     for (const Case& c : cases)
     {
-        const SimRun r = Sim(c.args + " --outputDir=" + out);
+        const ProgramRun r = RunSim(c.args + " --outputDir=" + out);
         EXPECT_EQ(r.rc, 2) << c.args;
         EXPECT_EQ(r.err, c.line) << c.args;
         EXPECT_EQ(r.out, "") << c.args;

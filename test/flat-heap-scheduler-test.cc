@@ -406,11 +406,7 @@ TEST_F(Ns3Fixture, FlatHeapSchedulerRunsAFabricExactlyLikeMapScheduler)
 namespace
 {
 
-#ifdef AIT_SIM_BINARY
-const std::string SIM = AIT_SIM_BINARY; //!< the study program
-#else
-const std::string SIM; //!< the study program (not built in-tree)
-#endif
+const std::string SIM = SimProgram(); //!< the study program ("" in-tree)
 
 /// \return the contents of a file ("" if it cannot be read)
 std::string

@@ -16,43 +16,13 @@
 namespace
 {
 
-#ifdef AIT_SIM_BINARY
-const std::string SIM = AIT_SIM_BINARY;
-#else
-const std::string SIM;
-#endif
+using Outcome = ns3::test::ProgramRun;
+using ns3::test::RunSim;
+using ns3::test::Slurp;
 
-std::string
-Slurp(const std::string& path)
-{
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-/// What one run did.
-struct Outcome
-{
-    int rc;          //!< exit code (-signal if killed)
-    std::string out; //!< stdout
-    std::string err; //!< stderr
-};
-
-Outcome
-RunSim(const std::string& args)
-{
-    const std::string base = "/tmp/ait-badin-" + std::to_string(getpid());
-    const int st = std::system(
-        ("timeout 20 " + SIM + " " + args + " > " + base + ".out 2> " + base + ".err").c_str());
-    Outcome o;
-    o.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st);
-    o.out = Slurp(base + ".out");
-    o.err = Slurp(base + ".err");
-    std::remove((base + ".out").c_str());
-    std::remove((base + ".err").c_str());
-    return o;
-}
+const std::string SIM = ns3::test::SimProgram(); //!< the study program ("" in-tree)
+/// every case stops before the fabric is built: seconds at most
+constexpr int kLimit = 20;
 
 /// Write a file for the workload cases.
 std::string
@@ -232,7 +202,7 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
     for (const auto& c : cases)
     {
         ns3::test::Shell("rm -rf " + dir);
-        const Outcome o = RunSim(c.args + " --outputDir=" + dir);
+        const Outcome o = RunSim(c.args + " --outputDir=" + dir, kLimit);
         EXPECT_EQ(o.rc, 2) << c.args << "\n" << o.err;
         EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << c.args << "\n" << o.err;
         EXPECT_EQ(o.err.rfind("ai-training-sim: error: ", 0), 0u) << c.args << "\n" << o.err;
@@ -243,7 +213,7 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
     }
     // a bad output directory: one line, and nothing created
     File(tmp, "plainfile", "x");
-    const Outcome o = RunSim("--outputDir=" + tmp + "/plainfile/sub");
+    const Outcome o = RunSim("--outputDir=" + tmp + "/plainfile/sub", kLimit);
     EXPECT_EQ(o.rc, 2) << o.err;
     EXPECT_NE(o.err.find("--outputDir=" + tmp + "/plainfile/sub: cannot create it"),
               std::string::npos)
@@ -257,11 +227,11 @@ TEST(StudyBadInput, HelpAndNs3ListingsExit0)
     {
         GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
     }
-    Outcome o = RunSim("--help");
+    Outcome o = RunSim("--help", kLimit);
     EXPECT_EQ(o.rc, 0);
     EXPECT_NE(o.out.find("--gpu:"), std::string::npos) << o.out;
     EXPECT_NE(o.out.find("--ns3::Type::Attribute=value"), std::string::npos) << o.out;
-    o = RunSim("--PrintAttributes=ns3::Communicator");
+    o = RunSim("--PrintAttributes=ns3::Communicator", kLimit);
     EXPECT_EQ(o.rc, 0);
     EXPECT_NE(o.out.find("NvLinkBandwidth"), std::string::npos) << o.out;
 }

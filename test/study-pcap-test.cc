@@ -23,48 +23,17 @@ using ns3::test::Shell;
 namespace
 {
 
-#ifdef AIT_SIM_BINARY
-const std::string SIM = AIT_SIM_BINARY;
-#else
-const std::string SIM;
-#endif
+using Outcome = ns3::test::ProgramRun;
+using ns3::test::RunSim;
+using ns3::test::Slurp;
+
+const std::string SIM = ns3::test::SimProgram(); //!< the study program ("" in-tree)
 
 #define REQUIRE_SIM()                                                                              \
     if (SIM.empty())                                                                               \
     {                                                                                              \
         GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";                 \
     }
-
-std::string
-Slurp(const std::string& path)
-{
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-struct Outcome
-{
-    int rc;
-    std::string out;
-    std::string err;
-};
-
-Outcome
-RunSim(const std::string& args)
-{
-    const std::string base = "/tmp/ait-pcapsim-" + std::to_string(getpid());
-    const int st = std::system(
-        ("timeout 120 " + SIM + " " + args + " > " + base + ".out 2> " + base + ".err").c_str());
-    Outcome o;
-    o.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st);
-    o.out = Slurp(base + ".out");
-    o.err = Slurp(base + ".err");
-    std::remove((base + ".out").c_str());
-    std::remove((base + ".err").c_str());
-    return o;
-}
 
 std::string
 Dir(const std::string& name)

@@ -22,24 +22,15 @@ using namespace ns3::test;
 namespace
 {
 
-#ifdef AIT_SIM_BINARY
-const std::string SIM = AIT_SIM_BINARY;
-#else
-const std::string SIM;
-#endif
+const std::string SIM = SimProgram(); //!< the study program ("" in-tree)
 
-/// Run the program; return its exit code, stdout+stderr in *out.
+/// Run the program; return its exit code, its stdout then its stderr in *out.
 int
 Sim(const std::string& args, std::string* out)
 {
-    const std::string file = "/tmp/ait-sim-" + std::to_string(getpid()) + ".out";
-    const int rc = std::system((SIM + " " + args + " > " + file + " 2>&1").c_str());
-    std::ifstream in(file);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    *out = ss.str();
-    std::remove(file.c_str());
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+    const ProgramRun r = RunSim(args, 0);
+    *out = r.out + r.err;
+    return r.rc;
 }
 
 /// A fresh output directory.
@@ -49,15 +40,6 @@ OutDir(const std::string& name)
     const std::string d = "/tmp/ait-study-" + std::to_string(getpid()) + "-" + name;
     std::system(("rm -rf " + d).c_str());
     return d;
-}
-
-std::string
-Read(const std::string& path)
-{
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
 }
 
 /// CSV rows (header first), split into fields.
@@ -137,7 +119,7 @@ TEST(Study, SummaryJsonAgreesWithTheCsvFiles)
         struct stat st;
         EXPECT_EQ(stat((dir + "/" + f).c_str(), &st), 0) << f;
     }
-    EXPECT_EQ(Read(dir + "/steps.png").substr(1, 3), "PNG");
+    EXPECT_EQ(Slurp(dir + "/steps.png").substr(1, 3), "PNG");
     boost::property_tree::ptree js;
     boost::property_tree::read_json(dir + "/summary.json", js);
     EXPECT_EQ(js.get<std::string>("config.workload"), AIT_SOURCE_DIR "/traces/dp.workload");
@@ -288,15 +270,15 @@ TEST(Study, SameFlagsAndSeedGiveIdenticalOutputs)
         }
         return o;
     };
-    EXPECT_EQ(strip(Read(a + "/summary.json"), a), strip(Read(b + "/summary.json"), b));
+    EXPECT_EQ(strip(Slurp(a + "/summary.json"), a), strip(Slurp(b + "/summary.json"), b));
     for (const char* f :
          {"steps.csv", "collectives.csv", "flows.csv", "queues.csv", "pfc.csv", "links.csv"})
     {
-        EXPECT_EQ(Read(a + "/" + f), Read(b + "/" + f)) << f;
-        EXPECT_FALSE(Read(a + "/" + f).empty()) << f;
+        EXPECT_EQ(Slurp(a + "/" + f), Slurp(b + "/" + f)) << f;
+        EXPECT_FALSE(Slurp(a + "/" + f).empty()) << f;
     }
     // another placement is another experiment
-    EXPECT_NE(Read(a + "/flows.csv"), Read(c + "/flows.csv"));
+    EXPECT_NE(Slurp(a + "/flows.csv"), Slurp(c + "/flows.csv"));
 }
 
 TEST(Study, PcapsOfTheSelectedNodesDecodeAsRoce)
@@ -438,7 +420,7 @@ RunAndCheckEveryMessage(const std::string& args,
               std::string::npos)
         << out;
     EXPECT_NE(out.find("every posted message is recorded"), std::string::npos) << out;
-    const std::string fct = Read(dir + "/fct.txt");
+    const std::string fct = Slurp(dir + "/fct.txt");
     EXPECT_EQ(uint64_t(std::count(fct.begin(), fct.end(), '\n')), t.rows) << args;
     if (totals)
     {

@@ -20,42 +20,11 @@
 namespace
 {
 
-#ifdef AIT_SIM_BINARY
-const std::string SIM = AIT_SIM_BINARY;
-#else
-const std::string SIM;
-#endif
+using Outcome = ns3::test::ProgramRun;
+using ns3::test::RunSim;
+using ns3::test::Slurp;
 
-std::string
-Slurp(const std::string& path)
-{
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-struct Outcome
-{
-    int rc;
-    std::string out;
-    std::string err;
-};
-
-Outcome
-RunSim(const std::string& args)
-{
-    const std::string base = "/tmp/ait-traffic-" + std::to_string(getpid());
-    const int st = std::system(
-        ("timeout 60 " + SIM + " " + args + " > " + base + ".out 2> " + base + ".err").c_str());
-    Outcome o;
-    o.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st);
-    o.out = Slurp(base + ".out");
-    o.err = Slurp(base + ".err");
-    std::remove((base + ".out").c_str());
-    std::remove((base + ".err").c_str());
-    return o;
-}
+const std::string SIM = ns3::test::SimProgram(); //!< the study program ("" in-tree)
 
 std::string
 File(const std::string& dir, const std::string& name, const std::string& text)

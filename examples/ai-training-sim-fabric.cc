@@ -1,0 +1,258 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * ai-training-sim: the fabric's checks (ParseOptions, ai-training-sim-checks.cc, calls them):
+ * --topology (a built-in fabric or a topology file, --topology=file:PATH, read and checked),
+ * the fabric's dimensions and limits, and the switch buffer the MMU needs.
+ */
+#include "ai-training-sim-options.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <sys/stat.h>
+
+using namespace ns3;
+
+namespace aitsim
+{
+
+namespace
+{
+
+/// An attribute default (after the overrides) as a number.
+double
+DefaultNumber(const std::string& type, const std::string& attr)
+{
+    TypeId::AttributeInformation info;
+    TypeId::LookupByName(type).LookupAttributeByName(attr, &info);
+    Ptr<const AttributeValue> v = info.initialValue;
+    if (auto u = DynamicCast<const UintegerValue>(v))
+    {
+        return double(u->Get());
+    }
+    if (auto t = DynamicCast<const TimeValue>(v))
+    {
+        return t->Get().GetSeconds();
+    }
+    NS_FATAL_ERROR("ai-training-sim: attribute " << type << "::" << attr << " is not a number");
+    return 0; // not reached (NS_FATAL_ERROR is not [[noreturn]] in every build)
+}
+
+/// The switch buffer the MMU needs, as SwitchMmu::Configure computes it, for the largest need
+/// of any switch of the fabric.
+uint64_t
+NeededBuffer(const Options& o,
+             const std::vector<std::vector<DataRate>>& switchPorts,
+             const std::vector<std::vector<Time>>* portDelays = nullptr)
+{
+    const double reserved = DefaultNumber("ns3::SwitchMmu", "ReservedBytes");
+    const double headroomAttr = DefaultNumber("ns3::SwitchMmu", "HeadroomBytes");
+    const double response = DefaultNumber("ns3::SwitchMmu", "PfcResponseTime");
+    const double maxFrame =
+        DefaultNumber("ns3::RoceNetDevice", "Mtu") + 18 + RoceNetDevice::FCS_BYTES;
+    uint64_t need = 0;
+    for (size_t s = 0; s < switchPorts.size(); ++s)
+    {
+        const auto& ports = switchPorts[s];
+        uint64_t n = uint64_t(reserved) * ports.size() * 8;
+        for (size_t p = 0; p < ports.size(); ++p)
+        {
+            const double bps = ports[p].GetBitRate();
+            const double delay =
+                portDelays ? (*portDelays)[s][p].GetSeconds() : o.delay.GetSeconds();
+            const uint64_t headroom =
+                headroomAttr ? uint64_t(headroomAttr)
+                             : uint64_t(std::ceil(2 * delay * bps / 8 + response * bps / 8)) +
+                                   2 * uint64_t(maxFrame);
+            n += o.pfc ? headroom : 0;
+        }
+        need = std::max(need, n);
+    }
+    return need;
+}
+
+/// A rate as text (e.g. 100Gbps, 2.5Gbps, 800Mbps).
+std::string
+RateText(const DataRate& r)
+{
+    const uint64_t bps = r.GetBitRate();
+    if (bps % 1000000000ULL == 0)
+    {
+        return std::to_string(bps / 1000000000ULL) + "Gbps";
+    }
+    if (bps % 1000000ULL == 0)
+    {
+        return bps >= 1000000000ULL ? Num(bps / 1e9, 3) + "Gbps"
+                                    : std::to_string(bps / 1000000ULL) + "Mbps";
+    }
+    return std::to_string(bps) + "bps";
+}
+
+/// --topology=file:PATH: what the fabric will be, from the checked file (ParseOptions read it).
+void
+CheckFileFabric(Options& o,
+                std::vector<std::vector<DataRate>>& switchPorts,
+                std::vector<std::vector<Time>>& portDelays)
+{
+    const FileTopologyHelper::Description& d = o.topoFile;
+    std::vector<uint32_t> swIndex(d.nodes.size(), 0);
+    for (uint32_t id = 0, s = 0; id < d.nodes.size(); ++id)
+    {
+        swIndex[id] = d.nodes[id].isSwitch ? s++ : 0;
+    }
+    switchPorts.assign(d.nSwitches, {});
+    portDelays.assign(d.nSwitches, {});
+    std::set<uint64_t> rates;
+    DataRate slowestHost(UINT64_MAX);
+    o.delay = Time(0);
+    for (const auto& l : d.links)
+    {
+        for (uint32_t end : {l.a, l.b})
+        {
+            if (d.nodes[end].isSwitch)
+            {
+                switchPorts[swIndex[end]].push_back(l.rate);
+                portDelays[swIndex[end]].push_back(l.delay);
+            }
+        }
+        rates.insert(l.rate.GetBitRate());
+        o.delay = std::max(o.delay, l.delay);
+        if (l.tier == 0 && l.rate < slowestHost)
+        {
+            slowestHost = l.rate;
+        }
+    }
+    o.rate = slowestHost; // the reference of the benchmark's "% of the link goodput"
+    o.linkRateText.clear();
+    for (uint64_t r : rates)
+    {
+        o.linkRateText += (o.linkRateText.empty() ? "" : "/") + RateText(DataRate(r));
+    }
+    o.fabricName = "topology file " + o.topologyPath + " (" + std::to_string(d.GetNHosts()) +
+                   " hosts, " + std::to_string(d.nSwitches) + " switches)";
+}
+
+} // namespace
+
+/// --topology: a fabric name, or file:PATH (read and checked: a bad file is Fail()ed here).
+void
+ReadTopology(Options& o, const std::string& value)
+{
+    if (value.rfind("file:", 0) == 0)
+    {
+        o.topology = "file";
+        o.topologyPath = value.substr(5);
+        if (o.topologyPath.empty())
+        {
+            Fail("--topology=file: needs a path (--topology=file:PATH, a topology file)");
+        }
+        struct stat st;
+        if (stat(o.topologyPath.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+        {
+            Fail(Arg("topology", value) + ": " + o.topologyPath + " is not a readable file");
+        }
+        const std::string error = FileTopologyHelper::Parse(o.topologyPath, o.topoFile);
+        if (!error.empty())
+        {
+            Fail(error);
+        }
+    }
+    else
+    {
+        o.topology = Choose("topology",
+                            value,
+                            {{"fat-tree", "fat-tree"},
+                             {"leaf-spine", "leaf-spine"},
+                             {"rail", "rail"},
+                             {"file:PATH", "file"}});
+    }
+}
+
+/// Fabric dimensions, limits and the switch buffer, from the flags alone.
+void
+CheckFabric(Options& o, const Given& given)
+{
+    std::vector<std::vector<DataRate>> switchPorts; // one entry per kind of switch
+    uint64_t hosts = 0;
+    uint64_t switches = 0;
+    uint64_t nodes = 0;
+    std::vector<std::vector<Time>> portDelays;
+    if (o.topology == "file")
+    {
+        CheckFileFabric(o, switchPorts, portDelays);
+        hosts = o.topoFile.GetNHosts();
+        switches = o.topoFile.nSwitches;
+        nodes = o.topoFile.nodes.size();
+    }
+    else if (o.topology == "fat-tree")
+    {
+        if (o.k % 2 != 0)
+        {
+            Fail(Arg("k", std::to_string(o.k)) + " is not allowed (an even integer 2..32)");
+        }
+        const double perEdge = o.k / 2 * o.oversubscription;
+        if (std::fabs(perEdge - std::round(perEdge)) > 1e-9)
+        {
+            Fail(Arg("oversubscription",
+                     given.count("oversubscription") ? given.at("oversubscription") : "1") +
+                 " is not allowed with --k=" + std::to_string(o.k) +
+                 " (k/2 x oversubscription hosts per edge switch must be a whole number)");
+        }
+        o.hostsPerEdge = uint32_t(std::llround(perEdge));
+        hosts = uint64_t(o.k) * (o.k / 2) * o.hostsPerEdge;
+        switches = 5ULL * o.k * o.k / 4;
+        nodes = hosts + switches;
+        switchPorts.push_back(std::vector<DataRate>(o.hostsPerEdge + o.k / 2, o.rate));
+        switchPorts.push_back(std::vector<DataRate>(o.k, o.rate));
+        o.fabricName = "k=" + std::to_string(o.k) + " fat-tree";
+    }
+    else
+    {
+        const bool rail = o.topology == "rail";
+        const uint64_t servers = uint64_t(o.leaves) * o.hostsPerLeaf;
+        hosts = rail ? servers * o.gpusPerServer : servers;
+        const uint64_t leafSwitches = rail ? uint64_t(o.leaves) * o.gpusPerServer : o.leaves;
+        switches = leafSwitches + o.spines;
+        nodes = (rail ? servers : hosts) + switches;
+        const double up =
+            o.rate.GetBitRate() * double(o.hostsPerLeaf) / (o.spines * o.oversubscription);
+        const DataRate upRate(static_cast<uint64_t>(std::llround(up)));
+        std::vector<DataRate> leaf(o.hostsPerLeaf, o.rate);
+        leaf.insert(leaf.end(), o.spines, upRate);
+        switchPorts.push_back(leaf);
+        switchPorts.push_back(std::vector<DataRate>(leafSwitches, upRate));
+        if (leafSwitches * o.spines > 65536)
+        {
+            Fail("--leaves/--spines/--gpusPerServer: " + std::to_string(leafSwitches) +
+                 " leaves x " + std::to_string(o.spines) +
+                 " spines is above the largest fabric (65536 uplinks)");
+        }
+        o.fabricName = rail ? "rail-optimized (" + std::to_string(servers) + " servers x " +
+                                  std::to_string(o.gpusPerServer) + " GPUs)"
+                            : std::to_string(o.leaves) + "-leaf " + std::to_string(o.spines) +
+                                  "-spine leaf-spine";
+    }
+    if (hosts > MAX_HOSTS || switches > MAX_SWITCHES)
+    {
+        Fail("the " + o.fabricName + " would have " + std::to_string(hosts) + " hosts and " +
+             std::to_string(switches) + " switches: above the largest fabric (" +
+             std::to_string(MAX_HOSTS) + " hosts, " + std::to_string(MAX_SWITCHES) +
+             (o.topology == "file" ? std::string(" switches)")
+                                   : " switches; check --k, --leaves, --spines, --hostsPerLeaf, "
+                                     "--gpusPerServer, --oversubscription)"));
+    }
+    o.hosts = uint32_t(hosts);
+    o.switches = uint32_t(switches);
+    o.nodes = uint32_t(nodes);
+    const uint64_t need = NeededBuffer(o, switchPorts, portDelays.empty() ? nullptr : &portDelays);
+    if (o.bufferBytes <= need)
+    {
+        Fail(Arg("bufferSize", given.count("bufferSize") ? given.at("bufferSize") : "32MB") +
+             " is too small for this fabric (" + std::to_string(o.bufferBytes) +
+             " B; the switches need more than " + std::to_string(need) +
+             " B for reserved space and PFC headroom)");
+    }
+}
+
+} // namespace aitsim
