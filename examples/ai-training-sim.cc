@@ -20,7 +20,8 @@
  *
  * Files: ai-training-sim-options.{h,cc} (flags, strict parsing, ns-3 overrides),
  * ai-training-sim-checks.cc (the complete check before anything is built),
- * ai-training-sim-study.{h,cc} (fabric, jobs, the run), ai-training-sim-output.cc (outputs).
+ * ai-training-sim-study.{h,cc} (fabric, jobs, the run), ai-training-sim-output.cc (outputs),
+ * ai-training-sim-sweep.cc (--sweep: one run per value, then ait-compare).
  *
  * Every user error (a flag, a combination, an input file) is found before the fabric is built
  * and before --outputDir is created: one line on stderr naming the flag or file:line, the value
@@ -80,6 +81,11 @@ PrepareOutputDir(const std::string& dir)
 int
 main(int argc, char* argv[])
 {
+    const int swept = aitsim::RunSweep(argc, argv); // --sweep: the runs and their comparison
+    if (swept >= 0)
+    {
+        return swept;
+    }
     const aitsim::Options o = aitsim::ParseOptions(argc, argv); // exits 2 on any user error
     if (!o.overrides.empty())
     {

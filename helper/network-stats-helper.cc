@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include "network-stats-helper.h"
 
+#include "study-plots.h"
+
 #include "ns3/boolean.h"
 #include "ns3/fatal-error.h"
 #include "ns3/log.h"
@@ -84,41 +86,6 @@ CloseOrDie(std::ofstream& f, const std::string& path, const char* who)
     {
         NS_FATAL_ERROR(who << ": writing the file '" << path << "' failed");
     }
-}
-
-/// Quote a path for the shell (single quotes).
-std::string
-ShellQuote(const std::string& s)
-{
-    std::string out = "'";
-    for (char c : s)
-    {
-        if (c == '\'')
-        {
-            out += "'\\''";
-        }
-        else
-        {
-            out += c;
-        }
-    }
-    return out + "'";
-}
-
-/// Quote a string for a gnuplot script (double quotes).
-std::string
-GnuplotQuote(const std::string& s)
-{
-    std::string out = "\"";
-    for (char c : s)
-    {
-        if (c == '"' || c == '\\')
-        {
-            out += '\\';
-        }
-        out += c;
-    }
-    return out + "\"";
 }
 
 } // namespace
@@ -1020,14 +987,19 @@ NetworkStatsHelper::WriteCsv(const std::string& dir) const
     OpenOrDie(f, path, who);
     f << "start_ns,end_ns,link,tier,from_node,to_node,bytes,utilization\n";
     const int64_t iv = m_linkInterval.GetNanoSeconds();
-    auto linkRow = [&f, this](int64_t start, int64_t end, uint32_t dir, uint64_t bytes) {
-        const Direction& d = m_dirs[dir];
-        const double capacity =
-            d.dev->GetDataRate().GetBitRate() * static_cast<double>(end - start) * 1e-9;
-        f << start << ',' << end << ',' << d.link << ',' << d.tier << ',' << d.fromNode << ','
-          << d.toNode << ',' << bytes << ','
-          << Format("%.6f", capacity > 0 ? bytes * 8 / capacity : 0.0) << '\n';
-    };
+    // per interval, link tier and direction (up: from the lower end): bytes, for link-tiers.csv
+    std::map<std::pair<int64_t, int64_t>, std::map<std::pair<uint32_t, uint32_t>, uint64_t>>
+        tierBytes;
+    auto linkRow =
+        [&f, &tierBytes, this](int64_t start, int64_t end, uint32_t dir, uint64_t bytes) {
+            const Direction& d = m_dirs[dir];
+            const double capacity =
+                d.dev->GetDataRate().GetBitRate() * static_cast<double>(end - start) * 1e-9;
+            tierBytes[{start, end}][{d.tier, dir % 2}] += bytes;
+            f << start << ',' << end << ',' << d.link << ',' << d.tier << ',' << d.fromNode << ','
+              << d.toNode << ',' << bytes << ','
+              << Format("%.6f", capacity > 0 ? bytes * 8 / capacity : 0.0) << '\n';
+        };
     for (const LinkSample& s : m_linkSamples)
     {
         linkRow(s.endNs - iv, s.endNs, s.dir, s.bytes);
@@ -1045,6 +1017,32 @@ NetworkStatsHelper::WriteCsv(const std::string& dir) const
         for (uint32_t dir : busy)
         {
             linkRow(m_lastLinkSample.GetNanoSeconds(), now, dir, m_dirs[dir].bytes);
+        }
+    }
+    CloseOrDie(f, path, who);
+
+    // link-tiers: every direction of a tier counts, busy or not
+    std::map<std::pair<uint32_t, uint32_t>, std::pair<uint32_t, double>> tierRate; // n, bit/s
+    for (uint32_t i = 0; i < m_dirs.size(); ++i)
+    {
+        auto& t = tierRate[{m_dirs[i].tier, i % 2}];
+        ++t.first;
+        t.second += m_dirs[i].dev->GetDataRate().GetBitRate();
+    }
+    path = dir + "/link-tiers.csv";
+    OpenOrDie(f, path, who);
+    f << "start_ns,end_ns,tier,direction,links,bytes,utilization\n";
+    for (const auto& [interval, bytesOf] : tierBytes)
+    {
+        for (const auto& [key, rate] : tierRate)
+        {
+            auto it = bytesOf.find(key);
+            const uint64_t bytes = it == bytesOf.end() ? 0 : it->second;
+            const double capacity =
+                rate.second * static_cast<double>(interval.second - interval.first) * 1e-9;
+            f << interval.first << ',' << interval.second << ',' << key.first << ','
+              << (key.second == 0 ? "up" : "down") << ',' << rate.first << ',' << bytes << ','
+              << Format("%.6f", capacity > 0 ? bytes * 8 / capacity : 0.0) << '\n';
         }
     }
     CloseOrDie(f, path, who);
@@ -1133,205 +1131,20 @@ NetworkStatsHelper::WriteJsonNetwork(std::ostream& os) const
 bool
 NetworkStatsHelper::Plot(const std::string& dir) const
 {
-    const char* who = "NetworkStatsHelper::Plot";
     CheckInstalled("Plot");
-    PrepareDirectory(dir, who);
-    if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
+    WriteCsv(dir);
+    if (!StudyPlots::HaveGnuplot())
     {
         std::cerr << "NetworkStatsHelper::Plot: gnuplot is not installed (e.g. apt-get install "
                      "gnuplot-nox); no plots written to '"
                   << dir << "'" << std::endl;
         return false;
     }
-    std::ofstream f;
-    std::ostringstream gp;
-    gp << "set terminal pngcairo size 800,500 noenhanced\n"
-          "set grid\n"
-          "set key bottom right\n";
-    auto noData = [&gp](const std::string& png, const std::string& title) {
-        gp << "set output " << GnuplotQuote(png) << "\n"
-           << "set title " << GnuplotQuote(title) << "\n"
-           << "unset logscale\nset xrange [0:1]\nset yrange [0:1]\n"
-           << "set label 1 \"no data\" at graph 0.45,0.5\n"
-           << "plot -1 notitle\nunset label 1\nset autoscale\n";
-    };
-
-    // CDFs: from the records when all are stored, else from the histogram buckets
-    for (int which = 0; which < 2; ++which)
+    StudyPlots plots;
+    for (const char* name :
+         {"fct-cdf", "slowdown-cdf", "slowdown-buckets", "queues", "pfc", "utilization"})
     {
-        const bool slowdown = which == 1;
-        const std::string name = slowdown ? "slowdown-cdf" : "fct-cdf";
-        const std::string dat = dir + "/plot-" + name + ".dat";
-        const std::string png = dir + "/" + name + ".png";
-        const double scale = slowdown ? 1.0 : 1e-3; // FCT in us
-        std::vector<std::pair<double, uint64_t>> points;
-        if (m_records.size() == m_flows)
-        {
-            std::vector<double> v;
-            for (const FlowRecord& r : m_records)
-            {
-                v.push_back(slowdown ? r.GetSlowdown()
-                                     : static_cast<double>(r.GetFct().GetNanoSeconds()));
-            }
-            std::sort(v.begin(), v.end());
-            for (double x : v)
-            {
-                points.emplace_back(x, 1);
-            }
-        }
-        else
-        {
-            points = (slowdown ? m_slowdownHist : m_fctHist).GetBuckets();
-        }
-        OpenOrDie(f, dat, who);
-        f << "# " << (slowdown ? "slowdown" : "fct_us") << " cdf\n";
-        const double total = static_cast<double>(m_flows);
-        uint64_t seen = 0;
-        if (!points.empty())
-        {
-            f << Format("%.6g 0\n", points.front().first * scale); // the CDF starts at 0
-        }
-        const std::size_t step = std::max<std::size_t>(1, points.size() / 5000);
-        for (std::size_t i = 0; i < points.size(); ++i)
-        {
-            seen += points[i].second;
-            if (i % step == 0 || i + 1 == points.size())
-            {
-                f << Format("%.6g %.6f\n", points[i].first * scale, seen / total);
-            }
-        }
-        CloseOrDie(f, dat, who);
-        const std::string title = slowdown ? "Slowdown (FCT / ideal FCT)" : "Flow completion time";
-        if (points.empty())
-        {
-            noData(png, title);
-            continue;
-        }
-        gp << "set output " << GnuplotQuote(png) << "\n"
-           << "set title " << GnuplotQuote(title + Format(" (%" PRIu64 " messages)", m_flows))
-           << "\n"
-           << "set xlabel " << GnuplotQuote(slowdown ? "slowdown" : "FCT (us)") << "\n"
-           << "set ylabel \"CDF\"\nset yrange [0:1.02]\n"
-           << (slowdown ? "unset logscale x\n" : "set logscale x\n") << "plot " << GnuplotQuote(dat)
-           << " using 1:2 with steps lw 2 notitle\n"
-           << "unset logscale\nset autoscale\n";
-    }
-
-    // queues: the 4 queues with the largest sampled depth
-    {
-        const std::string dat = dir + "/plot-queues.dat";
-        const std::string png = dir + "/queues.png";
-        std::map<uint64_t, uint64_t> maxByKey;
-        for (const QueueSample& q : m_queueSamples)
-        {
-            uint64_t& m = maxByKey[q.key];
-            m = std::max(m, q.bytes);
-        }
-        std::vector<std::pair<uint64_t, uint64_t>> ranked; // (max, key)
-        for (const auto& [key, m] : maxByKey)
-        {
-            if (m > 0)
-            {
-                ranked.emplace_back(m, key);
-            }
-        }
-        std::stable_sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) {
-            return x.first > y.first;
-        });
-        if (ranked.size() > 4)
-        {
-            ranked.resize(4);
-        }
-        OpenOrDie(f, dat, who);
-        std::vector<std::string> titles;
-        for (const auto& [m, key] : ranked)
-        {
-            const uint32_t sw = key >> 32;
-            titles.push_back(Format("switch %u port %u prio %u",
-                                    sw,
-                                    static_cast<unsigned>((key >> 3) & 0x1fffffff),
-                                    static_cast<unsigned>(key & 7)));
-            f << "# " << titles.back() << ": time_us queue_kb\n";
-            for (const QueueSample& q : m_queueSamples)
-            {
-                if (q.key == key)
-                {
-                    f << Format("%.3f %.3f\n", q.timeNs * 1e-3, q.bytes * 1e-3);
-                }
-            }
-            f << "\n\n";
-        }
-        CloseOrDie(f, dat, who);
-        if (ranked.empty())
-        {
-            noData(png, "Queue depth");
-        }
-        else
-        {
-            gp << "set output " << GnuplotQuote(png) << "\n"
-               << "set title \"Queue depth (busiest queues)\"\n"
-               << "set xlabel \"time (us)\"\nset ylabel \"queue (KB)\"\nset key top right\n"
-               << "plot ";
-            for (std::size_t i = 0; i < ranked.size(); ++i)
-            {
-                gp << (i ? ", " : "") << GnuplotQuote(dat) << " index " << i
-                   << " using 1:2 with lines lw 2 title " << GnuplotQuote(titles[i]);
-            }
-            gp << "\nset key bottom right\nset autoscale\n";
-        }
-    }
-
-    // throughput: bytes into and out of the fabric's host links per interval
-    {
-        const std::string dat = dir + "/plot-throughput.dat";
-        const std::string png = dir + "/throughput.png";
-        OpenOrDie(f, dat, who);
-        f << "# time_us sent_gbps delivered_gbps (each interval's start and end: a step line)\n";
-        int64_t lastEnd = -1;
-        for (const LinkTotal& t : m_linkTotals)
-        {
-            const double secs = (t.endNs - t.startNs) * 1e-9;
-            const double up = t.upBytes * 8 / secs * 1e-9;
-            const double down = t.downBytes * 8 / secs * 1e-9;
-            if (lastEnd >= 0 && lastEnd != t.startNs)
-            {
-                // idle between two sampled intervals
-                f << Format("%.3f 0 0\n%.3f 0 0\n", lastEnd * 1e-3, t.startNs * 1e-3);
-            }
-            f << Format("%.3f %.6f %.6f\n", t.startNs * 1e-3, up, down)
-              << Format("%.3f %.6f %.6f\n", t.endNs * 1e-3, up, down);
-            lastEnd = t.endNs;
-        }
-        CloseOrDie(f, dat, who);
-        if (m_linkTotals.empty())
-        {
-            noData(png, "Fabric throughput");
-        }
-        else
-        {
-            gp << "set output " << GnuplotQuote(png) << "\n"
-               << "set title "
-               << GnuplotQuote(Format("Fabric throughput (host links, %.0f us intervals)",
-                                      m_linkInterval.GetSeconds() * 1e6))
-               << "\n"
-               << "set xlabel \"time (us)\"\nset ylabel \"Gb/s\"\nset yrange [0:*]\n"
-               << "plot " << GnuplotQuote(dat)
-               << " using 1:2 with lines lw 2 title \"sent by hosts\", " << GnuplotQuote(dat)
-               << " using 1:3 with lines lw 2 title \"delivered to hosts\"\n";
-        }
-    }
-
-    const std::string script = dir + "/plots.gp";
-    OpenOrDie(f, script, who);
-    f << gp.str();
-    CloseOrDie(f, script, who);
-    const std::string log = dir + "/plots.log";
-    const int rc =
-        std::system(("gnuplot " + ShellQuote(script) + " >" + ShellQuote(log) + " 2>&1").c_str());
-    if (rc != 0)
-    {
-        NS_FATAL_ERROR(who << ": gnuplot failed on '" << script << "' (exit status " << rc
-                           << "); see '" << log << "'");
+        plots.Plot(dir, name);
     }
     return true;
 }
