@@ -35,6 +35,19 @@ Cell(const std::vector<std::string>& row, int col)
     return col >= 0 && col < static_cast<int>(row.size()) ? row[col] : std::string();
 }
 
+/// The time axis of a figure: us below 2 ms of span, else ms.
+struct Axis
+{
+    double div;       //!< ns per unit
+    std::string name; //!< us|ms
+};
+
+Axis
+AxisFor(double spanNs)
+{
+    return spanNs < 2e6 ? Axis{1e3, "us"} : Axis{1e6, "ms"};
+}
+
 } // namespace
 
 // ------------------------------------------------------------------ queues
@@ -86,9 +99,11 @@ StudyPlots::PlotQueues(const std::string& dir) const
     {
         ranked.resize(m_topQueues);
     }
+    const Axis t = AxisFor(tEnd);
     std::ostringstream dat;
     dat << "# the " << ranked.size()
-        << " queues with the largest sampled depth, one block each: time_us queue_KB (KB = "
+        << " queues with the largest sampled depth, one block each: time_" << t.name
+        << " queue_KB (KB = "
            "1000 B)\n";
     std::vector<std::string> titles;
     for (const auto& [m, k] : ranked)
@@ -103,7 +118,7 @@ StudyPlots::PlotQueues(const std::string& dir) const
                     static_cast<uint64_t>(Num(r, cPort)),
                     static_cast<uint64_t>(Num(r, cPrio))} == k)
             {
-                dat << Fmt("%.3f", Num(r, cT) / 1e3) << ' ' << Fmt("%.3f", Num(r, cBytes) / 1e3)
+                dat << Fmt("%.7g", Num(r, cT) / t.div) << ' ' << Fmt("%.3f", Num(r, cBytes) / 1e3)
                     << '\n';
             }
         }
@@ -116,7 +131,7 @@ StudyPlots::PlotQueues(const std::string& dir) const
     const double bottom = 70.0 / height;
     std::ostringstream gp;
     gp << Preamble("queues", 1000, height) << "unset key\n"
-       << "set xrange [0:" << Fmt("%.3f", tEnd / 1e3) << "]\nset yrange [0:*]\n"
+       << "set xrange [0:" << Fmt("%.7g", tEnd / t.div) << "]\nset yrange [0:*]\n"
        << "set ylabel \"queue (KB)\"\nset format x \"\"\n"
        << "set multiplot layout " << n << ",1 margins 0.1,0.96," << Fmt("%.4f", bottom) << ","
        << Fmt("%.4f", top) << " spacing 0," << Fmt("%.4f", 40.0 / height) << " title "
@@ -133,7 +148,7 @@ StudyPlots::PlotQueues(const std::string& dir) const
         }
         if (i + 1 == n)
         {
-            gp << "set format x \"%g\"\nset xlabel \"time (us)\"\n";
+            gp << "set format x \"%g\"\nset xlabel \"time (" << t.name << ")\"\n";
         }
         gp << "set ytics " << Fmt("%g", step) << "\nset title " << Quote(titles[i])
            << " font \",12\" offset 0,-0.6\n"
@@ -215,9 +230,11 @@ StudyPlots::PlotPfc(const std::string& dir) const
         return x.first > y.first;
     });
     const std::size_t shown = std::min<std::size_t>(ranked.size(), 24);
+    const Axis t = AxisFor(tEnd);
     std::ostringstream dat;
     std::ostringstream ytics;
-    dat << "# start_us lane end_us: a switch ingress queue from a pause frame it sent to its "
+    dat << "# start_" << t.name << " lane end_" << t.name
+        << ": a switch ingress queue from a pause frame it sent to its "
            "resume (the "
         << shown << " longest-paused of " << ranked.size() << ")\n";
     for (std::size_t lane = 0; lane < shown; ++lane)
@@ -230,7 +247,7 @@ StudyPlots::PlotPfc(const std::string& dir) const
         dat << "# " << label << ": " << Fmt("%.3f", ranked[lane].first / 1e3) << " us paused\n";
         for (const auto& [a, b] : intervals[k])
         {
-            dat << Fmt("%.3f", a / 1e3) << ' ' << lane << ' ' << Fmt("%.3f", b / 1e3) << '\n';
+            dat << Fmt("%.7g", a / t.div) << ' ' << lane << ' ' << Fmt("%.7g", b / t.div) << '\n';
         }
     }
     std::ostringstream gp;
@@ -240,7 +257,8 @@ StudyPlots::PlotPfc(const std::string& dir) const
                 (shown < ranked.size() ? "; the " + std::to_string(shown) + " paused longest"
                                        : std::string()) +
                 ")")
-       << "\nset xlabel \"time (us)\"\nset xrange [0:" << Fmt("%.3f", tEnd / 1e3 * 1.01) << "]\n"
+       << "\nset xlabel \"time (" << t.name
+       << ")\"\nset xrange [0:" << Fmt("%.6g", tEnd / t.div * 1.01) << "]\n"
        << "set ytics (" << ytics.str() << ")\nset yrange [" << shown - 0.5 << ":-0.5]\n"
        << "set grid xtics noytics\nset style fill solid 1.0 noborder\nunset key\n"
        << "plot \"pfc.dat\" using (($1+$3)/2):2:1:3:($2-0.35):($2+0.35) with boxxyerror lt 4 "
@@ -276,8 +294,10 @@ StudyPlots::PlotUtilization(const std::string& dir) const
         NoData(dir, "utilization", "Link utilization per tier");
         return true;
     }
+    const Axis t = AxisFor(tEnd);
     std::ostringstream dat;
-    dat << "# one block per tier and direction: time_us utilization_percent (each interval's "
+    dat << "# one block per tier and direction: time_" << t.name
+        << " utilization_percent (each interval's "
            "start and end; 0 between sampled intervals: no frame sent)\n";
     std::vector<std::string> titles;
     for (const auto& [key, rows] : series)
@@ -287,15 +307,15 @@ StudyPlots::PlotUtilization(const std::string& dir) const
         double last = -1;
         for (const auto& r : rows)
         {
-            const double a = Num(r, cStart) / 1e3;
-            const double b = Num(r, cEnd) / 1e3;
+            const double a = Num(r, cStart) / t.div;
+            const double b = Num(r, cEnd) / t.div;
             const double u = 100 * Num(r, cUtil);
             if (last >= 0 && a > last)
             {
-                dat << Fmt("%.3f", last) << " 0\n" << Fmt("%.3f", a) << " 0\n";
+                dat << Fmt("%.7g", last) << " 0\n" << Fmt("%.7g", a) << " 0\n";
             }
-            dat << Fmt("%.3f", a) << ' ' << Fmt("%.4f", u) << '\n'
-                << Fmt("%.3f", b) << ' ' << Fmt("%.4f", u) << '\n';
+            dat << Fmt("%.7g", a) << ' ' << Fmt("%.4f", u) << '\n'
+                << Fmt("%.7g", b) << ' ' << Fmt("%.4f", u) << '\n';
             last = b;
         }
         dat << "\n\n";
@@ -304,8 +324,9 @@ StudyPlots::PlotUtilization(const std::string& dir) const
     gp << Preamble("utilization", 1100, 560)
        << "set title \"Link utilization per tier (bytes sent / capacity of every link of the "
           "tier)\"\n"
-       << "set xlabel \"time (us)\"\nset ylabel \"utilization (%)\"\nset yrange [0:105]\n"
-       << "set xrange [0:" << Fmt("%.3f", tEnd / 1e3) << "]\nplot ";
+       << "set xlabel \"time (" << t.name
+       << ")\"\nset ylabel \"utilization (%)\"\nset yrange [0:105]\n"
+       << "set xrange [0:" << Fmt("%.7g", tEnd / t.div) << "]\nplot ";
     for (std::size_t i = 0; i < titles.size(); ++i)
     {
         gp << (i ? ", " : "") << "\"utilization.dat\" index " << i << " using 1:2 with lines lt "
