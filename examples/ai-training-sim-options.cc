@@ -787,6 +787,10 @@ ConfigEntries(const Given& given)
     std::vector<std::pair<std::string, std::string>> out;
     for (const auto& f : FLAGS)
     {
+        if (f.name == std::string("sweep"))
+        {
+            continue; // a sweep's runs are recorded with the swept flag's value
+        }
         std::string v = Value(given, f.name);
         if (bools.count(f.name))
         {
