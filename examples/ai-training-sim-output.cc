@@ -179,7 +179,7 @@ Study::ReportTraining()
             {
                 m_stepsCsv << "," << s.exposed[g].GetNanoSeconds();
             }
-            m_stepsCsv << "\n";
+            m_stepsCsv << "," << s.computeMean.GetNanoSeconds() << "\n";
             m_stepsJson << (m_stepsJson.tellp() > 0 ? ",\n" : "") << "    {\"job\": " << s.job
                         << ", \"step\": " << s.step
                         << ", \"start_ns\": " << s.start.GetNanoSeconds()

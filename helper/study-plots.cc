@@ -421,7 +421,9 @@ StudyPlots::PlotSteps(const std::string& dir) const
     const int cJob = c.Col("job");
     const int cStep = c.Col("step");
     const int cDur = c.Col("duration_ns");
-    const int cComp = c.Col("compute_ns");
+    const int cBusiest = c.Col("compute_ns");
+    // the mean over ranks (all parts then are means; older files: the busiest rank's)
+    const int cComp = c.Col("compute_mean_ns") >= 0 ? c.Col("compute_mean_ns") : cBusiest;
     // the exposed_<group>_ns columns with time in them
     std::vector<std::pair<std::string, int>> groups;
     for (std::size_t i = 0; i < c.header.size(); ++i)
@@ -454,9 +456,10 @@ StudyPlots::PlotSteps(const std::string& dir) const
     {
         dat << " exposed_" << g.first;
     }
-    dat << " other step_time (" << u.name
-        << "; compute: busiest rank; exposed: mean over ranks of the time their compute waited "
-           "for the group; other = step_time - compute - exposed)\n";
+    dat << " other step_time busiest_compute (" << u.name
+        << "; means over the ranks: compute, exposed = the time their compute waited for the "
+           "group, other = step_time - compute - exposed; busiest_compute: the busiest rank's "
+           "compute)\n";
     for (const auto& r : c.rows)
     {
         const std::string label =
@@ -469,28 +472,32 @@ StudyPlots::PlotSteps(const std::string& dir) const
             dat << ' ' << Fmt("%.6f", D(r, g.second) / u.div);
             rest -= D(r, g.second);
         }
-        dat << ' ' << Fmt("%.6f", rest / u.div) << ' ' << Fmt("%.6f", D(r, cDur) / u.div) << '\n';
+        dat << ' ' << Fmt("%.6f", rest / u.div) << ' ' << Fmt("%.6f", D(r, cDur) / u.div) << ' '
+            << Fmt("%.6f", D(r, cBusiest) / u.div) << '\n';
     }
     const std::size_t n = c.rows.size();
     const std::size_t every = std::max<std::size_t>(1, (n + 24) / 25);
     std::ostringstream gp;
     gp << Preamble("steps", 1100, 560) << "set title "
-       << Quote("Step time: compute and exposed communication (" + std::to_string(jobs.size()) +
-                (jobs.size() > 1 ? " jobs, " : " job, ") + std::to_string(n) + " steps)")
+       << Quote("Step time: compute and exposed communication, means over the ranks (" +
+                std::to_string(jobs.size()) + (jobs.size() > 1 ? " jobs, " : " job, ") +
+                std::to_string(n) + " steps)")
        << "\nset style data histograms\nset style histogram rowstacked\n"
        << "set style fill solid 0.85 border rgb '#404040'\nset boxwidth 0.75\n"
        << "set xlabel " << Quote(jobs.size() > 1 ? "job / step" : "step") << "\n"
        << "set ylabel " << Quote(std::string("time (") + u.name + ")") << "\n"
        << "set yrange [0:*]\nset grid noxtics ytics\n"
        << "plot \"steps.dat\" using 4:xtic(int($0) % " << every
-       << " == 0 ? stringcolumn(1) : \"\") lt 1 title \"compute (busiest rank)\"";
+       << " == 0 ? stringcolumn(1) : \"\") lt 1 title \"compute\"";
     for (std::size_t g = 0; g < groups.size(); ++g)
     {
         gp << ", \"\" using " << 5 + g << " lt " << GroupColor(groups[g].first) << " title "
            << Quote("exposed " + groups[g].first + " communication");
     }
-    gp << ", \"\" using " << 5 + groups.size()
-       << " lc rgb '#c8c8c8' title \"other (waiting for other ranks)\"\n";
+    gp << ", \"\" using (column(" << 5 + groups.size() << ") > 0 ? column(" << 5 + groups.size()
+       << ") : 0) lc rgb '#c8c8c8' title \"other (idle)\", \"\" using ($0-0.375):"
+       << 6 + groups.size()
+       << ":(0.75):(0) with vectors nohead lw 2.5 lc rgb 'black' title \"step time\"\n";
     Draw(dir, "steps", dat.str(), gp.str());
     return true;
 }
@@ -576,8 +583,10 @@ StudyPlots::PlotCollectives(const std::string& dir) const
                 ")")
        << "\nset xlabel " << Quote(std::string("time (") + u.name + ")") << "\n"
        << "set ytics (" << ytics.str() << ")\nset yrange [" << shown - 0.5 << ":-0.5]\n"
-       << "set grid xtics noytics\nset style fill solid 0.8 border rgb '#303030'\n"
-       << "set xrange [0:" << Fmt("%.6f", t1 / u.div * 1.01) << "]\nplot ";
+       << "set grid xtics noytics\nset style fill solid 0.85 "
+       // borders tell back-to-back collectives apart; with many per lane they would hide them
+       << (c.rows.size() > 40 * std::max<uint32_t>(shown, 1) ? "noborder" : "border rgb '#303030'")
+       << "\nset xrange [0:" << Fmt("%.6f", t1 / u.div * 1.01) << "]\nplot ";
     for (std::size_t k = 0; k < kinds.size(); ++k)
     {
         gp << (k ? ", " : "") << "\"collectives.dat\" index " << k

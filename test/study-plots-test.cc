@@ -235,25 +235,29 @@ TEST(StudyPlots, EveryFigureIsDrawnFromItsCsv)
         }
     }
     EXPECT_EQ(groups.size(), 2u) << "tp-dp: tp and dp communication";
-    const size_t nSeg = 2 + groups.size(); // compute, groups, other
-    EXPECT_EQ(Series(Slurp(d + "/steps.gp")), nSeg);
+    const size_t nSeg = 2 + groups.size();               // compute, groups, other
+    EXPECT_EQ(Series(Slurp(d + "/steps.gp")), nSeg + 1); // + the step time
     const std::string unit =
         Slurp(d + "/steps.dat").find("(ms;") != std::string::npos ? "ms" : "us";
     const double div = unit == "ms" ? 1e6 : 1e3;
     for (size_t i = 0; i < sd.size(); ++i)
     {
-        ASSERT_EQ(sd[i].size(), 3 + nSeg + 1);
+        ASSERT_EQ(sd[i].size(), 3 + nSeg + 2);
         double sum = 0;
         for (size_t k = 3; k < 3 + nSeg; ++k)
         {
             sum += std::stod(sd[i][k]);
         }
-        const double stepTime = std::stod(sd[i].back());
+        const double stepTime = std::stod(sd[i][3 + nSeg]);
         EXPECT_NEAR(sum, stepTime, 1e-5 * nSeg) << "step " << i;
         EXPECT_NEAR(stepTime, std::stod(steps.rows[i][steps.Col("duration_ns")]) / div, 1e-6);
         EXPECT_NEAR(std::stod(sd[i][3]),
+                    std::stod(steps.rows[i][steps.Col("compute_mean_ns")]) / div,
+                    1e-6);
+        EXPECT_NEAR(std::stod(sd[i].back()),
                     std::stod(steps.rows[i][steps.Col("compute_ns")]) / div,
                     1e-6);
+        EXPECT_LE(std::stod(sd[i][3]), std::stod(sd[i].back()) + 1e-6) << "mean <= busiest";
         EXPECT_GT(std::stod(sd[i][3]), 0.0);
     }
 
