@@ -252,8 +252,10 @@ StudyPlots::PlotPfc(const std::string& dir) const
     }
     std::ostringstream gp;
     gp << Preamble("pfc", 1100, std::max<uint32_t>(420, 160 + 26 * shown)) << "set title "
-       << Quote("PFC pause intervals (" + std::to_string(pauses) + " pause frames from " +
-                std::to_string(ranked.size()) + " switch ports" +
+       << Quote("PFC pause intervals (" + std::to_string(pauses) +
+                (pauses == 1 ? " pause frame from " : " pause frames from ") +
+                std::to_string(ranked.size()) +
+                (ranked.size() == 1 ? " switch port" : " switch ports") +
                 (shown < ranked.size() ? "; the " + std::to_string(shown) + " paused longest"
                                        : std::string()) +
                 ")")

@@ -481,7 +481,7 @@ StudyPlots::PlotSteps(const std::string& dir) const
     gp << Preamble("steps", 1100, 560) << "set title "
        << Quote("Step time: compute and exposed communication, means over the ranks (" +
                 std::to_string(jobs.size()) + (jobs.size() > 1 ? " jobs, " : " job, ") +
-                std::to_string(n) + " steps)")
+                std::to_string(n) + (n == 1 ? " step)" : " steps)"))
        << "\nset style data histograms\nset style histogram rowstacked\n"
        << "set style fill solid 0.85 border rgb '#404040'\nset boxwidth 0.75\n"
        << "set xlabel " << Quote(jobs.size() > 1 ? "job / step" : "step") << "\n"
@@ -576,7 +576,7 @@ StudyPlots::PlotCollectives(const std::string& dir) const
     std::ostringstream gp;
     gp << Preamble("collectives", 1100, std::max<uint32_t>(420, 160 + 26 * shown)) << "set title "
        << Quote("Collectives per communicator, start to end (" + std::to_string(c.rows.size()) +
-                " collectives" +
+                (c.rows.size() == 1 ? " collective" : " collectives") +
                 (y > shown ? ", the first " + std::to_string(shown) + " of " + std::to_string(y) +
                                  " communicators"
                            : "") +
@@ -638,7 +638,9 @@ StudyPlots::PlotCdf(const std::string& dir, bool slowdown) const
     }
     std::ostringstream gp;
     gp << Preamble(name, 1000, 560) << "set title "
-       << Quote(title + " (" + std::to_string(v.size()) + " messages)") << "\n"
+       << Quote(title + " (" + std::to_string(v.size()) +
+                (v.size() == 1 ? " message)" : " messages)"))
+       << "\n"
        << "set xlabel " << Quote(slowdown ? "slowdown (log scale)" : "FCT (us, log scale)")
        << "\nset ylabel \"CDF\"\nset yrange [0:1.02]\nset logscale x\nunset key\n"
        << "set xrange [" << Fmt("%.6g", v.front() / 1.25) << ":" << Fmt("%.6g", v.back() * 1.25)

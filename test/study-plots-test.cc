@@ -333,7 +333,7 @@ TEST(StudyPlots, EveryFigureIsDrawnFromItsCsv)
         pauses += row[pfc.Col("type")] == "pause";
     }
     ASSERT_GT(pauses, 0u) << "1 MB switch buffers: PFC expected";
-    EXPECT_NE(Slurp(d + "/pfc.gp").find("(" + std::to_string(pauses) + " pause frames"),
+    EXPECT_NE(Slurp(d + "/pfc.gp").find("(" + std::to_string(pauses) + " pause frame"),
               std::string::npos);
     const auto pd = Dat(d + "/pfc.dat");
     ASSERT_FALSE(pd.empty());
