@@ -361,6 +361,12 @@ RunSweep(int argc, char* argv[])
         labels += (r ? "," : "") + flag + "=" + values[r];
     }
     cmp.push_back("--labels=" + labels);
+    if (given.count("plotFormat"))
+    {
+        // the comparison's figures in the runs' format
+        const std::string a = argv[given["plotFormat"]];
+        cmp.push_back("--format=" + a.substr(a.find('=') + 1));
+    }
     cmp.push_back("--out=" + outputDir);
     std::cout << "sweep: comparison: ait-compare";
     for (size_t i = 1; i < cmp.size(); ++i)
