@@ -20,18 +20,20 @@ namespace ns3
  * directory, so `cd DIR && gnuplot NAME.gp` draws it again) and NAME.png (or .svg, .pdf:
  * SetFormat). What each figure draws and from which file:
  *
- * | figure | from | what |
- * |---|---|---|
- * | steps | steps.csv | step time per step, stacked: compute (busiest rank), exposed communication
- * per parallel group (mean over ranks), the rest (waiting for other ranks) | | collectives |
- * collectives.csv | one lane per communicator (job, group, instance): a bar from start to end of
- * each collective | | fct-cdf, slowdown-cdf | flows.csv | CDFs, log x | | slowdown-buckets |
- * flows.csv | p50/p95/p99 slowdown per flow-size bucket (FctReport::ByBucket); only with flows in 2
- * or more buckets | | queues | queues.csv | the busiest queues (largest sampled depth), one panel
- * each | | pfc | pfc.csv | pause intervals (a pause to the next resume) of each paused switch port
- * and priority | | utilization | link-tiers.csv | utilisation of each link tier and direction over
- * time | | qp-rate | qp-trace.csv | rate (and window, when the algorithm has one) of the traced
- * QPs; CNP arrivals |
+ *  - steps (steps.csv): step time per step, stacked means over the ranks: compute
+ *    (compute_mean_ns; older files: compute_ns), exposed communication per parallel group, the
+ *    rest (idle; not drawn when negative); the step time marked
+ *  - collectives (collectives.csv): one lane per communicator (job, group, instance), a bar
+ *    from start to end of each collective
+ *  - fct-cdf, slowdown-cdf (flows.csv): CDFs, log x
+ *  - slowdown-buckets (flows.csv): p50/p95/p99 slowdown per flow-size bucket
+ *    (FctReport::ByBucket); only with flows in 2 or more buckets
+ *  - queues (queues.csv): the busiest queues (largest sampled depth), one panel each
+ *  - pfc (pfc.csv): pause intervals (a pause to the next resume) of each paused switch port and
+ *    priority
+ *  - utilization (link-tiers.csv): utilisation of each link tier and direction over time
+ *  - qp-rate (qp-trace.csv): rate (and window, when the algorithm has one) of the traced QPs;
+ *    CNP arrivals
  *
  * A figure whose CSV is missing is skipped; one whose CSV has no rows is drawn as "no data"
  * (steps, collectives and qp-rate: skipped).

@@ -672,3 +672,40 @@ TEST(StudyPlots, BadSweepStopsBeforeAnythingRuns)
         EXPECT_FALSE(Exists(d)) << args;
     }
 }
+
+TEST(StudyPlots, FromHandWrittenCsvsTopQueuesAndNoData)
+{
+    if (!StudyPlots::HaveGnuplot())
+    {
+        GTEST_SKIP() << "gnuplot is not installed";
+    }
+    const std::string d = Dir("unit");
+    Shell("mkdir -p " + d);
+    // three queues, depths 3000, 1000 and 2000 B at their peak; a pfc.csv without rows
+    std::ofstream(d + "/queues.csv") << "time_ns,switch,node,port,priority,bytes\n"
+                                        "10000,0,16,1,3,3000\n10000,0,16,2,3,1000\n"
+                                        "10000,1,17,0,3,2000\n20000,0,16,1,3,0\n"
+                                        "20000,0,16,2,3,0\n20000,1,17,0,3,500\n";
+    std::ofstream(d + "/pfc.csv") << "time_ns,switch,node,port,priority,type\n";
+    StudyPlots plots;
+    EXPECT_FALSE(plots.SetFormat("jpg"));
+    EXPECT_EQ(plots.GetFormat(), "png");
+    plots.SetTopQueues(2);
+    ASSERT_TRUE(plots.Plot(d, "queues"));
+    std::vector<int> block;
+    const auto rows = Dat(d + "/queues.dat", &block);
+    ASSERT_EQ(rows.size(), 4u);
+    EXPECT_EQ(block.back(), 1) << "two queues";
+    EXPECT_EQ(rows[0][1], "3.000") << "the deepest first";
+    EXPECT_EQ(rows[2][1], "2.000") << "then the second deepest";
+    EXPECT_EQ(Series(Slurp(d + "/queues.gp")), 2u);
+    ExpectPng(d + "/queues.png");
+    ASSERT_TRUE(plots.Plot(d, "pfc")); // no rows: "no data"
+    EXPECT_NE(Slurp(d + "/pfc.gp").find("no data"), std::string::npos);
+    ExpectPng(d + "/pfc.png");
+    EXPECT_FALSE(plots.Plot(d, "steps")) << "no steps.csv";
+    EXPECT_FALSE(Exists(d + "/steps.png"));
+    const auto all = plots.PlotAll(d);
+    EXPECT_EQ(all, (std::vector<std::string>{"queues.png", "pfc.png"}));
+    Shell("rm -rf " + d);
+}
