@@ -652,6 +652,10 @@ TEST(StudyPlots, BadSweepStopsBeforeAnythingRuns)
     const std::vector<std::pair<std::string, std::string>> cases = {
         {"--sweep=bogus=1,2", "bogus cannot be swept"},
         {"--sweep=outputDir=a,b", "outputDir cannot be swept"},
+        {"--sweep=processes=1,2", "processes cannot be swept"},
+        {"--sweep=progress=on,off", "progress cannot be swept"},
+        {"--processes=2 --sweep=cc=dcqcn,none", "a sweep runs on one process"},
+        {"--sweep=cc=,hpcc", "an empty value"},
         {"--sweep=cc=dcqcn,bogus", "the run with --cc=bogus fails: --cc=bogus is not allowed"},
         {"--sweep=cc=hpcc", "is not allowed"},
         {"--sweep=cc=hpcc,hpcc", "the value hpcc twice"},
