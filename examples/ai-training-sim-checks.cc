@@ -398,6 +398,12 @@ ParseOptions(int argc, char* argv[])
              " is not allowed (0 (off) or a time 100ns..1s with a unit, e.g. 10us)");
     }
     o.plots = ParseBool("plots", V("plots"));
+    o.plotFormat =
+        Choose("plotFormat", V("plotFormat"), {{"png", "png"}, {"svg", "svg"}, {"pdf", "pdf"}});
+    if (given("plotFormat") && !o.plots)
+    {
+        Fail("--plotFormat has no effect with --plots=false");
+    }
     o.processes = ParseUint("processes", V("processes"), 1, 256);
     o.controlLatency = ParseTime("controlLatency",
                                  V("controlLatency"),

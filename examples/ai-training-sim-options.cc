@@ -112,7 +112,12 @@ const std::vector<FlagDef> FLAGS = {
     {"run", "1", "run number, for independent replications (1..4294967295)"},
     {"progress", "auto", "progress line on stderr: auto (when a terminal)|on|off"},
     {"queueInterval", "10us", "queue-depth sampling interval (0 = off, else 100ns..1s)"},
-    {"plots", "true", "write PNG plots with gnuplot (true|false)"},
+    {"plots", "true", "draw the figures with gnuplot from the CSVs (true|false; each as "
+                      "NAME.dat + NAME.gp + the image, see README)"},
+    {"plotFormat", "png", "image format of the figures: png|svg|pdf"},
+    {"sweep", "", "FLAG=V1,V2,...: one run per value in --outputDir/FLAG-V (the other flags as "
+                  "given), then ait-compare of the runs into --outputDir (compare.csv, "
+                  "compare-*.png); every run checked before the first starts"},
     {"processes", "1", "MPI processes simulating the fabric (1..256; > 1: run under mpirun -np "
                        "<the same>, needs the in-tree MPI build; one pod or leaf group per "
                        "process: at most the pods (fat-tree) or leaves/groups; a topology file: "
@@ -686,6 +691,19 @@ ParseArgv(int argc, char* argv[], std::vector<Override>* overrides)
     return given;
 }
 
+bool
+IsFlag(const std::string& name)
+{
+    for (const auto& f : FLAGS)
+    {
+        if (name == f.name)
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
 /// The value of a flag: as given, else its default.
 std::string
 Value(const Given& given, const std::string& name)
@@ -735,6 +753,10 @@ ConfigEntries(const Given& given)
     std::vector<std::pair<std::string, std::string>> out;
     for (const auto& f : FLAGS)
     {
+        if (f.name == std::string("sweep"))
+        {
+            continue; // a sweep's runs are recorded with the swept flag's value
+        }
         std::string v = Value(given, f.name);
         if (bools.count(f.name))
         {

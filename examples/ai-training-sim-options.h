@@ -98,13 +98,14 @@ struct Options
     std::string progress; //!< auto|on|off
     ns3::Time queueInterval;
     bool plots;
-    uint32_t processes;       //!< MPI processes
-    ns3::Time controlLatency; //!< ControlBus latency
-    std::string mpiEngine;    //!< the distributed engine's TypeId name
-    ns3::Time lookahead;      //!< --processes > 1: the smallest delay of a cable between them
-    std::string gpu;          //!< GPU preset: a100|h100
-    ns3::DataRate nvLinkRate; //!< of the preset
-    double gpuTflops;         //!< of the preset
+    std::string plotFormat{"png"}; //!< --plotFormat: png|svg|pdf
+    uint32_t processes;            //!< MPI processes
+    ns3::Time controlLatency;      //!< ControlBus latency
+    std::string mpiEngine;         //!< the distributed engine's TypeId name
+    ns3::Time lookahead;           //!< --processes > 1: the smallest delay of a cable between them
+    std::string gpu;               //!< GPU preset: a100|h100
+    ns3::DataRate nvLinkRate;      //!< of the preset
+    double gpuTflops;              //!< of the preset
 
     std::string fabricName; //!< e.g. "k=4 fat-tree"
     uint32_t hosts{0};      //!< host endpoints the fabric will have
@@ -206,6 +207,16 @@ std::string Choose(const std::string& flag,
 Given ParseArgv(int argc, char* argv[], std::vector<Override>* overrides);
 /// \return a flag's value as given, else its default
 std::string Value(const Given& given, const std::string& name);
+/// \return whether name is a flag of the program
+bool IsFlag(const std::string& name);
+/**
+ * \brief --sweep=FLAG=V1,V2,... (ai-training-sim-sweep.cc): check every run, run each as its
+ *        own process into --outputDir/FLAG-V, then ait-compare them into --outputDir.
+ * \return -1 without --sweep (or with --help: the normal path), else the exit code (0 all
+ *         runs and the comparison succeeded, 1 one did not); Fail (exit 2) on a bad sweep or
+ *         a run whose flags fail their check, before anything runs or is written
+ */
+int RunSweep(int argc, char* argv[]);
 /// \return every flag's value as a JSON value, for summary.json's config
 std::vector<std::pair<std::string, std::string>> ConfigEntries(const Given& given);
 

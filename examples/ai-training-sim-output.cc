@@ -8,6 +8,7 @@
 
 #include "ns3/global-value.h"
 #include "ns3/string.h"
+#include "ns3/study-plots.h"
 #include "ns3/type-id.h"
 
 #include <fstream>
@@ -178,7 +179,7 @@ Study::ReportTraining()
             {
                 m_stepsCsv << "," << s.exposed[g].GetNanoSeconds();
             }
-            m_stepsCsv << "\n";
+            m_stepsCsv << "," << s.computeMean.GetNanoSeconds() << "\n";
             m_stepsJson << (m_stepsJson.tellp() > 0 ? ",\n" : "") << "    {\"job\": " << s.job
                         << ", \"step\": " << s.step
                         << ", \"start_ns\": " << s.start.GetNanoSeconds()
@@ -284,36 +285,6 @@ Study::WriteSummary(const Conservation& c, double wall) const
     js << "    ]\n  }\n}\n";
 }
 
-void
-Study::PlotSteps() const
-{
-    const std::string dir = m_o.outputDir;
-    std::ofstream dat(dir + "/steps.dat");
-    std::string plot;
-    for (const auto& job : m_jobs)
-    {
-        dat << "# job " << job->GetId() << "\n";
-        for (const auto& st : job->GetStepResults())
-        {
-            dat << st.step << " " << Num((st.end - st.start).GetSeconds() * 1e3, 6) << "\n";
-        }
-        dat << "\n\n";
-        plot += (plot.empty() ? "" : ", ") + std::string("'") + dir + "/steps.dat' index " +
-                std::to_string(job->GetId()) + " with linespoints title 'job " +
-                std::to_string(job->GetId()) + "'";
-    }
-    dat.close();
-    const std::string gp = dir + "/steps.gp";
-    std::ofstream(gp) << "set terminal pngcairo size 800,500\nset output '" << dir
-                      << "/steps.png'\nset xlabel 'step'\nset ylabel 'step time "
-                         "(ms)'\nset yrange [0:*]\nset grid\nplot "
-                      << plot << "\n";
-    if (std::system(("gnuplot " + gp + " 2>/dev/null").c_str()) != 0)
-    {
-        std::cerr << "ai-training-sim: gnuplot failed on " << gp << std::endl;
-    }
-}
-
 int
 Study::Report()
 {
@@ -392,12 +363,23 @@ Study::Report()
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - m_wallStart).count();
     WriteSummary(c, wall);
+    std::string figures;
     if (m_o.plots)
     {
-        m_stats->Plot(dir);
-        if (!m_jobs.empty())
+        StudyPlots plots;
+        plots.SetFormat(m_o.plotFormat);
+        plots.SetRunLabel("--cc=" + m_o.ccFlag);
+        if (m_o.topology == "fat-tree")
         {
-            PlotSteps();
+            plots.SetTierNames({"host-edge", "edge-agg", "agg-core"});
+        }
+        else if (m_o.topology != "file")
+        {
+            plots.SetTierNames({"host-leaf", "leaf-spine"});
+        }
+        for (const std::string& f : plots.PlotAll(dir))
+        {
+            figures += ", " + f;
         }
     }
     std::cout << "sim: " << Num(m_simSeconds * 1e3, 3) << " ms simulated"
@@ -420,9 +402,8 @@ Study::Report()
     }
     std::cout << "outputs: " << dir
               << "/ (summary.json, steps.csv, collectives.csv, flows.csv, queues.csv, pfc.csv, "
-                 "links.csv, fct.txt, pfc.txt"
-              << trafficFiles << (m_o.plots ? ", *.png" : "")
-              << (m_o.pcap != "none" ? ", pcap-*.pcap" : "") << ")\n";
+                 "links.csv, link-tiers.csv, fct.txt, pfc.txt"
+              << trafficFiles << figures << (m_o.pcap != "none" ? ", pcap-*.pcap" : "") << ")\n";
     return ok ? 0 : 1;
 }
 

@@ -338,70 +338,7 @@ Study::WriteQpTrace(const std::string& dir)
         QpTraceRow(i, cc->GetRate().GetBitRate(), cc->GetWindow()); // the state at the end
     }
     std::ofstream(dir + "/qp-trace.csv") << m_qpCsv.str();
-    if (!m_o.plots)
-    {
-        return ", qp-trace.csv";
-    }
-    // rate over time, one step line per QP
-    std::ofstream dat(dir + "/qp-rate.dat");
-    std::string plot;
-    std::istringstream rows(m_qpCsv.str());
-    std::string line;
-    std::getline(rows, line); // header
-    std::map<std::string, std::ostringstream> series;
-    std::map<std::string, std::string> cnpsSoFar;
-    std::ostringstream cnpPoints; // the rate right after each CNP
-    double top = 0;
-    std::vector<std::string> order;
-    while (std::getline(rows, line))
-    {
-        std::vector<std::string> f;
-        std::stringstream ls(line);
-        std::string x;
-        while (std::getline(ls, x, ','))
-        {
-            f.push_back(x);
-        }
-        const std::string key = f[1] + "->" + f[2] + " QP " + f[3];
-        if (!series.count(key))
-        {
-            order.push_back(key);
-        }
-        const std::string point =
-            Num(std::stod(f[0]) / 1e3, 3) + ' ' + Num(std::stod(f[4]) / 1e9, 3) + '\n';
-        series[key] << point;
-        if (cnpsSoFar.count(key) && cnpsSoFar[key] != f[6])
-        {
-            cnpPoints << point;
-        }
-        cnpsSoFar[key] = f[6];
-        top = std::max(top, std::stod(f[4]) / 1e9);
-    }
-    for (size_t k = 0; k < order.size(); ++k)
-    {
-        dat << "# " << order[k] << "\n" << series[order[k]].str() << "\n\n";
-        plot += (plot.empty() ? "" : ", ") + std::string("'") + dir + "/qp-rate.dat' index " +
-                std::to_string(k) + " using 1:2 with steps lw 2 title 'host " + order[k] + "'";
-    }
-    if (!cnpPoints.str().empty())
-    {
-        dat << "# CNPs\n" << cnpPoints.str() << "\n\n";
-        plot += ", '" + dir + "/qp-rate.dat' index " + std::to_string(order.size()) +
-                " using 1:2 with points pt 7 ps 1.2 lc rgb 'black' title 'a CNP arrived'";
-    }
-    dat.close();
-    const std::string gp = dir + "/qp-rate.gp";
-    std::ofstream(gp) << "set terminal pngcairo size 1000,550 font 'Sans,13'\nset output '" << dir
-                      << "/qp-rate.png'\nset title 'Sending rate of the traced queue pairs (--cc="
-                      << m_o.ccFlag
-                      << ")'\nset xlabel 'time (us)'\nset ylabel 'rate (Gb/s)'\nset yrange [0:"
-                      << Num(top * 1.08, 1) << "]\nset grid\nset key outside right top\nplot "
-                      << plot << "\n";
-    if (std::system(("gnuplot " + gp + " 2>/dev/null").c_str()) != 0)
-    {
-        std::cerr << "ai-training-sim: gnuplot failed on " << gp << std::endl;
-    }
-    return ", qp-trace.csv, qp-rate.png";
+    return ", qp-trace.csv"; // qp-rate: StudyPlots
 }
 
 } // namespace aitsim

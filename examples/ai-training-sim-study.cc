@@ -252,7 +252,7 @@ Study::BuildWork()
     {
         m_stepsCsv << ",exposed_" << ParallelGroupName(ParallelGroup(g)) << "_ns";
     }
-    m_stepsCsv << "\n";
+    m_stepsCsv << ",compute_mean_ns\n";
 
     const std::string net = " at " + o.linkRateText + ", " + o.ccFlag + (o.pfc ? " + PFC" : "") +
                             (o.ecn ? " + ECN" : "") + ", " + o.lbFlag + ", " +

@@ -95,7 +95,7 @@ class Study
      */
     void QpTraceRow(size_t i, uint64_t rate, uint64_t window);
     /**
-     * \brief Write qp-trace.csv (a last row per QP first) and qp-rate.png (with --plots).
+     * \brief Write qp-trace.csv (a last row per QP first; StudyPlots draws qp-rate from it).
      * \param dir the output directory
      * \return the files written, as ", a, b" for the outputs line ("" without --qpTrace)
      */
@@ -127,8 +127,6 @@ class Study
     bool ReportTraining();
     /// Write summary.json.
     void WriteSummary(const Conservation& c, double wallSeconds) const;
-    /// Write steps.dat/gp/png.
-    void PlotSteps() const;
     /// Add one collective to collectives.csv and summary.json.
     void AddCollective(uint32_t job,
                        uint32_t step,

@@ -22,7 +22,8 @@
  * ai-training-sim-checks.cc (the complete check before anything is built; the fabric's checks
  * in ai-training-sim-fabric.cc, the workload's in ai-training-sim-workload.cc, flow files and
  * background load in ai-training-sim-traffic.cc, pcap and --qpTrace in ai-training-sim-pcap.cc),
- * ai-training-sim-study.{h,cc} (fabric, jobs, the run), ai-training-sim-output.cc (outputs).
+ * ai-training-sim-study.{h,cc} (fabric, jobs, the run), ai-training-sim-output.cc (outputs),
+ * ai-training-sim-sweep.cc (--sweep: one run per value, then ait-compare).
  *
  * Every user error (a flag, a combination, an input file) is found before the fabric is built
  * and before --outputDir is created: one line on stderr naming the flag or file:line, the value
@@ -82,6 +83,11 @@ PrepareOutputDir(const std::string& dir)
 int
 main(int argc, char* argv[])
 {
+    const int swept = aitsim::RunSweep(argc, argv); // --sweep: the runs and their comparison
+    if (swept >= 0)
+    {
+        return swept;
+    }
     const aitsim::Options o = aitsim::ParseOptions(argc, argv); // exits 2 on any user error
     if (!o.overrides.empty())
     {

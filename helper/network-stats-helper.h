@@ -68,10 +68,11 @@ class RoceTopologyHelper;
  * pauses while no frame is sent. A partial last interval (the simulation stopped between two
  * samples) is written up to the current time.
  *
- * **Outputs.** WriteCsv(dir) writes flows.csv, ports.csv, queues.csv, pfc.csv, links.csv and
- * the HPCC-simulator-compatible fct.txt and pfc.txt; WriteJsonFlows()/WriteJsonNetwork()
- * write the objects of a summary.json; GetSummary() returns the same numbers; Plot(dir) draws
- * fct-cdf.png, slowdown-cdf.png, queues.png and throughput.png with gnuplot. Same simulation,
+ * **Outputs.** WriteCsv(dir) writes flows.csv, ports.csv, queues.csv, pfc.csv, links.csv,
+ * link-tiers.csv and the HPCC-simulator-compatible fct.txt and pfc.txt;
+ * WriteJsonFlows()/WriteJsonNetwork() write the objects of a summary.json; GetSummary()
+ * returns the same numbers; Plot(dir) writes the CSVs and draws the network figures of
+ * StudyPlots (study-plots.h) from them with gnuplot. Same simulation,
  * same bytes: every container is ordered and numbers are printed with fixed formats.
  *
  * CSV columns (one header line, then one row per record):
@@ -86,6 +87,10 @@ class RoceTopologyHelper;
  *  - pfc.csv: time_ns,switch,node,port,priority,type (type pause or resume: a PFC frame the
  *    switch sent out of that ingress port)
  *  - links.csv: start_ns,end_ns,link,tier,from_node,to_node,bytes,utilization
+ *  - link-tiers.csv: start_ns,end_ns,tier,direction,links,bytes,utilization: per interval of
+ *    links.csv, link tier and direction (up: from the link's lower end, the host on tier 0;
+ *    down), the bytes of links.csv summed over the tier's cable directions, `links` how many
+ *    there are (busy or not) and utilization = bits / (their summed line rate x interval)
  *
  * HPCC formats (as the HPCC ns-3 simulator's third.cc writes them):
  *  - fct.txt: `sip dip sport dport size start_time fct standalone_fct`: IPv4 addresses as 8
@@ -299,14 +304,15 @@ class NetworkStatsHelper
     void WriteJsonNetwork(std::ostream& os) const;
 
     /**
-     * \brief Draw fct-cdf.png, slowdown-cdf.png, queues.png (the 4 queues with the largest
-     *        sampled depth) and throughput.png (bytes sent into and delivered by the fabric's
-     *        host links per link interval) with gnuplot (pngcairo terminal).
+     * \brief WriteCsv(dir), then draw the network figures of StudyPlots from those CSVs:
+     *        fct-cdf, slowdown-cdf, slowdown-buckets (flows of 2 or more size buckets),
+     *        queues (the 4 deepest), pfc and utilization (per link tier), each as NAME.dat,
+     *        NAME.gp and NAME.png.
      *
-     * The data (plot-*.dat) and the script (plots.gp) stay in the directory. A directory that
-     * cannot be written, or gnuplot failing, is a fatal error.
+     * A directory that cannot be written, or gnuplot failing, is a fatal error.
      * \param dir the directory (created if missing)
-     * \return false (and nothing drawn, a warning on stderr) if gnuplot is not installed
+     * \return false (the CSVs written, no figure, a warning on stderr) if gnuplot is not
+     *         installed
      */
     bool Plot(const std::string& dir) const;
 

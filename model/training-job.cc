@@ -572,10 +572,12 @@ TrainingJob::RankStepDone(uint32_t rank,
     {
         a.start = start;
         a.compute = compute;
+        a.computeSum = Time(0);
         a.exposed.fill(Time(0));
     }
     a.start = std::min(a.start, start);
     a.compute = std::max(a.compute, compute);
+    a.computeSum += compute;
     for (uint32_t g = 0; g < N_PARALLEL_GROUPS; ++g)
     {
         a.exposed[g] += exposed[g];
@@ -593,6 +595,7 @@ TrainingJob::RankStepDone(uint32_t rank,
     r.start = step == 0 ? a.start : m_steps.back().end; // steps tile the run
     r.end = Simulator::Now();
     r.compute = a.compute;
+    r.computeMean = a.computeSum / int64_t(m_nics.size());
     for (uint32_t g = 0; g < N_PARALLEL_GROUPS; ++g)
     {
         r.exposed[g] = a.exposed[g] / int64_t(m_nics.size());

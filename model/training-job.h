@@ -62,6 +62,7 @@ class TrainingJob : public Object
         Time end;                                    //!< last rank finished it
         Time firstRankStart;                         //!< first rank started the step
         Time compute;                                //!< compute time of the busiest rank
+        Time computeMean;                            //!< mean over ranks of their compute time
         std::array<Time, N_PARALLEL_GROUPS> exposed; //!< mean over ranks of the time their
                                                      //!< compute stream waited for each group
                                                      //!< (pp: pipeline sends and receives)
@@ -313,6 +314,7 @@ class TrainingJob : public Object
         uint32_t ranks{0};                           //!< ranks done
         Time start;                                  //!< earliest rank start
         Time compute;                                //!< max compute
+        Time computeSum;                             //!< summed compute
         std::array<Time, N_PARALLEL_GROUPS> exposed; //!< sums
     };
 

@@ -423,7 +423,8 @@ TEST_F(Ns3Fixture, StatsPlotsArePngFiles)
     RunIncast(s, 4, 500000);
     const std::string dir = OutDir("plot");
     ASSERT_TRUE(s.stats.Plot(dir));
-    for (const char* png : {"fct-cdf.png", "slowdown-cdf.png", "queues.png", "throughput.png"})
+    for (const char* png :
+         {"fct-cdf.png", "slowdown-cdf.png", "queues.png", "pfc.png", "utilization.png"})
     {
         const std::string bytes = ReadFile(dir + "/" + png);
         ASSERT_GT(bytes.size(), 1000u) << png;

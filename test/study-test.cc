@@ -108,13 +108,16 @@ TEST(Study, SummaryJsonAgreesWithTheCsvFiles)
                           "queues.csv",
                           "pfc.csv",
                           "links.csv",
+                          "link-tiers.csv",
                           "fct.txt",
                           "pfc.txt",
                           "steps.png",
+                          "collectives.png",
                           "fct-cdf.png",
                           "slowdown-cdf.png",
                           "queues.png",
-                          "throughput.png"})
+                          "pfc.png",
+                          "utilization.png"})
     {
         struct stat st;
         EXPECT_EQ(stat((dir + "/" + f).c_str(), &st), 0) << f;

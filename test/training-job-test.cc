@@ -221,6 +221,9 @@ TEST_F(Ns3Fixture, AStragglerDelaysTheDataParallelStepByItsExtraCompute)
     {
         EXPECT_EQ(Duration(s[i]) - Duration(n[i]), MicroSeconds(500));
         EXPECT_EQ(s[i].compute, MicroSeconds(1500));
+        // the mean over the 8 ranks: 7 x 1 ms + 1.5 ms
+        EXPECT_EQ(s[i].computeMean, MicroSeconds(8500) / 8);
+        EXPECT_EQ(n[i].computeMean, MilliSeconds(1));
     }
     // the other ranks waited for the straggler: exposed dp time grows by 7/8 x 0.5 ms
     const Time grow = s[0].exposed[0] - n[0].exposed[0];

@@ -1,0 +1,512 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * NetworkStatsHelper (network-stats-helper.h): its results (the records, the summary) and
+ * outputs: the CSV files, the HPCC simulator's fct.txt and pfc.txt, the summary.json objects and
+ * the network figures (StudyPlots).
+ */
+#include "network-stats-helper.h"
+#include "study-plots.h"
+
+#include "ns3/fatal-error.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/rdma-queue-pair.h"
+#include "ns3/roce-net-device.h"
+#include "ns3/roce-switch.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+namespace ns3
+{
+
+namespace
+{
+
+constexpr uint32_t NPRIO = 8;            //!< priorities
+constexpr uint32_t ROCE_UDP_PORT = 4791; //!< RoCEv2 UDP destination port
+
+/// printf into a std::string
+template <typename... Args>
+std::string
+Format(const char* fmt, Args... args)
+{
+    char buf[256];
+    std::snprintf(buf, sizeof(buf), fmt, args...);
+    return buf;
+}
+
+/// Open a file for writing or fail naming it.
+void
+OpenOrDie(std::ofstream& f, const std::string& path, const char* who)
+{
+    f.open(path, std::ios::out | std::ios::trunc | std::ios::binary);
+    if (!f)
+    {
+        NS_FATAL_ERROR(who << ": cannot write the file '" << path << "'");
+    }
+}
+
+/// Close a file and check that everything was written.
+void
+CloseOrDie(std::ofstream& f, const std::string& path, const char* who)
+{
+    f.close();
+    if (!f)
+    {
+        NS_FATAL_ERROR(who << ": writing the file '" << path << "' failed");
+    }
+}
+
+} // namespace
+
+// ------------------------------------------------------------------ results
+
+const std::vector<NetworkStatsHelper::FlowRecord>&
+NetworkStatsHelper::GetFlowRecords() const
+{
+    return m_records;
+}
+
+const LogHistogram&
+NetworkStatsHelper::GetFctHistogram() const
+{
+    return m_fctHist;
+}
+
+const LogHistogram&
+NetworkStatsHelper::GetSlowdownHistogram() const
+{
+    return m_slowdownHist;
+}
+
+NetworkStatsHelper::Quantiles
+NetworkStatsHelper::ComputeQuantiles(bool slowdown) const
+{
+    Quantiles q;
+    const LogHistogram& h = slowdown ? m_slowdownHist : m_fctHist;
+    if (h.GetCount() == 0)
+    {
+        return q;
+    }
+    if (m_records.size() == m_flows)
+    {
+        std::vector<double> v;
+        v.reserve(m_records.size());
+        for (const FlowRecord& r : m_records)
+        {
+            v.push_back(slowdown ? r.GetSlowdown()
+                                 : static_cast<double>(r.GetFct().GetNanoSeconds()));
+        }
+        std::sort(v.begin(), v.end());
+        q.p50 = LogHistogram::ExactQuantile(v, 0.5);
+        q.p90 = LogHistogram::ExactQuantile(v, 0.9);
+        q.p99 = LogHistogram::ExactQuantile(v, 0.99);
+        q.p999 = LogHistogram::ExactQuantile(v, 0.999);
+        q.max = v.back();
+        return q;
+    }
+    q.p50 = h.Quantile(0.5);
+    q.p90 = h.Quantile(0.9);
+    q.p99 = h.Quantile(0.99);
+    q.p999 = h.Quantile(0.999);
+    q.max = h.GetMax();
+    return q;
+}
+
+std::string
+NetworkStatsHelper::DropReasonName(uint32_t reason)
+{
+    switch (reason)
+    {
+    case SwitchMmu::DROP_HEADROOM:
+        return "headroom";
+    case SwitchMmu::DROP_BUFFER_FULL:
+        return "buffer_full";
+    case SwitchMmu::DROP_EGRESS_THRESHOLD:
+        return "egress_threshold";
+    case RoceSwitch::DROP_NO_ROUTE:
+        return "no_route";
+    case RoceSwitch::DROP_NOT_IPV4:
+        return "not_ipv4";
+    default:
+        return "reason_" + std::to_string(reason);
+    }
+}
+
+NetworkStatsHelper::Summary
+NetworkStatsHelper::GetSummary() const
+{
+    CheckInstalled("GetSummary");
+    Summary s;
+    s.flows = m_flows;
+    s.flowsRecorded = m_records.size();
+    s.flowBytes = m_flowBytes;
+    s.exactQuantiles = m_records.size() == m_flows;
+    s.fctNs = ComputeQuantiles(false);
+    s.slowdown = ComputeQuantiles(true);
+    for (const SwitchInfo& info : m_switches)
+    {
+        for (const PortCounters& c : info.ports)
+        {
+            s.pfcPauseFrames += c.pauses;
+            s.pfcResumeFrames += c.resumes;
+            s.ecnMarks += c.marks;
+            s.maxQueueBytes = std::max(s.maxQueueBytes, c.maxQueue);
+        }
+    }
+    s.pfcFramesReceived = m_pfcRxEvents.size();
+    for (const Direction& d : m_dirs)
+    {
+        for (uint8_t p = 0; p < NPRIO && !m_merged; ++p)
+        {
+            s.pausedTime += d.dev->GetPausedTime(p);
+            s.packetHops += d.dev->GetCounters(p).txFrames;
+        }
+    }
+    const Merged& mc = m_mergedCounters;
+    if (m_merged)
+    {
+        s.pausedTime = NanoSeconds(mc.pausedNs);
+        s.packetHops = mc.packetHops;
+        s.cnpsSent = mc.cnpsSent;
+        s.cnpsReceived = mc.cnpsReceived;
+        s.retransmitted = mc.retransmitted;
+        s.timeouts = mc.timeouts;
+    }
+    for (const Ptr<RdmaNic>& nic : m_merged ? std::vector<Ptr<RdmaNic>>() : m_nics)
+    {
+        for (uint32_t i = 0; i < nic->GetNQps(); ++i)
+        {
+            Ptr<RdmaQueuePair> qp = nic->GetQpByIndex(i);
+            s.cnpsSent += qp->GetStats().cnpsSent;
+            s.cnpsReceived += qp->GetStats().cnpsReceived;
+            s.retransmitted += qp->GetStats().packetsRetransmitted;
+            s.timeouts += qp->GetStats().timeouts;
+        }
+    }
+    for (const auto& [reason, n] : m_dropsByReason)
+    {
+        s.drops[DropReasonName(reason)] += n;
+    }
+    uint64_t txDrops = 0;
+    uint64_t rxDrops = 0;
+    for (const Direction& d : m_dirs)
+    {
+        for (uint8_t p = 0; p < NPRIO && !m_merged; ++p)
+        {
+            txDrops += d.dev->GetCounters(p).txQueueDrops;
+        }
+        rxDrops += m_merged ? 0 : d.dev->GetRxDrops();
+    }
+    if (m_merged)
+    {
+        txDrops = mc.txQueueDrops;
+        rxDrops = mc.rxDrops;
+    }
+    if (txDrops)
+    {
+        s.drops["tx_queue_full"] = txDrops;
+    }
+    if (rxDrops)
+    {
+        s.drops["rx_error"] = rxDrops;
+    }
+    s.maxSampledQueueBytes = m_maxSampled;
+    s.queueSamples = m_queueSamples.size();
+    s.linkSamples = m_linkSamples.size() + mc.partial.size();
+    for (const uint32_t dir : m_merged ? std::vector<uint32_t>() : m_busyDirs)
+    {
+        if (m_dirs[dir].bytes > 0 && Simulator::Now() > m_lastLinkSample)
+        {
+            ++s.linkSamples; // the partial interval WriteCsv writes
+        }
+    }
+    return s;
+}
+
+// ------------------------------------------------------------------ outputs
+
+void
+NetworkStatsHelper::PrepareDirectory(const std::string& dir, const char* who)
+{
+    if (dir.empty())
+    {
+        NS_FATAL_ERROR(who << ": empty directory name");
+    }
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!fs::exists(dir, ec))
+    {
+        fs::create_directories(dir, ec);
+        if (ec)
+        {
+            NS_FATAL_ERROR(who << ": cannot create the directory '" << dir
+                               << "': " << ec.message());
+        }
+    }
+    if (!fs::is_directory(dir, ec))
+    {
+        NS_FATAL_ERROR(who << ": '" << dir << "' is not a directory");
+    }
+    // a real write (root ignores permission bits, read-only file systems do not)
+    const std::string probe = dir + "/.network-stats-write-test";
+    {
+        std::ofstream f(probe, std::ios::out | std::ios::trunc);
+        if (!f || !(f << "x") || (f.close(), !f))
+        {
+            NS_FATAL_ERROR(who << ": the directory '" << dir << "' is not writable");
+        }
+    }
+    fs::remove(probe, ec);
+}
+
+void
+NetworkStatsHelper::WriteCsv(const std::string& dir) const
+{
+    const char* who = "NetworkStatsHelper::WriteCsv";
+    CheckInstalled("WriteCsv");
+    PrepareDirectory(dir, who);
+    std::ofstream f;
+
+    // flows
+    std::string path = dir + "/flows.csv";
+    OpenOrDie(f, path, who);
+    f << "src,dst,qpn,sport,priority,msg_id,bytes,start_ns,end_ns,fct_ns,ideal_fct_ns,"
+         "slowdown\n";
+    for (const FlowRecord& r : m_records)
+    {
+        f << m_hostIds[r.src] << ',' << m_hostIds[r.dst] << ',' << r.qpn << ',' << r.sport << ','
+          << +r.priority << ',' << r.id << ',' << r.bytes << ',' << r.start.GetNanoSeconds() << ','
+          << r.end.GetNanoSeconds() << ',' << r.GetFct().GetNanoSeconds() << ','
+          << r.ideal.GetNanoSeconds() << ',' << Format("%.6f", r.GetSlowdown()) << '\n';
+    }
+    CloseOrDie(f, path, who);
+
+    // ports
+    path = dir + "/ports.csv";
+    OpenOrDie(f, path, who);
+    f << "switch,node,port,priority,pause_frames,resume_frames,paused_time_ns,ecn_marks,drops,"
+         "max_queue_bytes,enqueued_packets,tx_frames\n";
+    for (uint32_t s = 0; s < m_switches.size(); ++s)
+    {
+        const SwitchInfo& info = m_switches[s];
+        for (uint32_t port = 0; port < info.nPorts; ++port)
+        {
+            Ptr<RoceNetDevice> dev = info.sw->GetPort(port);
+            for (uint8_t p = 0; p < NPRIO; ++p)
+            {
+                const PortCounters& c = info.ports[port * NPRIO + p];
+                const int64_t paused = m_merged ? m_mergedCounters.portPausedNs[s][port * NPRIO + p]
+                                                : dev->GetPausedTime(p).GetNanoSeconds();
+                const uint64_t tx = m_merged ? m_mergedCounters.portTx[s][port * NPRIO + p]
+                                             : dev->GetCounters(p).txFrames;
+                if (c.pauses == 0 && c.resumes == 0 && paused == 0 && c.marks == 0 &&
+                    c.drops == 0 && c.maxQueue == 0 && c.enqueued == 0 && tx == 0)
+                {
+                    continue;
+                }
+                f << s << ',' << info.node << ',' << port << ',' << +p << ',' << c.pauses << ','
+                  << c.resumes << ',' << paused << ',' << c.marks << ',' << c.drops << ','
+                  << c.maxQueue << ',' << c.enqueued << ',' << tx << '\n';
+            }
+        }
+    }
+    CloseOrDie(f, path, who);
+
+    // queues
+    path = dir + "/queues.csv";
+    OpenOrDie(f, path, who);
+    f << "time_ns,switch,node,port,priority,bytes\n";
+    for (const QueueSample& q : m_queueSamples)
+    {
+        const uint32_t sw = q.key >> 32;
+        f << q.timeNs << ',' << sw << ',' << m_switches[sw].node << ','
+          << ((q.key >> 3) & 0x1fffffff) << ',' << (q.key & 7) << ',' << q.bytes << '\n';
+    }
+    CloseOrDie(f, path, who);
+
+    // pfc
+    path = dir + "/pfc.csv";
+    OpenOrDie(f, path, who);
+    f << "time_ns,switch,node,port,priority,type\n";
+    for (const PfcEvent& e : m_pfcEvents)
+    {
+        f << e.timeNs << ',' << e.sw << ',' << m_switches[e.sw].node << ',' << e.port << ','
+          << +e.priority << ',' << (e.pause ? "pause" : "resume") << '\n';
+    }
+    CloseOrDie(f, path, who);
+
+    // links
+    path = dir + "/links.csv";
+    OpenOrDie(f, path, who);
+    f << "start_ns,end_ns,link,tier,from_node,to_node,bytes,utilization\n";
+    const int64_t iv = m_linkInterval.GetNanoSeconds();
+    // per interval, link tier and direction (up: from the lower end): bytes, for link-tiers.csv
+    std::map<std::pair<int64_t, int64_t>, std::map<std::pair<uint32_t, uint32_t>, uint64_t>>
+        tierBytes;
+    auto linkRow =
+        [&f, &tierBytes, this](int64_t start, int64_t end, uint32_t dir, uint64_t bytes) {
+            const Direction& d = m_dirs[dir];
+            const double capacity =
+                d.dev->GetDataRate().GetBitRate() * static_cast<double>(end - start) * 1e-9;
+            tierBytes[{start, end}][{d.tier, dir % 2}] += bytes;
+            f << start << ',' << end << ',' << d.link << ',' << d.tier << ',' << d.fromNode << ','
+              << d.toNode << ',' << bytes << ','
+              << Format("%.6f", capacity > 0 ? bytes * 8 / capacity : 0.0) << '\n';
+        };
+    for (const LinkSample& s : m_linkSamples)
+    {
+        linkRow(s.endNs - iv, s.endNs, s.dir, s.bytes);
+    }
+    // a partial interval the simulation stopped in
+    const int64_t now = Simulator::Now().GetNanoSeconds();
+    for (const auto& row : m_mergedCounters.partial)
+    {
+        linkRow(row[0], row[1], static_cast<uint32_t>(row[2]), static_cast<uint64_t>(row[3]));
+    }
+    if (!m_merged && m_linkSampling && now > m_lastLinkSample.GetNanoSeconds())
+    {
+        std::vector<uint32_t> busy = m_busyDirs;
+        std::sort(busy.begin(), busy.end());
+        for (uint32_t dir : busy)
+        {
+            linkRow(m_lastLinkSample.GetNanoSeconds(), now, dir, m_dirs[dir].bytes);
+        }
+    }
+    CloseOrDie(f, path, who);
+
+    // link-tiers: every direction of a tier counts, busy or not
+    std::map<std::pair<uint32_t, uint32_t>, std::pair<uint32_t, double>> tierRate; // n, bit/s
+    for (uint32_t i = 0; i < m_dirs.size(); ++i)
+    {
+        auto& t = tierRate[{m_dirs[i].tier, i % 2}];
+        ++t.first;
+        t.second += m_dirs[i].dev->GetDataRate().GetBitRate();
+    }
+    path = dir + "/link-tiers.csv";
+    OpenOrDie(f, path, who);
+    f << "start_ns,end_ns,tier,direction,links,bytes,utilization\n";
+    for (const auto& [interval, bytesOf] : tierBytes)
+    {
+        for (const auto& [key, rate] : tierRate)
+        {
+            auto it = bytesOf.find(key);
+            const uint64_t bytes = it == bytesOf.end() ? 0 : it->second;
+            const double capacity =
+                rate.second * static_cast<double>(interval.second - interval.first) * 1e-9;
+            f << interval.first << ',' << interval.second << ',' << key.first << ','
+              << (key.second == 0 ? "up" : "down") << ',' << rate.first << ',' << bytes << ','
+              << Format("%.6f", capacity > 0 ? bytes * 8 / capacity : 0.0) << '\n';
+        }
+    }
+    CloseOrDie(f, path, who);
+
+    // HPCC fct.txt
+    path = dir + "/fct.txt";
+    OpenOrDie(f, path, who);
+    for (const FlowRecord& r : m_records)
+    {
+        f << Format("%08x %08x %u %u %" PRIu64 " %" PRId64 " %" PRId64 " %" PRId64 "\n",
+                    m_addressBase + r.src,
+                    m_addressBase + r.dst,
+                    static_cast<unsigned>(r.sport),
+                    ROCE_UDP_PORT,
+                    r.bytes,
+                    r.start.GetNanoSeconds(),
+                    r.GetFct().GetNanoSeconds(),
+                    r.ideal.GetNanoSeconds());
+    }
+    CloseOrDie(f, path, who);
+
+    // HPCC pfc.txt
+    path = dir + "/pfc.txt";
+    OpenOrDie(f, path, who);
+    for (const PfcRxEvent& e : m_pfcRxEvents)
+    {
+        const Direction& d = m_dirs[e.dir];
+        f << e.timeNs << ' ' << d.fromNode << ' ' << (d.fromSwitch ? 1 : 0) << ' '
+          << d.dev->GetIfIndex() << ' ' << (e.pause ? 1 : 0) << '\n';
+    }
+    CloseOrDie(f, path, who);
+}
+
+namespace
+{
+
+/// Write {"p50": .., ...} with a format, or null values.
+void
+WriteQuantiles(std::ostream& os,
+               const NetworkStatsHelper::Quantiles& q,
+               bool empty,
+               const char* fmt)
+{
+    auto v = [&](double x) { return empty ? std::string("null") : Format(fmt, x); };
+    os << "{\"p50\": " << v(q.p50) << ", \"p90\": " << v(q.p90) << ", \"p99\": " << v(q.p99)
+       << ", \"p999\": " << v(q.p999) << ", \"max\": " << v(q.max) << "}";
+}
+
+} // namespace
+
+void
+NetworkStatsHelper::WriteJsonFlows(std::ostream& os) const
+{
+    const Summary s = GetSummary();
+    const bool empty = s.flows == 0;
+    os << "{\"count\": " << s.flows << ", \"recorded\": " << s.flowsRecorded
+       << ", \"bytes\": " << s.flowBytes << ", \"quantiles\": \""
+       << (s.exactQuantiles ? "exact" : "histogram") << "\", \"fct_ns\": ";
+    WriteQuantiles(os, s.fctNs, empty, "%.0f");
+    os << ", \"slowdown\": ";
+    WriteQuantiles(os, s.slowdown, empty, "%.4f");
+    os << "}";
+}
+
+void
+NetworkStatsHelper::WriteJsonNetwork(std::ostream& os) const
+{
+    const Summary s = GetSummary();
+    os << "{\"pfc_pause_frames\": " << s.pfcPauseFrames
+       << ", \"pfc_resume_frames\": " << s.pfcResumeFrames
+       << ", \"paused_time_ns\": " << s.pausedTime.GetNanoSeconds()
+       << ", \"ecn_marks\": " << s.ecnMarks << ", \"cnps\": " << s.cnpsSent
+       << ", \"cnps_received\": " << s.cnpsReceived
+       << ", \"retransmitted_packets\": " << s.retransmitted << ", \"timeouts\": " << s.timeouts
+       << ", \"drops\": {";
+    bool first = true;
+    for (const auto& [name, n] : s.drops)
+    {
+        os << (first ? "" : ", ") << "\"" << name << "\": " << n;
+        first = false;
+    }
+    os << "}, \"max_queue_bytes\": " << s.maxQueueBytes << ", \"packet_hops\": " << s.packetHops
+       << "}";
+}
+
+bool
+NetworkStatsHelper::Plot(const std::string& dir) const
+{
+    CheckInstalled("Plot");
+    WriteCsv(dir);
+    if (!StudyPlots::HaveGnuplot())
+    {
+        std::cerr << "NetworkStatsHelper::Plot: gnuplot is not installed (e.g. apt-get install "
+                     "gnuplot-nox); no plots written to '"
+                  << dir << "'" << std::endl;
+        return false;
+    }
+    StudyPlots plots;
+    for (const char* name :
+         {"fct-cdf", "slowdown-cdf", "slowdown-buckets", "queues", "pfc", "utilization"})
+    {
+        plots.Plot(dir, name);
+    }
+    return true;
+}
+
+} // namespace ns3
