@@ -854,6 +854,7 @@ ParseOptions(int argc, char* argv[])
              " is not allowed (0 (off) or a time 100ns..1s with a unit, e.g. 10us)");
     }
     o.plots = ParseBool("plots", V("plots"));
+    o.hugePages = ParseBool("hugePages", V("hugePages"));
     o.processes = ParseUint("processes", V("processes"), 1, 256);
     o.controlLatency = ParseTime("controlLatency",
                                  V("controlLatency"),

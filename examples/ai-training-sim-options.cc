@@ -111,6 +111,9 @@ const std::vector<FlagDef> FLAGS = {
     {"progress", "auto", "progress line on stderr: auto (when a terminal)|on|off"},
     {"queueInterval", "10us", "queue-depth sampling interval (0 = off, else 100ns..1s)"},
     {"plots", "true", "write PNG plots with gnuplot (true|false)"},
+    {"hugePages", "true", "back the heap with transparent huge pages (true|false): the program "
+                          "re-executes itself once with glibc.malloc.hugetlb=1 unless "
+                          "GLIBC_TUNABLES sets it; less CPU on large fabrics, the same results"},
     {"processes", "1", "MPI processes simulating the fabric (1..256; > 1: run under mpirun -np "
                        "<the same>, needs the in-tree MPI build; one pod or leaf group per "
                        "process: at most the pods (fat-tree) or leaves/groups; a topology file: "
@@ -694,7 +697,8 @@ ParseArgv(int argc, char* argv[], std::vector<Override>* overrides)
                 Fail("--" + name + " is given twice (" + Arg(name, given[name]) + " and " +
                      Arg(name, value) + ")");
             }
-            if (!hasValue && name != "pfc" && name != "ecn" && name != "plots")
+            if (!hasValue && name != "pfc" && name != "ecn" && name != "plots" &&
+                name != "hugePages")
             {
                 Fail("--" + name + " needs a value (--" + name + "=...; see --help)");
             }
@@ -765,7 +769,7 @@ ConfigEntries(const Given& given)
                                                   "seed",
                                                   "run",
                                                   "processes"};
-    static const std::set<std::string> bools = {"pfc", "ecn", "plots"};
+    static const std::set<std::string> bools = {"pfc", "ecn", "plots", "hugePages"};
     std::vector<std::pair<std::string, std::string>> out;
     for (const auto& f : FLAGS)
     {

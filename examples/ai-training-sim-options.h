@@ -98,6 +98,7 @@ struct Options
     std::string progress; //!< auto|on|off
     ns3::Time queueInterval;
     bool plots;
+    bool hugePages;           ///< --hugePages (acted on by HugePagesHelper::Enable before parsing)
     uint32_t processes;       //!< MPI processes
     ns3::Time controlLatency; //!< ControlBus latency
     std::string mpiEngine;    //!< the distributed engine's TypeId name

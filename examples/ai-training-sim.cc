@@ -30,6 +30,8 @@
 #include "ai-training-sim-options.h"
 #include "ai-training-sim-study.h"
 
+#include "ns3/huge-pages-helper.h"
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -80,6 +82,8 @@ PrepareOutputDir(const std::string& dir)
 int
 main(int argc, char* argv[])
 {
+    // first: a re-execution with the heap on transparent huge pages (unless --hugePages=false)
+    HugePagesHelper::Enable(argc, argv, "hugePages");
     const aitsim::Options o = aitsim::ParseOptions(argc, argv); // exits 2 on any user error
     if (!o.overrides.empty())
     {
