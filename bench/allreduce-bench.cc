@@ -108,10 +108,12 @@ RunCase(uint32_t k, uint64_t bytes, const std::string& scheduler)
 int
 main(int argc, char* argv[])
 {
+    HugePagesHelper::Enable(argc, argv, "HugePages"); // first: may re-execute the program
     std::string list = "4,16";
     uint64_t bytes = 64 << 20;
     uint32_t repeat = 1;
     std::string scheduler = "ns3::FlatHeapScheduler";
+    bool hugePages = true;
     CommandLine cmd(__FILE__);
     cmd.AddValue("K",
                  "comma-separated fat-tree radices (even, 2..32); the first is the baseline",
@@ -121,7 +123,13 @@ main(int argc, char* argv[])
     cmd.AddValue("Scheduler",
                  "ns-3 scheduler TypeId (ns3::MapScheduler is ns-3's default; empty: leave it)",
                  scheduler);
+    cmd.AddValue("HugePages",
+                 "heap on transparent huge pages (HugePagesHelper: a re-execution with "
+                 "glibc.malloc.hugetlb=1 unless GLIBC_TUNABLES sets it)",
+                 hugePages);
     cmd.Parse(argc, argv);
+    std::cout << "heap on transparent huge pages: " << (HugePagesHelper::IsActive() ? "yes" : "no")
+              << "\n";
     std::vector<uint32_t> ks;
     std::stringstream ss(list);
     for (std::string t; std::getline(ss, t, ',');)

@@ -428,12 +428,14 @@ ParseSchedulers(const std::string& list, std::vector<SchedulerChoice>& out)
 int
 main(int argc, char* argv[])
 {
+    HugePagesHelper::Enable(argc, argv, "HugePages"); // first: may re-execute the program
     std::string list = "4,8";
     uint64_t bytes = 1048576;
     uint32_t mtu = 1024;
     std::string only = "both";
     uint32_t repeat = 1;
     std::string schedulerList; // "" = heap, not given
+    bool hugePages = true;
     CommandLine cmd(__FILE__);
     cmd.AddValue("K", "comma-separated list of fat-tree radices (even, 2..32)", list);
     cmd.AddValue("Bytes", "bytes each host sends to the next (S)", bytes);
@@ -446,7 +448,13 @@ main(int argc, char* argv[])
                  "mappis (the std::map PartitionIndependentScheduler it replaced) or Scheduler "
                  "TypeId names; ratios to the first",
                  schedulerList);
+    cmd.AddValue("HugePages",
+                 "heap on transparent huge pages (HugePagesHelper: a re-execution with "
+                 "glibc.malloc.hugetlb=1 unless GLIBC_TUNABLES sets it)",
+                 hugePages);
     cmd.Parse(argc, argv);
+    std::cout << "heap on transparent huge pages: " << (HugePagesHelper::IsActive() ? "yes" : "no")
+              << "\n";
 
     std::vector<uint32_t> ks;
     std::istringstream in(list);

@@ -404,6 +404,7 @@ ParseOptions(int argc, char* argv[])
     {
         Fail("--plotFormat has no effect with --plots=false");
     }
+    o.hugePages = ParseBool("hugePages", V("hugePages"));
     o.processes = ParseUint("processes", V("processes"), 1, 256);
     o.controlLatency = ParseTime("controlLatency",
                                  V("controlLatency"),

@@ -118,6 +118,9 @@ const std::vector<FlagDef> FLAGS = {
     {"sweep", "", "FLAG=V1,V2,...: one run per value in --outputDir/FLAG-V (the other flags as "
                   "given), then ait-compare of the runs into --outputDir (compare.csv, "
                   "compare-*.png); every run checked before the first starts"},
+    {"hugePages", "true", "back the heap with transparent huge pages (true|false): the program "
+                          "re-executes itself once with glibc.malloc.hugetlb=1 unless "
+                          "GLIBC_TUNABLES sets it; less CPU on large fabrics, the same results"},
     {"processes", "1", "MPI processes simulating the fabric (1..256; > 1: run under mpirun -np "
                        "<the same>, needs the in-tree MPI build; one pod or leaf group per "
                        "process: at most the pods (fat-tree) or leaves/groups; a topology file: "
@@ -665,7 +668,8 @@ ParseArgv(int argc, char* argv[], std::vector<Override>* overrides)
                 Fail("--" + name + " is given twice (" + Arg(name, given[name]) + " and " +
                      Arg(name, value) + ")");
             }
-            if (!hasValue && name != "pfc" && name != "ecn" && name != "plots")
+            if (!hasValue && name != "pfc" && name != "ecn" && name != "plots" &&
+                name != "hugePages")
             {
                 Fail("--" + name + " needs a value (--" + name + "=...; see --help)");
             }
@@ -749,7 +753,7 @@ ConfigEntries(const Given& given)
                                                   "seed",
                                                   "run",
                                                   "processes"};
-    static const std::set<std::string> bools = {"pfc", "ecn", "plots"};
+    static const std::set<std::string> bools = {"pfc", "ecn", "plots", "hugePages"};
     std::vector<std::pair<std::string, std::string>> out;
     for (const auto& f : FLAGS)
     {

@@ -99,13 +99,14 @@ struct Options
     ns3::Time queueInterval;
     bool plots;
     std::string plotFormat{"png"}; //!< --plotFormat: png|svg|pdf
-    uint32_t processes;            //!< MPI processes
-    ns3::Time controlLatency;      //!< ControlBus latency
-    std::string mpiEngine;         //!< the distributed engine's TypeId name
-    ns3::Time lookahead;           //!< --processes > 1: the smallest delay of a cable between them
-    std::string gpu;               //!< GPU preset: a100|h100
-    ns3::DataRate nvLinkRate;      //!< of the preset
-    double gpuTflops;              //!< of the preset
+    bool hugePages;           //!< --hugePages (acted on by HugePagesHelper::Enable before parsing)
+    uint32_t processes;       //!< MPI processes
+    ns3::Time controlLatency; //!< ControlBus latency
+    std::string mpiEngine;    //!< the distributed engine's TypeId name
+    ns3::Time lookahead;      //!< --processes > 1: the smallest delay of a cable between them
+    std::string gpu;          //!< GPU preset: a100|h100
+    ns3::DataRate nvLinkRate; //!< of the preset
+    double gpuTflops;         //!< of the preset
 
     std::string fabricName; //!< e.g. "k=4 fat-tree"
     uint32_t hosts{0};      //!< host endpoints the fabric will have

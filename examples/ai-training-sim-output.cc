@@ -7,6 +7,7 @@
 #include "ai-training-sim-study.h"
 
 #include "ns3/global-value.h"
+#include "ns3/huge-pages-helper.h"
 #include "ns3/string.h"
 #include "ns3/study-plots.h"
 #include "ns3/type-id.h"
@@ -272,6 +273,7 @@ Study::WriteSummary(const Conservation& c, double wall) const
        << ",\n    \"work_done_ns\": " << (m_done ? m_workDone.GetNanoSeconds() : -1)
        << ",\n    \"events\": " << Simulator::GetEventCount()
        << ",\n    \"scheduler\": " << Json(SchedulerName())
+       << ",\n    \"huge_pages\": " << (HugePagesHelper::IsActive() ? "true" : "false")
        << ",\n    \"packet_hops\": " << s.packetHops << ",\n    \"wall_s\": " << Num(wall, 2)
        << ",\n    \"peak_rss_mb\": " << Num(PeakRssMb(), 1) << ",\n    \"per_process\": [\n";
     // one line per process (the timing fields make the line differ between runs)

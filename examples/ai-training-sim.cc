@@ -33,6 +33,8 @@
 #include "ai-training-sim-options.h"
 #include "ai-training-sim-study.h"
 
+#include "ns3/huge-pages-helper.h"
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -83,6 +85,8 @@ PrepareOutputDir(const std::string& dir)
 int
 main(int argc, char* argv[])
 {
+    // first: a re-execution with the heap on transparent huge pages (unless --hugePages=false)
+    HugePagesHelper::Enable(argc, argv, "hugePages");
     const int swept = aitsim::RunSweep(argc, argv); // --sweep: the runs and their comparison
     if (swept >= 0)
     {

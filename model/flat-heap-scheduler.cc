@@ -309,6 +309,17 @@ FlatHeapScheduler::RemoveNext()
     NS_ASSERT_MSG(source <= N_RUNS, "RemoveNext on an empty FlatHeapScheduler");
     const Event next = source == NEAR_HEAP ? m_near[0] : m_runs[source].events[m_runs[source].head];
     PopSource(source);
+    if (m_nearSize > 0)
+    {
+        // the event after this one, as far as known now (the one running may insert an earlier
+        // one): start loading its EventImpl, which at scale is cold in the cache, while this
+        // event runs
+        m_cachedSource = NextSource();
+        const Event& after = m_cachedSource == NEAR_HEAP
+                                 ? m_near[0]
+                                 : m_runs[m_cachedSource].events[m_runs[m_cachedSource].head];
+        __builtin_prefetch(after.impl);
+    }
     return next;
 }
 
