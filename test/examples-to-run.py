@@ -13,6 +13,7 @@ examples_to_run = [
     ("fabric-incast --Pcap=0 --Packets=200 --Pfc=0", "True", "True"),
     ("my-first-script", "True", "True"),
     ("ring-allreduce --Sizes=64KiB,4MiB --MinEfficiency=0.75", "True", "True"),
+    ("one-shot-allreduce --Ranks=8 --Sizes=4096,4194304", "True", "True"),
     ("cc-comparison", "True", "True"),
     ("ecmp-vs-spray --Bytes=1000000", "True", "True"),
     ("moe-alltoall --Tokens=512", "True", "True"),
