@@ -231,6 +231,34 @@ TEST_F(Ns3Fixture, AScheduleRunsOnlyItsKindAndOnlyOnItsRanks)
         "the schedule .*ring-allreduce-8.sched is for 8 ranks, not 4");
 }
 
+TEST_F(Ns3Fixture, AnAlgorithmIsChosenByTypeIdWithItsOwnAttributes)
+{
+    // ns3::ScheduleAlgorithm by TypeId name with its File attribute (Config::SetDefault) runs
+    // like "file:PATH", i.e. like the ring
+    const auto ring = RunComm("Ring", Communicator::ALL_REDUCE, {1 << 20}, 1, 1, Time(0));
+    Config::SetDefault("ns3::ScheduleAlgorithm::File", StringValue(RING8));
+    const auto file =
+        RunComm("ns3::ScheduleAlgorithm", Communicator::ALL_REDUCE, {1 << 20}, 1, 1, Time(0));
+    Config::Reset();
+    ASSERT_EQ(ring.size(), 1u);
+    ASSERT_EQ(file.size(), 1u);
+    EXPECT_EQ(file[0].end, ring[0].end);
+    // without a File it stops at Setup; a TypeId that is no CollectiveAlgorithm is refused
+    EXPECT_DEATH(RunComm("ns3::ScheduleAlgorithm", Communicator::ALL_REDUCE, {1}, 1, 1, Time(0)),
+                 "ScheduleAlgorithm without a File");
+    EXPECT_DEATH(
+        CreateObject<Communicator>()->SetAttribute("Algorithm", StringValue("ns3::RdmaNic")),
+        "unknown Algorithm \"ns3::RdmaNic\"");
+    // a bad file given as the attribute names PATH:LINE when the algorithm is made (Setup)
+    const std::string bad = Write(TmpDir(), "bad.sched", "collective allreduce\nranks 1\n");
+    EXPECT_DEATH(
+        {
+            Config::SetDefault("ns3::ScheduleAlgorithm::File", StringValue(bad));
+            RunComm("ns3::ScheduleAlgorithm", Communicator::ALL_REDUCE, {1}, 1, 1, Time(0));
+        },
+        "bad.sched:2: ranks \"1\" is not allowed \\(2..65536\\)");
+}
+
 TEST(CollectiveSchedule, BadSchedulesAreRejectedNamingTheStep)
 {
     const std::string head = "collective allreduce\nranks 2\nchunks 2\n";
