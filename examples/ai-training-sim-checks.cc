@@ -8,6 +8,8 @@
  */
 #include "ai-training-sim-options.h"
 
+#include "ns3/collective-schedule.h"
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -150,12 +152,36 @@ CheckBenchmark(Options& o, const Given& g)
     const bool algGiven = g.count("algorithm") > 0;
     const std::string alg = Value(g, "algorithm");
     std::string a = "Ring";
-    if (algGiven)
+    CollectiveSchedule schedule;
+    const bool file = algGiven && alg.rfind("file:", 0) == 0;
+    if (file)
     {
-        a = Choose(
-            "algorithm",
-            alg,
-            {{"ring", "Ring"}, {"tree", "Tree"}, {"hd", "HalvingDoubling"}, {"direct", "Direct"}});
+        // a schedule file: read and validated now (exit 2 naming PATH:LINE if bad)
+        std::string error;
+        schedule = CollectiveSchedule::Load(alg.substr(5), &error);
+        if (!error.empty())
+        {
+            Fail(Arg("algorithm", alg) + ": " + error);
+        }
+        if (schedule.kind != o.kind)
+        {
+            Fail(Arg("algorithm", alg) + ": the schedule is an " +
+                 CollectiveSchedule::KindWord(schedule.kind) + ", not allowed with " +
+                 Arg("collective", coll) +
+                 " (use --collective=" + CollectiveSchedule::KindWord(schedule.kind) + ")");
+        }
+        a = alg;
+    }
+    else if (algGiven)
+    {
+        a = Choose("algorithm",
+                   alg,
+                   {{"ring", "Ring"},
+                    {"tree", "Tree"},
+                    {"hd", "HalvingDoubling"},
+                    {"pat", "Pat"},
+                    {"auto", "Auto"},
+                    {"direct", "Direct"}});
     }
     if (o.kind == Communicator::ALL_TO_ALL)
     {
@@ -180,6 +206,11 @@ CheckBenchmark(Options& o, const Given& g)
     else if (a == "Tree" && o.kind != Communicator::ALL_REDUCE)
     {
         Fail("--algorithm=tree is an all-reduce algorithm (NCCL runs the others as ring)");
+    }
+    else if (a == "Pat" && o.kind == Communicator::ALL_REDUCE)
+    {
+        Fail("--algorithm=pat is an all-gather and reduce-scatter algorithm (NCCL's PAT; "
+             "all-reduce: ring, tree, hd or auto)");
     }
     o.algorithm = a;
 
@@ -216,6 +247,14 @@ CheckBenchmark(Options& o, const Given& g)
     if (a == "HalvingDoubling" && !PowerOfTwo(o.ranks))
     {
         Fail("--algorithm=hd needs a power-of-two --ranks (got " + std::to_string(o.ranks) + ")");
+    }
+    const uint32_t railRanks = o.gpusPerServer > 1 ? o.ranks / o.gpusPerServer : o.ranks;
+    if (file && schedule.ranks != railRanks)
+    {
+        Fail(Arg("algorithm", alg) + ": the schedule is for " + std::to_string(schedule.ranks) +
+             " ranks, not allowed with " + std::to_string(railRanks) +
+             (o.gpusPerServer > 1 ? " servers (--ranks / --gpusPerServer: it runs on the rails)"
+                                  : " ranks (--ranks)"));
     }
     if (o.gpusPerServer > 1 && o.ranks % o.gpusPerServer != 0)
     {

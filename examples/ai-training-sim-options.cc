@@ -67,8 +67,11 @@ const std::vector<FlagDef> FLAGS = {
     {"lb", "ecmp", "load balancing: ecmp|spray|adaptive|flowlet"},
     {"lossRecovery", "gbn", "gbn (go-back-N) | sr (selective repeat); sr with --lb=spray|adaptive"},
     {"collective", "", "benchmark one collective: allreduce|allgather|reducescatter|alltoall|broadcast"},
-    {"algorithm", "", "ring|tree|hd|direct (default: ring; direct for alltoall, which only runs "
-                      "direct; tree is all-reduce only)"},
+    {"algorithm", "", "ring|tree|hd|pat|auto|direct|file:PATH (default: ring; direct for "
+                      "alltoall, which only runs direct; tree is all-reduce only, pat all-gather "
+                      "and reduce-scatter only (all-reduce runs ring); auto: by size and ranks "
+                      "(tree/pat small, ring large, see README); file:PATH: a schedule file, "
+                      "--collective only)"},
     {"bytes", "64M", "collective size, or a doubling sweep min:max (e.g. 1M:256M; 1 B..64GiB)"},
     {"ranks", "0", "ranks (0 = all hosts for --collective, 16 for training; at most the hosts)"},
     {"channels", "1", "NCCL channels per communicator (1..64)"},
@@ -632,8 +635,9 @@ AlgorithmLabel(Communicator::Kind kind, const std::string& algorithm, uint32_t g
     {
         return "Ring";
     }
-    const std::string a =
-        algorithm == "Tree" && kind != Communicator::ALL_REDUCE ? "Ring" : algorithm;
+    const bool ring = (algorithm == "Tree" && kind != Communicator::ALL_REDUCE) ||
+                      (algorithm == "Pat" && kind == Communicator::ALL_REDUCE);
+    const std::string a = ring ? "Ring" : algorithm;
     return gpusPerServer > 1 ? "Hierarchical(" + a + ")" : a;
 }
 

@@ -194,13 +194,24 @@ CheckTraining(Options& o, const Given& g)
     if (g.count("algorithm"))
     {
         const std::string a = Value(g, "algorithm");
+        if (a.rfind("file:", 0) == 0)
+        {
+            Fail(Arg("algorithm", a) + " is not allowed with a training workload (a schedule "
+                                       "file is for one communicator size: use it with "
+                                       "--collective)");
+        }
         if (a == "direct")
         {
             Fail("--algorithm=direct is the all-to-all algorithm (the all-to-alls of a workload "
                  "always run direct; --algorithm sets ring|tree|hd for the others)");
         }
-        o.algorithm =
-            Choose("algorithm", a, {{"ring", "Ring"}, {"tree", "Tree"}, {"hd", "HalvingDoubling"}});
+        o.algorithm = Choose("algorithm",
+                             a,
+                             {{"ring", "Ring"},
+                              {"tree", "Tree"},
+                              {"hd", "HalvingDoubling"},
+                              {"pat", "Pat"},
+                              {"auto", "Auto"}});
     }
     if (wl.empty())
     {

@@ -3,8 +3,14 @@
  */
 #include "communicator.h"
 
+#include "collective-algorithm.h"
 #include "control-bus.h"
+#include "direct-all-to-all.h"
+#include "hierarchical-algorithm.h"
+#include "p2p-transfers.h"
+#include "pipelined-broadcast.h"
 #include "rdma-nic.h"
+#include "ring-algorithm.h"
 #include "roce-net-device.h"
 #include "roce-remote-link.h"
 
@@ -38,8 +44,12 @@ Communicator::GetTypeId()
             .AddAttribute(
                 "Algorithm",
                 "Algorithm of all-reduce, all-gather and reduce-scatter: Ring, "
-                "HalvingDoubling (n a power of two) or Tree (double binary tree for "
-                "all-reduce; the other kinds use Ring, as NCCL).",
+                "HalvingDoubling (n a power of two), Tree (double binary tree for "
+                "all-reduce; the other kinds use Ring, as NCCL), Pat (all-gather and "
+                "reduce-scatter), Auto (by size and ranks, AutoAlgorithm), file:PATH (a schedule "
+                "file, "
+                "ScheduleAlgorithm) or the TypeId name of a CollectiveAlgorithm subclass "
+                "(kinds it does not support use Ring).",
                 StringValue("Ring"),
                 MakeStringAccessor(&Communicator::SetAlgorithm, &Communicator::GetAlgorithm),
                 MakeStringChecker())
@@ -102,9 +112,6 @@ Communicator::Communicator()
       m_priority(3),
       m_algorithm("Ring"),
       m_running(false),
-      m_steps(0),
-      m_nChunks(0),
-      m_blockBytes(0),
       m_lanesLeft(0)
 {
 }
@@ -114,14 +121,24 @@ Communicator::~Communicator() = default;
 void
 Communicator::DoDispose()
 {
-    m_lanes.clear();
+    m_ringTx.clear();
     m_ranks.clear();
     m_queue.clear();
     m_entries.clear();
-    m_p2p.clear();
-    m_mesh.clear();
-    m_hdQp.clear();
-    m_tree.clear();
+    if (m_p2p)
+    {
+        m_p2p->Dispose();
+        m_p2p = nullptr;
+    }
+    for (auto* a : {&m_selected, &m_ring, &m_broadcast, &m_allToAll, &m_hierarchical})
+    {
+        if (*a)
+        {
+            (*a)->Dispose();
+            *a = nullptr;
+        }
+    }
+    m_current = nullptr;
     for (auto& rail : m_rails)
     {
         rail->Dispose();
@@ -138,10 +155,16 @@ Communicator::DoDispose()
 void
 Communicator::SetAlgorithm(std::string name)
 {
-    if (name != "Ring" && name != "HalvingDoubling" && name != "Tree")
+    if (name.rfind("file:", 0) == 0)
+    {
+        CollectiveAlgorithm::Create(name); // reads and validates the schedule now
+    }
+    else if (!CollectiveAlgorithm::IsName(name))
     {
         NS_FATAL_ERROR("Communicator: unknown Algorithm \""
-                       << name << "\" (allowed: Ring, HalvingDoubling, Tree)");
+                       << name
+                       << "\" (allowed: Ring, HalvingDoubling, Tree) or Pat, Auto, file:PATH, "
+                          "the TypeId name of a CollectiveAlgorithm subclass with a constructor");
     }
     m_algorithm = name;
 }
@@ -177,6 +200,12 @@ uint32_t
 Communicator::GetNRanks() const
 {
     return m_ranks.size();
+}
+
+Ptr<CollectiveAlgorithm>
+Communicator::GetSelectedAlgorithm() const
+{
+    return m_selected;
 }
 
 const std::vector<Communicator::Result>&
@@ -271,11 +300,10 @@ Communicator::Setup(const std::vector<Ptr<RdmaNic>>& ranks)
     }
     const uint32_t g = m_servers[0].size();
     const uint32_t m = m_servers.size();
-    if (g == 1 && m_algorithm == "HalvingDoubling" && (n & (n - 1)) != 0)
+    m_selected = CollectiveAlgorithm::Create(m_algorithm);
+    if (g == 1)
     {
-        NS_FATAL_ERROR("Communicator::Setup: HalvingDoubling needs a power-of-two number of ranks, "
-                       "not "
-                       << n);
+        m_selected->CheckRanks(n);
     }
     m_nvFree.assign(n, Time(0));
     m_nvBytes.assign(n, 0);
@@ -307,7 +335,9 @@ Communicator::Setup(const std::vector<Ptr<RdmaNic>>& ranks)
     }
     // every process registers the same communicators in the same order: the ids agree
     m_busId = ControlBus::Register(MakeCallback(&Communicator::OnNotice, this));
-    m_lanes.assign(m_channels, std::vector<Lane>(n));
+    m_p2p = CreateObject<P2pTransfers>();
+    m_p2p->Attach(this, m_busId, NOTICE_P2P);
+    m_ringTx.assign(m_channels, std::vector<std::vector<Ptr<RdmaQueuePair>>>(n));
     for (uint32_t c = 0; c < m_channels; ++c)
     {
         for (uint32_t r = 0; r < n; ++r)
@@ -318,12 +348,22 @@ Communicator::Setup(const std::vector<Ptr<RdmaNic>>& ranks)
                 // a distinct UDP source port per connection and QP: ECMP entropy as in NCCL
                 const uint16_t sport =
                     49152 + static_cast<uint16_t>(((c * m_qps + q) * 7919 + r * 31) % 16384);
-                auto [a, b] = Connection(r, next, sport);
+                auto [a, b] = Connect(r, next, sport);
                 b->SetReceiveCompletionCallback(
-                    MakeCallback(&Communicator::OnReceive, this, c, next, q));
-                m_lanes[c][r].tx.push_back(a);
+                    MakeCallback(&Communicator::OnRingReceive, this, c, next, q));
+                m_ringTx[c][r].push_back(a);
             }
         }
+    }
+    // the ring runs the kinds the selected algorithm does not support
+    m_ring = m_algorithm == "Ring" ? m_selected
+                                   : Ptr<CollectiveAlgorithm>(CreateObject<RingAlgorithm>());
+    m_broadcast = CreateObject<PipelinedBroadcast>();
+    m_allToAll = CreateObject<DirectAllToAll>();
+    m_hierarchical = CreateObject<HierarchicalAlgorithm>();
+    for (auto& a : {m_selected, m_ring, m_broadcast, m_allToAll, m_hierarchical})
+    {
+        a->Attach(this);
     }
 }
 
@@ -374,7 +414,7 @@ Communicator::CheckArgs(const char* where, Kind kind, uint64_t bytes, uint32_t r
 }
 
 std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>
-Communicator::Connection(uint32_t a, uint32_t b, uint16_t sport)
+Communicator::Connect(uint32_t a, uint32_t b, uint16_t sport)
 {
     Ptr<RdmaQueuePair> x = m_ranks[a]->CreateQp(m_priority, sport);
     Ptr<RdmaQueuePair> y = m_ranks[b]->CreateQp(m_priority, sport);
@@ -539,13 +579,6 @@ Communicator::EntryDone(uint64_t seq, const Result& result)
     }
 }
 
-uint64_t
-Communicator::ChunkBytes(uint32_t chunk) const
-{
-    return chunk + 1 < m_nChunks ? m_chunkBytes
-                                 : m_blockBytes - uint64_t(m_nChunks - 1) * m_chunkBytes;
-}
-
 void
 Communicator::Begin()
 {
@@ -558,147 +591,71 @@ Communicator::Begin()
     op.start = Simulator::Now();
     if (op.kind == ALL_TO_ALL || op.kind == ALL_TO_ALL_V)
     {
-        BeginAllToAll();
-        return;
+        m_current = PeekPointer(m_allToAll);
     }
-    if (op.kind == BROADCAST)
+    else if (op.kind == BROADCAST)
     {
-        if (m_servers.size() == 1)
-        {
-            BeginNvBroadcast();
-        }
-        else
-        {
-            BeginBroadcast();
-        }
-        return;
+        m_current = PeekPointer(m_broadcast);
     }
-    if (m_servers[0].size() > 1)
+    else if (m_servers[0].size() > 1)
     {
-        BeginHierarchical();
-        return;
+        m_current = PeekPointer(m_hierarchical);
     }
-    if (m_algorithm == "HalvingDoubling")
+    else if (m_selected->Supports(op.kind))
     {
-        BeginHalvingDoubling();
-        return;
+        m_current = PeekPointer(m_selected);
     }
-    if (m_algorithm == "Tree" && op.kind == ALL_REDUCE)
+    else
     {
-        BeginTree();
-        return;
+        m_current = PeekPointer(m_ring);
     }
-    const uint32_t n = m_ranks.size();
-    m_steps = op.kind == ALL_REDUCE ? 2 * (n - 1) : n - 1;
-    const uint64_t parts = uint64_t(n) * m_channels;
-    m_blockBytes = (op.bytes + parts - 1) / parts;
-    m_nChunks = static_cast<uint32_t>((m_blockBytes + m_chunkBytes - 1) / m_chunkBytes);
-    m_lanesLeft = uint64_t(n) * m_channels;
-    for (auto& lanes : m_lanes)
-    {
-        for (auto& lane : lanes)
-        {
-            lane.rxCount.assign(m_qps, 0);
-            lane.txNext.assign(m_qps, 0);
-            lane.ready.assign(uint64_t(m_steps) * m_nChunks, 0);
-            lane.received = 0;
-        }
-    }
-    NS_LOG_INFO(KindName(op.kind) << " of " << op.bytes << " B on " << n << " ranks: " << m_steps
-                                  << " steps of " << m_nChunks << " chunks, block " << m_blockBytes
-                                  << " B");
-    for (uint32_t c = 0; c < m_channels; ++c)
-    {
-        for (uint32_t r = 0; r < n; ++r)
-        {
-            if (!m_local[r])
-            {
-                continue; // its process posts its chunks
-            }
-            for (uint32_t k = 0; k < m_nChunks; ++k)
-            {
-                if (m_stepLatency.IsStrictlyPositive())
-                {
-                    Simulator::Schedule(m_stepLatency, &Communicator::Ready, this, c, r, 0, k);
-                }
-                else
-                {
-                    Ready(c, r, 0, k);
-                }
-            }
-        }
-    }
+    m_current->Begin(op);
 }
 
 void
-Communicator::Ready(uint32_t channel, uint32_t rank, uint32_t step, uint32_t chunk)
+Communicator::OnRingReceive(uint32_t channel,
+                            uint32_t rank,
+                            uint32_t qp,
+                            uint64_t id,
+                            uint64_t bytes,
+                            Time first,
+                            Time now)
 {
-    m_lanes[channel][rank].ready[uint64_t(step) * m_nChunks + chunk] = 1;
-    Post(channel, rank, chunk % m_qps);
+    NS_ASSERT_MSG(m_running, "a chunk arrived while no collective runs");
+    m_current->OnRingChunk(channel, rank, qp, bytes);
 }
 
 void
-Communicator::Post(uint32_t channel, uint32_t rank, uint32_t qp)
+Communicator::ExpectLanes(uint64_t lanes)
 {
-    Lane& lane = m_lanes[channel][rank];
-    if (qp >= m_nChunks)
-    {
-        return;
-    }
-    const uint64_t perStep = (m_nChunks - qp + m_qps - 1) / m_qps; // chunks k = qp (mod Q)
-    const uint64_t total = perStep * m_steps;
-    while (lane.txNext[qp] < total)
-    {
-        const uint64_t p = lane.txNext[qp];
-        const uint32_t s = static_cast<uint32_t>(p / perStep);
-        const uint32_t k = static_cast<uint32_t>(qp + (p % perStep) * m_qps);
-        if (!lane.ready[uint64_t(s) * m_nChunks + k])
-        {
-            return; // chunks leave each QP in step order
-        }
-        lane.tx[qp]->PostSend(ChunkBytes(k));
-        ++lane.txNext[qp];
-    }
+    m_lanesLeft = lanes;
+}
+
+const Communicator::Op&
+Communicator::GetRunning() const
+{
+    NS_ASSERT(m_running);
+    return m_queue.front();
+}
+
+uint64_t
+Communicator::GetNCompleted() const
+{
+    return m_results.size();
+}
+
+const std::vector<Ptr<Communicator>>&
+Communicator::GetRails() const
+{
+    return m_rails;
 }
 
 void
-Communicator::OnReceive(uint32_t channel,
-                        uint32_t rank,
-                        uint32_t qp,
-                        uint64_t id,
-                        uint64_t bytes,
-                        Time first,
-                        Time now)
+Communicator::PostAlgorithmNotice(const std::vector<uint64_t>& words)
 {
-    if (m_queue.front().kind != BROADCAST)
-    {
-        Arrived(channel, rank, qp);
-        return;
-    }
-    // broadcast: forward to the successor (in arrival order, so per-QP order holds); the rank
-    // before the root keeps the data
-    const uint32_t n = m_ranks.size();
-    Lane& lane = m_lanes[channel][rank];
-    ++lane.received;
-    if ((rank + 1) % n != m_queue.front().root)
-    {
-        if (m_stepLatency.IsStrictlyPositive())
-        {
-            Simulator::Schedule(m_stepLatency,
-                                &RdmaQueuePair::PostSend,
-                                lane.tx[qp],
-                                bytes,
-                                RdmaQueuePair::WRITE);
-        }
-        else
-        {
-            lane.tx[qp]->PostSend(bytes);
-        }
-    }
-    if (lane.received == m_nChunks)
-    {
-        LaneDone(rank);
-    }
+    std::vector<uint64_t> all{NOTICE_ALGORITHM, m_results.size()};
+    all.insert(all.end(), words.begin(), words.end());
+    ControlBus::Post(m_busId, all);
 }
 
 void
@@ -720,712 +677,7 @@ Communicator::SendRecv(uint32_t src, uint32_t dst, uint64_t bytes, P2pCallback c
     {
         NS_FATAL_ERROR("Communicator::SendRecv: 0 bytes is not allowed (>= 1)");
     }
-    if (SameServer(src, dst))
-    {
-        const Time posted = Simulator::Now();
-        Simulator::Schedule(NvTransfer(src, bytes), [cb, src, dst, bytes, posted]() {
-            if (!cb.IsNull())
-            {
-                cb(src, dst, bytes, posted, Simulator::Now());
-            }
-        });
-        return;
-    }
-    P2pLink& link = m_p2p[{src, dst}];
-    if (link.tx.empty())
-    {
-        for (uint32_t q = 0; q < m_qps; ++q)
-        {
-            const uint16_t sport =
-                49152 + static_cast<uint16_t>((src * 257 + dst * 61 + q * 7919 + 4099) % 16384);
-            auto [x, y] = Connection(src, dst, sport);
-            y->SetReceiveCompletionCallback(
-                MakeCallback(&Communicator::OnP2pReceive, this, src, dst));
-            link.tx.push_back(x);
-        }
-    }
-    link.pending.push_back({bytes, bytes, Simulator::Now(), cb});
-    if (!m_local[src])
-    {
-        return; // its process posts the chunks
-    }
-    uint64_t left = bytes;
-    while (left > 0)
-    {
-        const uint64_t chunk = std::min(left, m_chunkBytes);
-        link.tx[link.nextChunk++ % link.tx.size()]->PostSend(chunk);
-        left -= chunk;
-    }
-}
-
-void
-Communicator::OnP2pReceive(uint32_t src,
-                           uint32_t dst,
-                           uint64_t id,
-                           uint64_t bytes,
-                           Time first,
-                           Time now)
-{
-    P2pLink& link = m_p2p[{src, dst}];
-    NS_ASSERT_MSG(!link.pending.empty(), "point-to-point data nobody sent");
-    if (ControlBus::IsDeferred())
-    {
-        // credited here (the receiver's process); every process learns of each complete
-        // message (in order) a control latency later and runs its callback then
-        while (bytes > 0)
-        {
-            NS_ASSERT_MSG(link.credited < link.pending.size(), "point-to-point data nobody sent");
-            P2pMessage& m = link.pending[link.credited];
-            const uint64_t take = std::min(bytes, m.left);
-            m.left -= take;
-            bytes -= take;
-            if (m.left == 0)
-            {
-                ++link.credited;
-                ControlBus::Post(m_busId, {NOTICE_P2P, src, dst, uint64_t(now.GetTimeStep())});
-            }
-        }
-        return;
-    }
-    // chunks of one pair arrive in posting order on each QP; the bytes are credited in order
-    while (bytes > 0 && !link.pending.empty())
-    {
-        P2pMessage& m = link.pending.front();
-        const uint64_t take = std::min(bytes, m.left);
-        m.left -= take;
-        bytes -= take;
-        if (m.left == 0)
-        {
-            const P2pMessage done = m;
-            link.pending.pop_front();
-            if (!done.cb.IsNull())
-            {
-                done.cb(src, dst, done.bytes, done.posted, now);
-            }
-        }
-    }
-}
-
-void
-Communicator::BeginBroadcast()
-{
-    const Op& op = m_queue.front();
-    const uint32_t n = m_ranks.size();
-    m_blockBytes = (op.bytes + m_channels - 1) / m_channels;
-    m_nChunks = static_cast<uint32_t>((m_blockBytes + m_chunkBytes - 1) / m_chunkBytes);
-    m_lanesLeft = uint64_t(n - 1) * m_channels;
-    for (uint32_t c = 0; c < m_channels; ++c)
-    {
-        for (auto& lane : m_lanes[c])
-        {
-            lane.received = 0;
-        }
-        for (uint32_t k = 0; k < m_nChunks && m_local[op.root]; ++k)
-        {
-            m_lanes[c][op.root].tx[k % m_qps]->PostSend(ChunkBytes(k));
-        }
-    }
-}
-
-void
-Communicator::Arrived(uint32_t channel, uint32_t rank, uint32_t qp)
-{
-    NS_ASSERT_MSG(m_running, "a chunk arrived while no collective runs");
-    Lane& lane = m_lanes[channel][rank];
-    const uint64_t perStep = (m_nChunks - qp + m_qps - 1) / m_qps;
-    const uint64_t p = lane.rxCount[qp]++;
-    const uint32_t s = static_cast<uint32_t>(p / perStep);
-    const uint32_t k = static_cast<uint32_t>(qp + (p % perStep) * m_qps);
-    ++lane.received;
-    if (s + 1 < m_steps)
-    {
-        if (m_stepLatency.IsStrictlyPositive())
-        {
-            Simulator::Schedule(m_stepLatency, &Communicator::Ready, this, channel, rank, s + 1, k);
-        }
-        else
-        {
-            Ready(channel, rank, s + 1, k);
-        }
-    }
-    if (lane.received == uint64_t(m_steps) * m_nChunks)
-    {
-        LaneDone(rank);
-    }
-}
-
-void
-Communicator::BuildMesh()
-{
-    const uint32_t n = m_ranks.size();
-    m_mesh.assign(n, std::vector<std::vector<Ptr<RdmaQueuePair>>>(n));
-    for (uint32_t a = 0; a < n; ++a)
-    {
-        for (uint32_t b = 0; b < n; ++b)
-        {
-            if (SameServer(a, b))
-            {
-                continue; // NVLink
-            }
-            for (uint32_t q = 0; q < m_qps; ++q)
-            {
-                const uint16_t sport =
-                    49152 + static_cast<uint16_t>((a * 131 + b * 31 + q * 7919) % 16384);
-                auto [x, y] = Connection(a, b, sport);
-                y->SetReceiveCompletionCallback(
-                    MakeCallback(&Communicator::OnMeshReceive, this, b));
-                m_mesh[a][b].push_back(x);
-            }
-        }
-    }
-}
-
-void
-Communicator::BeginAllToAll()
-{
-    if (m_mesh.empty())
-    {
-        BuildMesh();
-    }
-    Op& op = m_queue.front();
-    const uint32_t n = m_ranks.size();
-    if (op.kind == ALL_TO_ALL)
-    {
-        const uint64_t perPeer = (op.bytes + n - 1) / n;
-        op.matrix.assign(n, std::vector<uint64_t>(n, perPeer));
-    }
-    const auto& m = op.matrix;
-    m_meshExpected.assign(n, 0);
-    for (uint32_t a = 0; a < n; ++a)
-    {
-        for (uint32_t b = 0; b < n; ++b)
-        {
-            m_meshExpected[b] += a == b ? 0 : m[a][b];
-        }
-    }
-    m_lanesLeft = 0;
-    for (uint32_t b = 0; b < n; ++b)
-    {
-        m_lanesLeft += m_meshExpected[b] > 0 ? 1 : 0;
-    }
-    for (uint32_t a = 0; a < n; ++a)
-    {
-        for (uint32_t i = 1; i < n; ++i)
-        {
-            const uint32_t b = (a + i) % n; // staggered, as NCCL's pairwise schedule
-            uint64_t left = m[a][b];
-            if (SameServer(a, b))
-            {
-                if (left > 0)
-                {
-                    Simulator::Schedule(NvTransfer(a, left),
-                                        &Communicator::MeshCredit,
-                                        this,
-                                        b,
-                                        left);
-                }
-                continue;
-            }
-            for (uint32_t c = 0; left > 0 && m_local[a]; ++c)
-            {
-                const uint64_t chunk = std::min(left, m_chunkBytes);
-                m_mesh[a][b][c % m_qps]->PostSend(chunk);
-                left -= chunk;
-            }
-        }
-    }
-}
-
-void
-Communicator::OnMeshReceive(uint32_t rank, uint64_t id, uint64_t bytes, Time first, Time now)
-{
-    NS_ASSERT_MSG(m_running &&
-                      (m_queue.front().kind == ALL_TO_ALL || m_queue.front().kind == ALL_TO_ALL_V),
-                  "unexpected all-to-all chunk");
-    MeshCredit(rank, bytes);
-}
-
-void
-Communicator::MeshCredit(uint32_t rank, uint64_t bytes)
-{
-    m_meshExpected[rank] -= bytes;
-    if (m_meshExpected[rank] == 0)
-    {
-        LaneDone(rank);
-    }
-}
-
-void
-Communicator::BuildHd()
-{
-    const uint32_t n = m_ranks.size();
-    uint32_t bits = 0;
-    while ((1u << bits) < n)
-    {
-        ++bits;
-    }
-    m_hdQp.assign(n, std::vector<Ptr<RdmaQueuePair>>(bits));
-    for (uint32_t a = 0; a < n; ++a)
-    {
-        for (uint32_t b = 0; b < bits; ++b)
-        {
-            const uint32_t p = a ^ (1u << b);
-            if (p < a)
-            {
-                continue; // made from the other side
-            }
-            const uint16_t sport = 49152 + static_cast<uint16_t>((a * 131 + b * 7919) % 16384);
-            auto [x, y] = Connection(a, p, sport);
-            x->SetReceiveCompletionCallback(MakeCallback(&Communicator::OnHdReceive, this, a, b));
-            y->SetReceiveCompletionCallback(MakeCallback(&Communicator::OnHdReceive, this, p, b));
-            m_hdQp[a][b] = x;
-            m_hdQp[p][b] = y;
-        }
-    }
-}
-
-void
-Communicator::BeginHalvingDoubling()
-{
-    if (m_hdQp.empty())
-    {
-        BuildHd();
-    }
-    const Op& op = m_queue.front();
-    const uint32_t n = m_ranks.size();
-    const uint32_t bits = m_hdQp[0].size();
-    m_hdSteps.clear();
-    if (op.kind != ALL_GATHER) // reduce-scatter by recursive halving
-    {
-        for (uint32_t i = 0; i < bits; ++i)
-        {
-            m_hdSteps.push_back({bits - 1 - i, std::max<uint64_t>(1, op.bytes >> (i + 1))});
-        }
-    }
-    if (op.kind != REDUCE_SCATTER) // all-gather by recursive doubling
-    {
-        const uint64_t block = std::max<uint64_t>(1, (op.bytes + n - 1) / n);
-        for (uint32_t i = 0; i < bits; ++i)
-        {
-            m_hdSteps.push_back({i, block << i});
-        }
-    }
-    const uint32_t steps = m_hdSteps.size();
-    m_hdOrder.assign(n, std::vector<std::vector<uint32_t>>(bits));
-    for (uint32_t r = 0; r < n; ++r)
-    {
-        for (uint32_t j = 0; j < steps; ++j)
-        {
-            m_hdOrder[r][m_hdSteps[j].bit].push_back(j);
-        }
-    }
-    m_hdNext.assign(n, std::vector<uint32_t>(bits, 0));
-    m_hdGot.assign(n, std::vector<uint64_t>(bits, 0));
-    m_hdDone.assign(n, std::vector<uint8_t>(steps, 0));
-    m_hdPosted.assign(n, 0);
-    m_hdComplete.assign(n, 0);
-    m_lanesLeft = n;
-    for (uint32_t r = 0; r < n; ++r)
-    {
-        if (!m_local[r])
-        {
-            continue; // its process posts its steps
-        }
-        if (m_stepLatency.IsStrictlyPositive())
-        {
-            Simulator::Schedule(m_stepLatency, &Communicator::HdPost, this, r);
-        }
-        else
-        {
-            HdPost(r);
-        }
-    }
-}
-
-void
-Communicator::HdPost(uint32_t rank)
-{
-    // step j may go once the data of steps 0..j-1 has arrived
-    while (m_hdPosted[rank] < m_hdSteps.size() && m_hdPosted[rank] <= m_hdComplete[rank])
-    {
-        const HdStep& st = m_hdSteps[m_hdPosted[rank]];
-        uint64_t left = st.bytes;
-        while (left > 0)
-        {
-            const uint64_t chunk = std::min(left, m_chunkBytes);
-            m_hdQp[rank][st.bit]->PostSend(chunk);
-            left -= chunk;
-        }
-        ++m_hdPosted[rank];
-    }
-}
-
-void
-Communicator::OnHdReceive(uint32_t rank,
-                          uint32_t bit,
-                          uint64_t id,
-                          uint64_t bytes,
-                          Time first,
-                          Time now)
-{
-    NS_ASSERT_MSG(m_running, "a chunk arrived while no collective runs");
-    uint32_t& next = m_hdNext[rank][bit];
-    NS_ASSERT_MSG(next < m_hdOrder[rank][bit].size(), "more halving-doubling data than expected");
-    const uint32_t step = m_hdOrder[rank][bit][next];
-    m_hdGot[rank][bit] += bytes;
-    if (m_hdGot[rank][bit] < m_hdSteps[step].bytes)
-    {
-        return;
-    }
-    // a QP delivers its messages in order and a step's chunks add up to its bytes exactly
-    NS_ASSERT_MSG(m_hdGot[rank][bit] == m_hdSteps[step].bytes,
-                  "halving-doubling step " << step << " overshot its bytes");
-    m_hdGot[rank][bit] = 0;
-    ++next;
-    m_hdDone[rank][step] = 1;
-    const uint32_t before = m_hdComplete[rank];
-    while (m_hdComplete[rank] < m_hdSteps.size() && m_hdDone[rank][m_hdComplete[rank]])
-    {
-        ++m_hdComplete[rank];
-    }
-    // The data of a later step may arrive before that of an earlier one (its partner is on a
-    // faster path): then this arrival completes several steps at once, possibly the last, and
-    // the rank still owes its partners the steps it may now post. Post them before counting
-    // the rank done, or a partner waits forever for the rank's last step.
-    if (m_hdComplete[rank] > before && m_hdPosted[rank] < m_hdSteps.size())
-    {
-        if (m_stepLatency.IsStrictlyPositive())
-        {
-            Simulator::Schedule(m_stepLatency, &Communicator::HdPost, this, rank);
-        }
-        else
-        {
-            HdPost(rank);
-        }
-    }
-    if (m_hdComplete[rank] == m_hdSteps.size() && before < m_hdSteps.size())
-    {
-        LaneDone(rank);
-    }
-}
-
-int32_t
-Communicator::BtreeParent(uint32_t n, uint32_t rank)
-{
-    if (rank == 0)
-    {
-        return -1;
-    }
-    uint32_t bit = 1;
-    while (bit < n && !(bit & rank))
-    {
-        bit <<= 1;
-    }
-    uint32_t up = (rank ^ bit) | (bit << 1);
-    if (up >= n)
-    {
-        up = rank ^ bit;
-    }
-    return static_cast<int32_t>(up);
-}
-
-void
-Communicator::BuildTree()
-{
-    const uint32_t n = m_ranks.size();
-    m_tree.assign(m_channels, std::vector<std::vector<TreeLane>>(2, std::vector<TreeLane>(n)));
-    for (uint32_t c = 0; c < m_channels; ++c)
-    {
-        for (uint32_t t = 0; t < 2; ++t)
-        {
-            auto& lanes = m_tree[c][t];
-            for (uint32_t r = 0; r < n; ++r)
-            {
-                int32_t p;
-                if (t == 0)
-                {
-                    p = BtreeParent(n, r);
-                }
-                else if (n % 2 == 0) // mirror
-                {
-                    const int32_t u = BtreeParent(n, n - 1 - r);
-                    p = u < 0 ? -1 : static_cast<int32_t>(n - 1 - u);
-                }
-                else // shift by one
-                {
-                    const int32_t u = BtreeParent(n, (r + n - 1) % n);
-                    p = u < 0 ? -1 : static_cast<int32_t>((u + 1) % n);
-                }
-                lanes[r].parent = p;
-            }
-            for (uint32_t r = 0; r < n; ++r) // children in rank order
-            {
-                if (lanes[r].parent >= 0)
-                {
-                    lanes[lanes[r].parent].children.push_back(r);
-                }
-            }
-            for (uint32_t r = 0; r < n; ++r)
-            {
-                TreeLane& me = lanes[r];
-                me.down.resize(me.children.size());
-                me.rxUp.assign(me.children.size(), std::vector<uint64_t>(m_qps, 0));
-                me.rxDown.assign(m_qps, 0);
-                me.downQueue.resize(me.children.size());
-                me.downPosted.resize(me.children.size());
-                me.downFreed.resize(me.children.size());
-            }
-            for (uint32_t r = 0; r < n; ++r)
-            {
-                if (lanes[r].parent < 0)
-                {
-                    continue;
-                }
-                const uint32_t p = lanes[r].parent;
-                TreeLane& parent = lanes[p];
-                const uint32_t idx = std::find(parent.children.begin(), parent.children.end(), r) -
-                                     parent.children.begin();
-                for (uint32_t q = 0; q < m_qps; ++q)
-                {
-                    const uint16_t sport =
-                        49152 + static_cast<uint16_t>(
-                                    (((c * 2 + t) * m_qps + q) * 7919 + r * 31 + 8191) % 16384);
-                    auto [x, y] = Connection(r, p, sport);
-                    x->SetReceiveCompletionCallback(
-                        MakeCallback(&Communicator::OnTreeDown, this, c, t, r, q));
-                    y->SetReceiveCompletionCallback(
-                        MakeCallback(&Communicator::OnTreeUp, this, c, t, p, idx, q));
-                    lanes[r].up.push_back(x);
-                    parent.down[idx].push_back(y);
-                    lanes[r].indexAtParent = idx;
-                }
-            }
-        }
-    }
-}
-
-void
-Communicator::BeginTree()
-{
-    if (m_tree.empty())
-    {
-        BuildTree();
-    }
-    if (!ControlBus::IsDeferred() && std::find(m_local.begin(), m_local.end(), 0) != m_local.end())
-    {
-        // without a control latency a parent frees its children's slots at once
-        NS_FATAL_ERROR("Communicator: the Tree algorithm with ranks on several processes needs "
-                       "a ControlBus latency (ControlBus::SetLatency)");
-    }
-    const Op& op = m_queue.front();
-    const uint32_t n = m_ranks.size();
-    const uint64_t parts = 2 * uint64_t(m_channels);
-    m_blockBytes = (op.bytes + parts - 1) / parts;
-    m_nChunks = static_cast<uint32_t>((m_blockBytes + m_chunkBytes - 1) / m_chunkBytes);
-    m_lanesLeft = parts * n;
-    NS_LOG_INFO("AllReduce of " << op.bytes << " B on " << n
-                                << " ranks, double binary tree: " << m_nChunks
-                                << " chunks per tree and channel, " << m_blockBytes << " B");
-    for (uint32_t c = 0; c < m_channels; ++c)
-    {
-        for (uint32_t t = 0; t < 2; ++t)
-        {
-            for (auto& lane : m_tree[c][t])
-            {
-                for (auto& v : lane.rxUp)
-                {
-                    std::fill(v.begin(), v.end(), 0);
-                }
-                std::fill(lane.rxDown.begin(), lane.rxDown.end(), 0);
-                lane.upCount.assign(m_nChunks, 0);
-                lane.downLeft.assign(m_nChunks, 0);
-                lane.upQueue.clear();
-                lane.upPosted = 0;
-                lane.upFreed = 0;
-                for (auto& q : lane.downQueue)
-                {
-                    q.clear();
-                }
-                std::fill(lane.downPosted.begin(), lane.downPosted.end(), 0);
-                std::fill(lane.downFreed.begin(), lane.downFreed.end(), 0);
-                lane.done = 0;
-            }
-            for (uint32_t r = 0; r < n; ++r)
-            {
-                if (m_tree[c][t][r].children.empty() && m_local[r]) // else its process does
-                {
-                    for (uint32_t k = 0; k < m_nChunks; ++k)
-                    {
-                        TreeReduced(c, t, r, k);
-                    }
-                }
-            }
-        }
-    }
-}
-
-void
-Communicator::PostAfterStepLatency(Ptr<RdmaQueuePair> qp, uint64_t bytes)
-{
-    if (m_stepLatency.IsStrictlyPositive())
-    {
-        Simulator::Schedule(m_stepLatency,
-                            &RdmaQueuePair::PostSend,
-                            qp,
-                            bytes,
-                            RdmaQueuePair::WRITE);
-    }
-    else
-    {
-        qp->PostSend(bytes);
-    }
-}
-
-void
-Communicator::TreeReduced(uint32_t channel, uint32_t tree, uint32_t rank, uint32_t chunk)
-{
-    TreeLane& lane = m_tree[channel][tree][rank];
-    if (lane.parent >= 0)
-    {
-        lane.upQueue.push_back(chunk);
-        TreePump(channel, tree, rank);
-    }
-    else
-    {
-        TreeResult(channel, tree, rank, chunk); // the root turns it around
-    }
-}
-
-void
-Communicator::TreeResult(uint32_t channel, uint32_t tree, uint32_t rank, uint32_t chunk)
-{
-    TreeLane& lane = m_tree[channel][tree][rank];
-    if (lane.children.empty())
-    {
-        TreeFreed(channel, tree, rank, false); // a leaf keeps it
-    }
-    else
-    {
-        lane.downLeft[chunk] = lane.children.size();
-        for (auto& q : lane.downQueue)
-        {
-            q.push_back(chunk);
-        }
-    }
-    if (++lane.done == m_nChunks && LaneDone(rank))
-    {
-        return;
-    }
-    TreePump(channel, tree, rank);
-}
-
-void
-Communicator::TreePump(uint32_t channel, uint32_t tree, uint32_t rank)
-{
-    TreeLane& lane = m_tree[channel][tree][rank];
-    while (!lane.upQueue.empty() && lane.upPosted - lane.upFreed < TREE_SLOTS)
-    {
-        const uint32_t k = lane.upQueue.front();
-        lane.upQueue.pop_front();
-        ++lane.upPosted;
-        PostAfterStepLatency(lane.up[k % m_qps], ChunkBytes(k));
-        TreeFreed(channel, tree, rank, true); // the children's slots of chunk k
-    }
-    for (uint32_t i = 0; i < lane.children.size(); ++i)
-    {
-        while (!lane.downQueue[i].empty() && lane.downPosted[i] - lane.downFreed[i] < TREE_SLOTS)
-        {
-            const uint32_t k = lane.downQueue[i].front();
-            lane.downQueue[i].pop_front();
-            ++lane.downPosted[i];
-            PostAfterStepLatency(lane.down[i][k % m_qps], ChunkBytes(k));
-            if (--lane.downLeft[k] == 0)
-            {
-                if (lane.parent < 0)
-                {
-                    TreeFreed(channel, tree, rank, true); // the root turned it around
-                }
-                else
-                {
-                    TreeFreed(channel, tree, rank, false);
-                }
-            }
-        }
-    }
-}
-
-void
-Communicator::TreeFreed(uint32_t channel, uint32_t tree, uint32_t rank, bool up)
-{
-    if (ControlBus::IsDeferred())
-    {
-        // the senders may sit in other processes: every process learns of the freed slots a
-        // control latency later (one process run with the same latency does the same)
-        ControlBus::Post(m_busId,
-                         {NOTICE_TREE_FREE, m_results.size(), channel, tree, rank, up ? 1u : 0u});
-        return;
-    }
-    TreeCredit(channel, tree, rank, up);
-}
-
-void
-Communicator::TreeCredit(uint32_t channel, uint32_t tree, uint32_t rank, bool up)
-{
-    TreeLane& lane = m_tree[channel][tree][rank];
-    if (up)
-    {
-        for (uint32_t child : lane.children)
-        {
-            if (m_local[child])
-            {
-                ++m_tree[channel][tree][child].upFreed;
-                TreePump(channel, tree, child);
-            }
-        }
-    }
-    else if (lane.parent >= 0 && m_local[lane.parent])
-    {
-        ++m_tree[channel][tree][lane.parent].downFreed[lane.indexAtParent];
-        TreePump(channel, tree, lane.parent);
-    }
-}
-
-void
-Communicator::OnTreeUp(uint32_t channel,
-                       uint32_t tree,
-                       uint32_t rank,
-                       uint32_t child,
-                       uint32_t qp,
-                       uint64_t id,
-                       uint64_t bytes,
-                       Time first,
-                       Time now)
-{
-    NS_ASSERT_MSG(m_running, "a tree chunk arrived while no collective runs");
-    TreeLane& lane = m_tree[channel][tree][rank];
-    const uint32_t k = static_cast<uint32_t>(qp + lane.rxUp[child][qp]++ * m_qps);
-    NS_ASSERT_MSG(k < m_nChunks, "more tree chunks than expected");
-    if (++lane.upCount[k] == lane.children.size())
-    {
-        TreeReduced(channel, tree, rank, k);
-    }
-}
-
-void
-Communicator::OnTreeDown(uint32_t channel,
-                         uint32_t tree,
-                         uint32_t rank,
-                         uint32_t qp,
-                         uint64_t id,
-                         uint64_t bytes,
-                         Time first,
-                         Time now)
-{
-    NS_ASSERT_MSG(m_running, "a tree chunk arrived while no collective runs");
-    TreeLane& lane = m_tree[channel][tree][rank];
-    const uint32_t k = static_cast<uint32_t>(qp + lane.rxDown[qp]++ * m_qps);
-    NS_ASSERT_MSG(k < m_nChunks, "more tree chunks than expected");
-    TreeResult(channel, tree, rank, k);
+    m_p2p->Send(src, dst, bytes, cb);
 }
 
 void
@@ -1481,126 +733,6 @@ Communicator::NvTransfer(uint32_t src, uint64_t bytes)
     m_nvFree[src] = start + Seconds(double(bytes) * 8 / m_nvRate.GetBitRate());
     m_nvBytes[src] += bytes;
     return m_nvFree[src] + m_nvLatency - now;
-}
-
-void
-Communicator::BeginHierarchical()
-{
-    const Op& op = m_queue.front();
-    const uint32_t g = m_servers[0].size();
-    const uint64_t slice = (op.bytes + g - 1) / g;
-    m_phases.clear();
-    if (op.kind != ALL_GATHER) // reduce-scatter inside the servers first
-    {
-        m_phases.push_back({true, g - 1, op.kind, slice});
-    }
-    if (m_servers.size() > 1)
-    {
-        m_phases.push_back({false, 0, op.kind, slice});
-    }
-    if (op.kind != REDUCE_SCATTER) // all-gather inside the servers last
-    {
-        m_phases.push_back({true, g - 1, op.kind, slice});
-    }
-    NS_LOG_INFO(KindName(op.kind) << " of " << op.bytes << " B on " << m_servers.size()
-                                  << " servers of " << g << " GPUs: " << m_phases.size()
-                                  << " phases, " << slice << " B per GPU");
-    m_phase = 0;
-    NextPhase();
-}
-
-void
-Communicator::NextPhase()
-{
-    if (m_phase == m_phases.size())
-    {
-        Finish();
-        return;
-    }
-    const Phase& ph = m_phases[m_phase++];
-    if (ph.nvlink)
-    {
-        const uint32_t n = m_ranks.size();
-        m_nvGot.assign(n, 0);
-        m_lanesLeft = n;
-        for (uint32_t r = 0; r < n; ++r)
-        {
-            Simulator::Schedule(NvTransfer(r, ph.bytes),
-                                &Communicator::OnNvRingArrive,
-                                this,
-                                ServerSuccessor(r));
-        }
-    }
-    else
-    {
-        m_lanesLeft = m_rails.size();
-        for (auto& rail : m_rails)
-        {
-            rail->Start(ph.kind, ph.bytes, MakeCallback(&Communicator::RailDone, this));
-        }
-    }
-}
-
-void
-Communicator::OnNvRingArrive(uint32_t rank)
-{
-    const Phase& ph = m_phases[m_phase - 1];
-    if (++m_nvGot[rank] < ph.steps)
-    {
-        Simulator::Schedule(NvTransfer(rank, ph.bytes),
-                            &Communicator::OnNvRingArrive,
-                            this,
-                            ServerSuccessor(rank));
-    }
-    else if (--m_lanesLeft == 0)
-    {
-        NextPhase();
-    }
-}
-
-void
-Communicator::RailDone(const Result& result)
-{
-    if (--m_lanesLeft == 0)
-    {
-        NextPhase();
-    }
-}
-
-void
-Communicator::BeginNvBroadcast()
-{
-    const Op& op = m_queue.front();
-    const uint32_t n = m_ranks.size();
-    m_blockBytes = op.bytes;
-    m_nChunks = static_cast<uint32_t>((m_blockBytes + m_chunkBytes - 1) / m_chunkBytes);
-    m_lanesLeft = uint64_t(n - 1) * m_nChunks;
-    for (uint32_t k = 0; k < m_nChunks; ++k)
-    {
-        Simulator::Schedule(NvTransfer(op.root, ChunkBytes(k)),
-                            &Communicator::OnNvBroadcastArrive,
-                            this,
-                            ServerSuccessor(op.root),
-                            k);
-    }
-}
-
-void
-Communicator::OnNvBroadcastArrive(uint32_t rank, uint32_t chunk)
-{
-    const uint32_t next = ServerSuccessor(rank);
-    if (next != m_queue.front().root)
-    {
-        Simulator::Schedule(NvTransfer(rank, ChunkBytes(chunk)),
-                            &Communicator::OnNvBroadcastArrive,
-                            this,
-                            next,
-                            chunk);
-    }
-    if (--m_lanesLeft == 0)
-    {
-        Finish();
-    }
 }
 
 void
@@ -1675,34 +807,20 @@ Communicator::OnNotice(const std::vector<uint64_t>& words)
         }
         return;
     }
-    if (words.at(0) == NOTICE_TREE_FREE)
+    if (words.at(0) == NOTICE_ALGORITHM)
     {
-        NS_ASSERT(words.size() == 6);
-        // slots freed after their collective completed have nothing left to carry
-        if (m_running && words[1] == m_results.size())
+        // a notice posted after its collective completed has nothing left to do (e.g. tree
+        // slots freed then have nothing left to carry)
+        if (m_running && words.at(1) == m_results.size())
         {
-            TreeCredit(static_cast<uint32_t>(words[2]),
-                       static_cast<uint32_t>(words[3]),
-                       static_cast<uint32_t>(words[4]),
-                       words[5] != 0);
+            m_current->OnNotice(std::vector<uint64_t>(words.begin() + 2, words.end()));
         }
         return;
     }
     NS_ASSERT(words.at(0) == NOTICE_P2P && words.size() == 4);
-    const uint32_t src = static_cast<uint32_t>(words[1]);
-    const uint32_t dst = static_cast<uint32_t>(words[2]);
-    P2pLink& link = m_p2p[{src, dst}];
-    NS_ASSERT_MSG(!link.pending.empty(), "point-to-point notice for no message");
-    const P2pMessage done = link.pending.front();
-    link.pending.pop_front();
-    if (link.credited > 0)
-    {
-        --link.credited; // the receiver's process
-    }
-    if (!done.cb.IsNull())
-    {
-        done.cb(src, dst, done.bytes, done.posted, TimeStep(static_cast<int64_t>(words[3])));
-    }
+    m_p2p->OnNotice(static_cast<uint32_t>(words[1]),
+                    static_cast<uint32_t>(words[2]),
+                    TimeStep(static_cast<int64_t>(words[3])));
 }
 
 } // namespace ns3

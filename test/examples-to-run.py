@@ -13,6 +13,7 @@ examples_to_run = [
     ("fabric-incast --packets=200 --pfc=0", "True", "True"),
     ("my-first-script", "True", "True"),
     ("ring-allreduce --sizes=64KiB,4MiB --minEfficiency=0.75", "True", "True"),
+    ("one-shot-allreduce --ranks=8 --sizes=4096,4194304", "True", "True"),
     ("cc-comparison", "True", "True"),
     ("ecmp-vs-spray --bytes=1000000", "True", "True"),
     ("moe-alltoall --tokens=512", "True", "True"),
