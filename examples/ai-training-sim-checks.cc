@@ -214,7 +214,7 @@ CheckFabric(Options& o, const Given& given)
     {
         if (o.k % 2 != 0)
         {
-            Fail(Arg("k", std::to_string(o.k)) + " is not allowed (an even integer 2..32)");
+            Fail(Arg("k", std::to_string(o.k)) + " is not allowed (an even integer 2..40)");
         }
         const double perEdge = o.k / 2 * o.oversubscription;
         if (std::fabs(perEdge - std::round(perEdge)) > 1e-9)
@@ -762,7 +762,7 @@ ParseOptions(int argc, char* argv[])
                              {"rail", "rail"},
                              {"file:PATH", "file"}});
     }
-    o.k = ParseUint("k", V("k"), 2, 32, "an even integer 2..32");
+    o.k = ParseUint("k", V("k"), 2, 40, "an even integer 2..40");
     o.leaves = ParseUint("leaves", V("leaves"), 1, 512);
     o.spines = ParseUint("spines", V("spines"), 1, 512);
     o.hostsPerLeaf = ParseUint("hostsPerLeaf", V("hostsPerLeaf"), 1, 512);
