@@ -227,6 +227,19 @@ TEST(ChakraCollectives, GatherAndScatterAreRefusedNamingTheNode)
         struct stat st;
         EXPECT_NE(stat(out.c_str(), &st), 0) << "nothing written";
     }
+    // a REDUCE on one stage and a BROADCAST (other root) on the other, over every rank: the
+    // stages would enter one collective differently, so the schedule check refuses it
+    const std::string prefix = WriteTrace(dir,
+                                          "roots",
+                                          "ranks 2\nnode 0 1 SEND dst=1 size=64\n"
+                                          "node 0 2 COLL coll=REDUCE size=64 data=1\n"
+                                          "node 1 1 RECV src=0 size=64\n"
+                                          "node 1 2 COLL coll=BROADCAST size=64 data=1\n");
+    std::string err;
+    EXPECT_EQ(Exec(SIM + " --workload=chakra:" + prefix + " --outputDir=" + dir + "/o", &err), 2);
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_NE(err.find("stages 0 and 1 call different pp/world collectives"), std::string::npos)
+        << err;
     ns3::test::Shell("rm -rf " + dir);
 }
 
