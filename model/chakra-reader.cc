@@ -292,8 +292,9 @@ CollKind(int64_t m, const std::string& where, uint32_t* root, Ignored& ignored)
                                      : std::to_string(m);
         Fail(where + ": comm_type " + name +
              " is not supported (ALL_REDUCE, REDUCE, ALL_GATHER, REDUCE_SCATTER(_BLOCK), "
-             "ALL_TO_ALL, BROADCAST, BARRIER; GATHER and SCATTER are not: NCCL has neither, "
-             "they run as point-to-point sends whose sizes per rank the node does not give)");
+             "ALL_TO_ALL, BROADCAST, BARRIER; GATHER and SCATTER are not: the module has no "
+             "rooted gather/scatter, and a node's comm_size does not say whether it is one "
+             "rank's block or the root's whole buffer)");
     }
     }
 }
