@@ -25,9 +25,9 @@ SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Everything the standalone build, its tests, plots, pcap and doc checks need (capinfos is in
 # wireshark-common, which tshark depends on; listed for the tests that call it; protobuf for
-# Chakra execution traces; sphinx for the doc-renders test).
+# Chakra execution traces, zlib for gzip-compressed ones; sphinx for the doc-renders test).
 PKGS := cmake g++ make python3 libns3-dev libboost-dev libgtest-dev tshark wireshark-common \
-        gnuplot-nox libprotobuf-dev protobuf-compiler python3-sphinx
+        gnuplot-nox libprotobuf-dev protobuf-compiler zlib1g-dev python3-sphinx
 
 .PHONY: all deps configure build run test bench bench-mpi check-intree check-ns3 check-mpi doc format check-format sample clean
 

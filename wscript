@@ -135,6 +135,9 @@ def build(bld):
         'test/aicb-leniency-test.cc',
         'test/job-sharing-test.cc',
         'test/chakra-reader-test.cc',
+        'test/chakra-collectives-test.cc',
+        'test/study-progress-test.cc',
+        'test/fabric-limit-test.cc',
         'test/ai-training-test-suite.cc',
     ]
     module_test.uselib = 'GTEST'

@@ -12,6 +12,8 @@
  *   bench/make-aicb-workload.py moe-9216 /tmp/moe-9216.txt
  *   ./build/ait-job-setup-bench --Workload=/tmp/moe-9216.txt
  *   ./build/ait-job-setup-bench --Workload=/tmp/gpt-1024.txt --Ranks=1024 --Start=false
+ *   ./build/ait-job-setup-bench --Workload=chakra:/tmp/gpt     (a Chakra trace; see
+ *                                                               bench/make-chakra-spec.py)
  */
 
 #include "bench-util.h"
@@ -59,7 +61,7 @@ main(int argc, char* argv[])
     uint32_t channels = 1;
     bool start = true;
     CommandLine cmd(__FILE__);
-    cmd.AddValue("Workload", "workload file (AICB/SimAI or text format)", path);
+    cmd.AddValue("Workload", "workload file (AICB/SimAI or text format) or chakra:PREFIX", path);
     cmd.AddValue("Ranks", "ranks (0: the file's all_gpus)", ranks);
     cmd.AddValue("HostsPerLeaf", "hosts per leaf switch of the fabric", hostsPerLeaf);
     cmd.AddValue("Channels", "channels of the communicators", channels);
@@ -77,7 +79,10 @@ main(int argc, char* argv[])
     TrainingWorkload w;
     std::string error;
     std::vector<std::string> notices;
-    if (!WorkloadReader::TryRead(path, w, error, &notices))
+    const bool chakra = path.compare(0, 7, "chakra:") == 0;
+    ChakraReader::Stats stats;
+    if (chakra ? !ChakraReader::TryRead(path.substr(7), w, error, &notices, &stats)
+               : !WorkloadReader::TryRead(path, w, error, &notices))
     {
         std::cerr << "job-setup-bench: " << error << std::endl;
         return 2;
@@ -96,6 +101,11 @@ main(int argc, char* argv[])
     std::ostringstream d;
     d << w.pp << " stage programs, " << ops << " ops; TP " << w.tp << " PP " << w.pp << " EP "
       << w.ep << " DP " << ranks / (w.tp * w.pp);
+    if (chakra)
+    {
+        d << "; " << stats.ranks << " rank files, " << stats.programs << " distinct programs of "
+          << stats.nodes << " nodes kept";
+    }
     Phase("read the workload", t, d.str());
 
     t = Wall();

@@ -13,11 +13,14 @@
  *   node RANK ID TYPE [key=value ...]
  *        TYPE  COMP | COLL | SEND | RECV | MEM_LOAD | MEM_STORE | METADATA | INVALID | <number>
  *        keys  name=WORD  dur=MICROSECONDS  coll=ALL_REDUCE|ALL_GATHER|REDUCE_SCATTER|
- *              ALL_TO_ALL|BROADCAST|BARRIER|<number>  size=BYTES  pg=NAME  src=RANK  dst=RANK
+ *              ALL_TO_ALL|BROADCAST|BARRIER|REDUCE|GATHER|SCATTER|
+ *              REDUCE_SCATTER_BLOCK|<number>  size=BYTES  pg=NAME  src=RANK  dst=RANK
  *              tag=N  data=ID,ID,...  ctrl=ID,ID,...  attr:NAME=N (any other attribute, int64)
  *   garbage RANK                   append a message whose length prefix promises more bytes
  *                                  than follow (a truncated file)
  *   nometa RANK                    write no GlobalMetadata message at the start of that file
+ *   gzip RANK                      write that file gzip-compressed, PREFIX.<rank>.et.gz (needs
+ *                                  zlib at build time)
  *
  * Attributes are written with the types Chakra's own tools use: comm_type, comm_size int64;
  * comm_src, comm_dst, comm_tag int32; pg_name string. Each message is prefixed by its length
@@ -35,6 +38,9 @@
 #include <sstream>
 #include <string>
 #include <vector>
+#ifdef AIT_HAVE_ZLIB
+#include <zlib.h>
+#endif
 
 namespace
 {
@@ -115,11 +121,16 @@ main(int argc, char** argv)
                                            {"REDUCE_SCATTER", pb::REDUCE_SCATTER},
                                            {"ALL_TO_ALL", pb::ALL_TO_ALL},
                                            {"BROADCAST", pb::BROADCAST},
-                                           {"BARRIER", pb::BARRIER}};
+                                           {"BARRIER", pb::BARRIER},
+                                           {"REDUCE", pb::REDUCE},
+                                           {"GATHER", pb::GATHER},
+                                           {"SCATTER", pb::SCATTER},
+                                           {"REDUCE_SCATTER_BLOCK", pb::REDUCE_SCATTER_BLOCK}};
     uint32_t ranks = 0;
     std::vector<std::vector<pb::Node>> nodes;
     std::set<uint32_t> garbage;
     std::set<uint32_t> nometa;
+    std::set<uint32_t> gzip;
     std::string line;
     for (uint32_t lineNo = 1; std::getline(in, line); ++lineNo)
     {
@@ -150,14 +161,14 @@ main(int argc, char** argv)
         {
             Die(where, "rank " + r + " is not below ranks " + std::to_string(ranks));
         }
-        if (word == "garbage" || word == "nometa")
+        if (word == "garbage" || word == "nometa" || word == "gzip")
         {
-            (word == "garbage" ? garbage : nometa).insert(rank);
+            (word == "garbage" ? garbage : word == "nometa" ? nometa : gzip).insert(rank);
             continue;
         }
         if (word != "node")
         {
-            Die(where, "unknown statement '" + word + "' (ranks, node, garbage, nometa)");
+            Die(where, "unknown statement '" + word + "' (ranks, node, garbage, nometa, gzip)");
         }
         std::string id;
         std::string type;
@@ -219,14 +230,9 @@ main(int argc, char** argv)
     }
     for (uint32_t r = 0; r < ranks; ++r)
     {
-        const std::string path = std::string(argv[2]) + "." + std::to_string(r) + ".et";
-        std::ofstream out(path, std::ios::binary | std::ios::trunc);
-        if (!out)
+        std::string bytes;
         {
-            Die(path, "cannot write");
-        }
-        {
-            google::protobuf::io::OstreamOutputStream os(&out);
+            google::protobuf::io::StringOutputStream os(&bytes);
             google::protobuf::io::CodedOutputStream coded(&os);
             auto put = [&coded](const google::protobuf::Message& m) {
                 coded.WriteVarint32(uint32_t(m.ByteSizeLong()));
@@ -248,9 +254,25 @@ main(int argc, char** argv)
                 coded.WriteRaw("\x08\x01\x12", 3);
             }
         }
-        if (!out)
+        const std::string path = std::string(argv[2]) + "." + std::to_string(r) + ".et";
+        if (gzip.count(r))
         {
-            Die(path, "write failed");
+#ifdef AIT_HAVE_ZLIB
+            gzFile gz = gzopen((path + ".gz").c_str(), "wb");
+            if (!gz || (!bytes.empty() && gzwrite(gz, bytes.data(), unsigned(bytes.size())) <= 0) ||
+                gzclose(gz) != Z_OK)
+            {
+                Die(path + ".gz", "write failed");
+            }
+            continue;
+#else
+            Die(path + ".gz", "this build has no zlib");
+#endif
+        }
+        std::ofstream out(path, std::ios::binary | std::ios::trunc);
+        if (!out || !out.write(bytes.data(), bytes.size()))
+        {
+            Die(path, "cannot write");
         }
     }
     google::protobuf::ShutdownProtobufLibrary();

@@ -345,7 +345,7 @@ ParseOptions(int argc, char* argv[])
     o.config.emplace_back("command", Json(command));
 
     ReadTopology(o, V("topology"));
-    o.k = ParseUint("k", V("k"), 2, 32, "an even integer 2..32");
+    o.k = ParseUint("k", V("k"), 2, 40, "an even integer 2..40");
     o.leaves = ParseUint("leaves", V("leaves"), 1, 512);
     o.spines = ParseUint("spines", V("spines"), 1, 512);
     o.hostsPerLeaf = ParseUint("hostsPerLeaf", V("hostsPerLeaf"), 1, 512);

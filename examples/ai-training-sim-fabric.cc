@@ -189,7 +189,7 @@ CheckFabric(Options& o, const Given& given)
     {
         if (o.k % 2 != 0)
         {
-            Fail(Arg("k", std::to_string(o.k)) + " is not allowed (an even integer 2..32)");
+            Fail(Arg("k", std::to_string(o.k)) + " is not allowed (an even integer 2..40)");
         }
         const double perEdge = o.k / 2 * o.oversubscription;
         if (std::fabs(perEdge - std::round(perEdge)) > 1e-9)

@@ -47,7 +47,7 @@ struct FlagDef
 const std::vector<FlagDef> FLAGS = {
     {"topology", "fat-tree", "fat-tree|leaf-spine|rail|file:PATH (a topology file: the HPCC "
                              "simulator's format or the native one, see README)"},
-    {"k", "4", "fat-tree arity (even, 2..32)"},
+    {"k", "4", "fat-tree arity (even, 2..40)"},
     {"leaves", "4", "leaf-spine: leaves; rail: server groups (1..512)"},
     {"spines", "2", "leaf-spine and rail: spine switches (1..512)"},
     {"hostsPerLeaf", "4", "leaf-spine: hosts per leaf; rail: servers per group (1..512)"},

@@ -21,8 +21,10 @@
 namespace aitsim
 {
 
-/// Largest fabric the program builds (a stated limit, checked before building).
-constexpr uint32_t MAX_HOSTS = 8192;
+/// Largest fabric the program builds (a stated limit, checked before building). Host addresses
+/// are 10.0.0.1 + index and every id is 32-bit, so the bound is the machine's memory, not the
+/// addressing: 16384 holds SimAI's 9216-GPU job (a k=34 fat-tree has 9826 hosts).
+constexpr uint32_t MAX_HOSTS = 16384;
 /// Largest number of switches the program builds.
 constexpr uint32_t MAX_SWITCHES = 2048;
 /// Largest collective size (--bytes).

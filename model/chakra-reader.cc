@@ -18,6 +18,9 @@
 #include <set>
 #include <sstream>
 #include <sys/stat.h>
+#ifdef AIT_HAVE_ZLIB
+#include <zlib.h>
+#endif
 #endif
 
 namespace ns3
@@ -34,10 +37,17 @@ ChakraReader::IsAvailable()
 }
 
 bool
+ChakraReader::IsGzipAvailable()
+{
+    return false;
+}
+
+bool
 ChakraReader::TryRead(const std::string& prefix,
                       TrainingWorkload& /* out */,
                       std::string& error,
-                      std::vector<std::string>* /* notices */)
+                      std::vector<std::string>* /* notices */,
+                      Stats* /* stats */)
 {
     error = "chakra:" + prefix +
             ": this build has no Chakra support (protobuf was not found when it was built; "
@@ -70,6 +80,7 @@ struct Ignored
 {
     std::map<std::string, uint64_t> dropped; //!< node type -> nodes dropped
     std::map<std::string, uint64_t> attrs;   //!< attribute name -> nodes that have it
+    std::map<std::string, uint64_t> mapped;  //!< comm_type -> nodes run as another kind
 };
 
 /// \return the integer value of an attribute, false if it has none
@@ -168,7 +179,10 @@ class Attrs
     std::string m_where;    //!< for messages
 };
 
-/// \param path a file \return its bytes (at most 256 MiB)
+/// Largest rank file (after decompression).
+constexpr uint64_t MAX_FILE_BYTES = uint64_t(256) << 20;
+
+/// \param path a file (.et, or .et.gz: gzip-compressed) \return its bytes (at most 256 MiB)
 std::string
 ReadFile(const std::string& path)
 {
@@ -183,18 +197,71 @@ ReadFile(const std::string& path)
     {
         in.read(buffer, sizeof(buffer));
         text.append(buffer, in.gcount());
-        if (text.size() > (uint64_t(256) << 20))
+        if (text.size() > MAX_FILE_BYTES)
         {
             Fail(path + ": the file has more than 256 MiB, which is not allowed");
         }
     }
-    return text;
+    if (path.size() < 3 || path.compare(path.size() - 3, 3, ".gz") != 0)
+    {
+        return text;
+    }
+#ifdef AIT_HAVE_ZLIB
+    if (text.size() < 2 || uint8_t(text[0]) != 0x1f || uint8_t(text[1]) != 0x8b)
+    {
+        Fail(path + ": not gzip-compressed (a .et.gz file starts with the gzip magic 1f 8b)");
+    }
+    z_stream z{};
+    if (inflateInit2(&z, 15 + 32) != Z_OK) // gzip header
+    {
+        Fail(path + ": zlib cannot start decompressing");
+    }
+    std::string plain;
+    z.next_in = reinterpret_cast<Bytef*>(&text[0]);
+    z.avail_in = uInt(text.size());
+    int rc = Z_OK;
+    while (rc == Z_OK)
+    {
+        z.next_out = reinterpret_cast<Bytef*>(buffer);
+        z.avail_out = sizeof(buffer);
+        rc = inflate(&z, Z_NO_FLUSH);
+        plain.append(buffer, sizeof(buffer) - z.avail_out);
+        if (plain.size() > MAX_FILE_BYTES)
+        {
+            inflateEnd(&z);
+            Fail(path + ": more than 256 MiB once decompressed, which is not allowed");
+        }
+        if (rc == Z_BUF_ERROR && z.avail_in == 0)
+        {
+            break; // the input ends inside the stream
+        }
+    }
+    const bool ended = rc == Z_STREAM_END;
+    const std::string why = z.msg ? z.msg : "";
+    inflateEnd(&z);
+    if (!ended)
+    {
+        Fail(path + ": malformed gzip data (" + (why.empty() ? "the stream is truncated" : why) +
+             ")");
+    }
+    return plain;
+#else
+    Fail(path + ": a gzip-compressed trace, and this build has no zlib (install zlib1g-dev and "
+                "rebuild, or gunzip the files)");
+#endif
 }
 
-/// \param m a collective type \param where for messages \return the module's kind
+/**
+ * \brief The module's collective for a Chakra comm_type.
+ * \param m the comm_type \param where for messages
+ * \param [out] root the broadcast root (a group index) that runs it
+ * \param [in,out] ignored counts the types mapped onto another kind (for the notices)
+ * \return the module's kind
+ */
 Communicator::Kind
-CollKind(int64_t m, const std::string& where)
+CollKind(int64_t m, const std::string& where, uint32_t* root, Ignored& ignored)
 {
+    *root = 0;
     switch (m)
     {
     case pb::ALL_REDUCE:
@@ -203,16 +270,31 @@ CollKind(int64_t m, const std::string& where)
         return Communicator::ALL_GATHER;
     case pb::REDUCE_SCATTER:
         return Communicator::REDUCE_SCATTER;
+    case pb::REDUCE_SCATTER_BLOCK:
+        ++ignored.mapped["REDUCE_SCATTER_BLOCK"];
+        return Communicator::REDUCE_SCATTER;
     case pb::ALL_TO_ALL:
         return Communicator::ALL_TO_ALL;
     case pb::BROADCAST:
         return Communicator::BROADCAST;
+    case pb::REDUCE:
+        // NCCL's ring reduce to rank 0 is the chain 1 -> 2 -> ... -> n-1 -> 0 of the ring, each
+        // rank passing every chunk on as it arrives: a ring broadcast from rank 1
+        ++ignored.mapped["REDUCE"];
+        *root = 1;
+        return Communicator::BROADCAST;
+    case pb::BARRIER:
+        ++ignored.mapped["BARRIER"];
+        return Communicator::ALL_REDUCE;
     default: {
         const std::string name = pb::CollectiveCommType_IsValid(int(m))
                                      ? pb::CollectiveCommType_Name(pb::CollectiveCommType(m))
                                      : std::to_string(m);
         Fail(where + ": comm_type " + name +
-             " is not supported (ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL, BROADCAST)");
+             " is not supported (ALL_REDUCE, REDUCE, ALL_GATHER, REDUCE_SCATTER(_BLOCK), "
+             "ALL_TO_ALL, BROADCAST, BARRIER; GATHER and SCATTER are not: the module has no "
+             "rooted gather/scatter, and a node's comm_size does not say whether it is one "
+             "rank's block or the root's whole buffer)");
     }
     }
 }
@@ -426,8 +508,11 @@ ReadRank(const std::string& path, uint32_t rank, uint32_t ranks, Ignored& ignore
             break;
         case pb::COMM_COLL_NODE: {
             op.type = WorkloadOp::COLLECTIVE;
-            op.kind = CollKind(attrs.Int("comm_type", 0, INT32_MAX), where);
-            op.bytes = attrs.Int("comm_size", 1, maxBytes);
+            const int64_t type = attrs.Int("comm_type", 0, INT32_MAX);
+            op.kind = CollKind(type, where, &op.root, ignored);
+            // a barrier is PyTorch's NCCL barrier: an all-reduce of one float (comm_size unused)
+            op.bytes = type == pb::BARRIER ? 4 : attrs.Int("comm_size", 1, maxBytes);
+            op.pg = "*"; // no pg_name: every rank
             if (const pb::AttributeProto* a = attrs.Find("pg_name"))
             {
                 op.pg = a->value_case() == pb::AttributeProto::kStringVal ? a->string_val() : "";
@@ -439,6 +524,10 @@ ReadRank(const std::string& path, uint32_t rank, uint32_t ranks, Ignored& ignore
                         Fail(where + ": the attribute pg_name is neither a string nor an integer");
                     }
                     op.pg = std::to_string(v);
+                }
+                if (op.pg.empty())
+                {
+                    op.pg = "*";
                 }
             }
             break;
@@ -488,10 +577,21 @@ ChakraReader::IsAvailable()
 }
 
 bool
+ChakraReader::IsGzipAvailable()
+{
+#ifdef AIT_HAVE_ZLIB
+    return true;
+#else
+    return false;
+#endif
+}
+
+bool
 ChakraReader::TryRead(const std::string& prefix,
                       TrainingWorkload& out,
                       std::string& error,
-                      std::vector<std::string>* notices)
+                      std::vector<std::string>* notices,
+                      Stats* stats)
 {
     try
     {
@@ -503,21 +603,29 @@ ChakraReader::TryRead(const std::string& prefix,
         const size_t slash = prefix.rfind('/');
         const std::string dir = slash == std::string::npos ? "." : prefix.substr(0, slash + 1);
         const std::string base = slash == std::string::npos ? prefix : prefix.substr(slash + 1);
-        std::set<uint32_t> found;
+        std::map<uint32_t, bool> found; // rank -> gzip-compressed (.et.gz)
+        std::string both;
         if (DIR* d = opendir(dir.c_str()))
         {
             while (dirent* e = readdir(d))
             {
                 const std::string f = e->d_name;
-                if (f.size() > base.size() + 4 && f.compare(0, base.size() + 1, base + ".") == 0 &&
-                    f.compare(f.size() - 3, 3, ".et") == 0)
+                const size_t ext = f.size() > 6 && f.compare(f.size() - 6, 6, ".et.gz") == 0 ? 6
+                                   : f.size() > 3 && f.compare(f.size() - 3, 3, ".et") == 0  ? 3
+                                                                                             : 0;
+                if (ext && f.size() > base.size() + ext + 1 &&
+                    f.compare(0, base.size() + 1, base + ".") == 0)
                 {
-                    const std::string num = f.substr(base.size() + 1, f.size() - base.size() - 4);
+                    const std::string num =
+                        f.substr(base.size() + 1, f.size() - base.size() - 1 - ext);
                     if (!num.empty() && num.size() < 8 &&
                         num.find_first_not_of("0123456789") == std::string::npos &&
                         (num == "0" || num[0] != '0'))
                     {
-                        found.insert(std::stoul(num));
+                        if (!found.emplace(std::stoul(num), ext == 6).second && both.empty())
+                        {
+                            both = prefix + "." + num + ".et";
+                        }
                     }
                 }
             }
@@ -525,9 +633,13 @@ ChakraReader::TryRead(const std::string& prefix,
         }
         if (found.empty())
         {
-            Fail(prefix + ".0.et: no Chakra trace file (PREFIX.<rank>.et) found");
+            Fail(prefix + ".0.et: no Chakra trace file (PREFIX.<rank>.et or .et.gz) found");
         }
-        const uint32_t n = *found.rbegin() + 1;
+        if (!both.empty())
+        {
+            Fail(both + " and " + both + ".gz both exist (one file per rank)");
+        }
+        const uint32_t n = found.rbegin()->first + 1;
         for (uint32_t r = 0; r < n; ++r)
         {
             if (!found.count(r))
@@ -536,95 +648,27 @@ ChakraReader::TryRead(const std::string& prefix,
                      ".et: missing (the trace has rank files up to " + std::to_string(n - 1) + ")");
             }
         }
-        std::vector<std::string> files;
-        std::vector<std::vector<ChakraRawOp>> raw;
-        std::map<std::string, std::set<uint32_t>> members;
+        // each rank's program is read, made rank-independent and kept once per distinct
+        // program: memory grows with the distinct programs, not with ranks x nodes
+        ChakraTrace trace;
         Ignored ignored;
         for (uint32_t r = 0; r < n; ++r)
         {
-            files.push_back(prefix + "." + std::to_string(r) + ".et");
-            raw.push_back(ReadRank(files.back(), r, n, ignored));
-            for (const ChakraRawOp& op : raw.back())
+            trace.files.push_back(prefix + "." + std::to_string(r) + (found[r] ? ".et.gz" : ".et"));
+            trace.AddRank(r, ReadRank(trace.files.back(), r, n, ignored));
+        }
+        auto all = trace.pgId.find("*");
+        if (all != trace.pgId.end())
+        {
+            for (uint32_t x = 0; x < n; ++x)
             {
-                if (op.type == WorkloadOp::COLLECTIVE && !op.pg.empty())
-                {
-                    members[op.pg].insert(r);
-                }
+                trace.members[all->second].insert(x);
             }
         }
-        for (uint32_t r = 0; r < n; ++r)
+        const std::string p2p = trace.CheckPointToPoint();
+        if (!p2p.empty())
         {
-            for (ChakraRawOp& op : raw[r])
-            {
-                if (op.type == WorkloadOp::COLLECTIVE && op.pg.empty())
-                {
-                    op.pg = "*"; // no pg_name: every rank
-                    for (uint32_t x = 0; x < n; ++x)
-                    {
-                        members[op.pg].insert(x);
-                    }
-                }
-            }
-        }
-        // every send has a receive: (src, dst, tag, bytes) counted; and, as the module pairs
-        // the messages between two ranks in program order, the sends from src to dst and the
-        // receives of dst from src come in the same order: (src, dst) -> (tag, bytes, node)
-        std::map<std::tuple<uint32_t, uint32_t, uint64_t, uint64_t>, int64_t> p2p;
-        std::map<std::tuple<uint32_t, uint32_t, uint64_t, uint64_t>, std::string> where;
-        using Msg = std::tuple<uint64_t, uint64_t, uint64_t>;
-        std::map<std::pair<uint32_t, uint32_t>, std::vector<Msg>> sent;
-        std::map<std::pair<uint32_t, uint32_t>, std::vector<Msg>> received;
-        for (uint32_t r = 0; r < n; ++r)
-        {
-            for (const ChakraRawOp& op : raw[r])
-            {
-                if (op.type == WorkloadOp::SEND || op.type == WorkloadOp::RECV)
-                {
-                    const bool send = op.type == WorkloadOp::SEND;
-                    auto key =
-                        std::make_tuple(send ? r : op.peer, send ? op.peer : r, op.tag, op.bytes);
-                    p2p[key] += send ? 1 : -1;
-                    where.emplace(key, files[r] + ": node " + std::to_string(op.id));
-                    (send ? sent : received)[{std::get<0>(key), std::get<1>(key)}].emplace_back(
-                        op.tag,
-                        op.bytes,
-                        op.id);
-                }
-            }
-        }
-        for (const auto& [key, count] : p2p)
-        {
-            if (count != 0)
-            {
-                const auto& [src, dst, tag, bytes] = key;
-                Fail(where[key] + ": " + std::to_string(count > 0 ? count : -count) + " " +
-                     (count > 0 ? "send(s)" : "receive(s)") + " of " + std::to_string(bytes) +
-                     " bytes from rank " + std::to_string(src) + " to rank " + std::to_string(dst) +
-                     " (tag " + std::to_string(tag) + ") without a " +
-                     (count > 0 ? "matching receive in " + files[dst]
-                                : "matching send in " + files[src]));
-            }
-        }
-        for (const auto& [pair, out] : sent)
-        {
-            const auto& in = received[pair];
-            for (size_t k = 0; k < out.size(); ++k)
-            {
-                if (std::get<0>(out[k]) != std::get<0>(in[k]) ||
-                    std::get<1>(out[k]) != std::get<1>(in[k]))
-                {
-                    Fail(files[pair.second] + ": node " + std::to_string(std::get<2>(in[k])) +
-                         ": receive #" + std::to_string(k + 1) + " from rank " +
-                         std::to_string(pair.first) + " (tag " +
-                         std::to_string(std::get<0>(in[k])) + ", " +
-                         std::to_string(std::get<1>(in[k])) + " bytes) is not send #" +
-                         std::to_string(k + 1) + " of " + files[pair.first] + " to rank " +
-                         std::to_string(pair.second) + " (node " +
-                         std::to_string(std::get<2>(out[k])) + ", tag " +
-                         std::to_string(std::get<0>(out[k])) +
-                         "): this module pairs a rank pair's messages in dependency order");
-                }
-            }
+            Fail(p2p);
         }
         if (!ignored.dropped.empty() && notices)
         {
@@ -649,10 +693,24 @@ ChakraReader::TryRead(const std::string& prefix,
                                "; a compute node takes duration_micros on the rank's one compute "
                                "stream (CPU and GPU ops alike)");
         }
+        if (!ignored.mapped.empty() && notices)
+        {
+            static const std::map<std::string, std::string> as{
+                {"BARRIER", "a 4-byte all-reduce (PyTorch's NCCL barrier; comm_size unused)"},
+                {"REDUCE",
+                 "a ring broadcast from the group's rank 1 (NCCL's ring reduce to rank 0: the "
+                 "same chain of links 1 -> 2 -> ... -> 0, no reduction compute)"},
+                {"REDUCE_SCATTER_BLOCK", "REDUCE_SCATTER (equal blocks, as NCCL's)"}};
+            for (const auto& [type, count] : ignored.mapped)
+            {
+                notices->push_back("chakra:" + prefix + ": " + std::to_string(count) + " " + type +
+                                   " node(s) run as " + as.at(type));
+            }
+        }
         uint32_t tp = 0;
         uint32_t pp = 0;
         std::vector<std::vector<WorkloadOp>> stages;
-        const std::string why = ChakraFitLayout(raw, members, files, &tp, &pp, &stages);
+        const std::string why = ChakraFitLayout(trace, &tp, &pp, &stages);
         if (!why.empty())
         {
             Fail(prefix + ".*.et: the trace fits no TP x PP x DP layout of " + std::to_string(n) +
@@ -673,6 +731,16 @@ ChakraReader::TryRead(const std::string& prefix,
         }
         NS_LOG_INFO("chakra " << prefix << ": " << n << " ranks as TP " << tp << " PP " << pp);
         out = std::move(w);
+        if (stats)
+        {
+            stats->ranks = n;
+            stats->programs = trace.programs.size();
+            stats->nodes = 0;
+            for (const ChakraProgram& p : trace.programs)
+            {
+                stats->nodes += p.ops.size();
+            }
+        }
         return true;
     }
     catch (const ChakraError& e)

@@ -22,7 +22,10 @@ namespace ns3
  * model/chakra-et.proto, the published field names and numbers). Nodes become ops:
  * COMP_NODE = compute of duration_micros; COMM_COLL_NODE = a collective (attribute comm_type
  * ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL or BROADCAST) of comm_size bytes over the
- * process group pg_name (the ranks whose files use that name; none = every rank);
+ * process group pg_name (the ranks whose files use that name; none = every rank); REDUCE runs
+ * as a broadcast from the group's rank 1 (NCCL's ring reduce to rank 0 uses the same chain of
+ * links), REDUCE_SCATTER_BLOCK as REDUCE_SCATTER, BARRIER as a 4-byte all-reduce (PyTorch's
+ * NCCL barrier), each with a notice; GATHER and SCATTER are refused;
  * COMM_SEND_NODE / COMM_RECV_NODE = a point-to-point RDMA send / receive of comm_size bytes to
  * comm_dst / from comm_src (with comm_tag); data_deps and ctrl_deps both become dependencies.
  * METADATA_NODE, MEM_LOAD_NODE and MEM_STORE_NODE take no time and are dropped (their
@@ -34,6 +37,11 @@ namespace ns3
  * the same DP/TP position and the ranks of one stage have the same program; a trace that fits
  * none is refused.
  *
+ * A file named PREFIX.<rank>.et.gz is gzip-compressed (read with zlib when the build has it).
+ * Each rank's file is read in turn and its program kept once per distinct program (process
+ * groups as slots of the rank, peers as offsets from it): the memory grows with the distinct
+ * programs (about one per pipeline stage), not with ranks x nodes.
+ *
  * Nothing is returned half-read; errors are one line naming the file (and node id).
  */
 class ChakraReader
@@ -42,6 +50,17 @@ class ChakraReader
     /// \return whether this build reads Chakra traces (built with protobuf)
     static bool IsAvailable();
 
+    /// \return whether this build reads gzip-compressed traces (PREFIX.<rank>.et.gz; zlib)
+    static bool IsGzipAvailable();
+
+    /// What a read kept.
+    struct Stats
+    {
+        uint32_t ranks{0};    //!< rank files
+        uint32_t programs{0}; //!< distinct rank programs kept (shared by identical ranks)
+        uint64_t nodes{0};    //!< nodes kept in them (dropped and duplicate ranks' nodes aside)
+    };
+
     /**
      * \brief Read the trace PREFIX.<rank>.et (as the class description).
      * \param prefix the file prefix (a path without ".<rank>.et")
@@ -49,12 +68,14 @@ class ChakraReader
      *        untouched on failure
      * \param [out] error on failure, one line "file: reason" or "file: node ID: reason"
      * \param [out] notices if not null, one line per kind of thing ignored (dropped nodes)
+     * \param [out] stats if not null, what the read kept (set on success)
      * \return false if the trace cannot be read, is malformed or does not fit the module
      */
     static bool TryRead(const std::string& prefix,
                         TrainingWorkload& out,
                         std::string& error,
-                        std::vector<std::string>* notices = nullptr);
+                        std::vector<std::string>* notices = nullptr,
+                        Stats* stats = nullptr);
 };
 
 } // namespace ns3

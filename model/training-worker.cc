@@ -263,7 +263,8 @@ TrainingWorker::TryCollectives(uint32_t g)
         comm->Enter(index,
                     op.kind,
                     op.bytes,
-                    MakeCallback(&TrainingWorker::CollectiveDone, this, i));
+                    MakeCallback(&TrainingWorker::CollectiveDone, this, i),
+                    op.root % comm->GetNRanks());
     }
 }
 

@@ -334,9 +334,9 @@ TrainingWorkload::Check() const
                 }
                 if (op.group == ParallelGroup::PP || op.group == ParallelGroup::WORLD)
                 {
-                    spanning[s].push_back(ParallelGroupName(op.group) + " " +
-                                          Communicator::KindName(op.kind) + " " +
-                                          std::to_string(op.bytes));
+                    spanning[s].push_back(
+                        ParallelGroupName(op.group) + " " + Communicator::KindName(op.kind) + " " +
+                        std::to_string(op.bytes) + " root " + std::to_string(op.root));
                 }
                 break;
             case WorkloadOp::SEND:

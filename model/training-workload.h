@@ -227,6 +227,8 @@ struct WorkloadOp
     OpDuration duration;                               //!< COMPUTE: time (>= 0)
     Communicator::Kind kind{Communicator::ALL_REDUCE}; //!< COLLECTIVE: which
     ParallelGroup group{ParallelGroup::DP};            //!< COLLECTIVE: over which ranks
+    /// COLLECTIVE (BROADCAST): the root, an index into the group taken modulo its size
+    uint32_t root{0};
     int32_t peer{0};   //!< SEND/RECV: stage offset (+1 next stage, -1 previous)
     uint64_t bytes{0}; //!< COLLECTIVE, SEND, RECV: size (> 0)
     OpDeps deps;       //!< indices of earlier operations of the same program

@@ -331,7 +331,7 @@ TEST(Study, BadFlagsStopBeforeTheSimulation)
         {"--collective=allgather --algorithm=tree", "--algorithm=tree is an all-reduce algorithm"},
         {"--collective=allreduce --bytes=12Q", "--bytes=12Q is not allowed (a size"},
         {"--collective=allreduce --bytes=64M:1M", "min <= max"},
-        {"--k=5", "--k=5 is not allowed (an even integer 2..32)"},
+        {"--k=5", "--k=5 is not allowed (an even integer 2..40)"},
         {"--cc=dcqcn --ecn=false", "it needs --ecn=true"},
         {"--mtu=1500", "--mtu=1500 is not allowed (256|512|1024|2048|4096)"},
         {"--workload=gpt --tp=2 --ranks=15", "--ranks=15 is not --dp x --tp x --pp = 7 x 2 x 1"},
