@@ -104,34 +104,57 @@ main(int argc, char* argv[])
     cmd.AddValue("out", "write the results to <out>.<rank> (default: no file)", out);
     cmd.Parse(argc, argv);
 
+    // every value is checked before anything is built or written
+    TypeId schedulerTid;
+    cmd.Require("scheduler",
+                TypeId::LookupByNameFailSafe(scheduler, &schedulerTid) &&
+                    schedulerTid.IsChildOf(Scheduler::GetTypeId()) && schedulerTid.HasConstructor(),
+                "the TypeId name of an ns-3 event scheduler, e.g. "
+                "ns3::PartitionIndependentScheduler, ns3::MapScheduler");
+    cmd.Require("k", k >= 4 && k <= 64 && k % 2 == 0, "an even number in 4 .. 64");
+    cmd.MessageBytes("bytes", bytes);
+    const int64_t links = 3 * int64_t(k) * k * k / 4; // host, edge-aggregation, aggregation-core
+    cmd.Require("failLink",
+                failLink >= -1 && failLink < links,
+                "-1 (none) or a link index 0 .. " + std::to_string(links - 1));
+    cmd.Require("failAt", !failAt.IsStrictlyNegative(), "must be >= 0");
+    cmd.Require("restoreAt", restoreAt > failAt, "must be after --failAt");
+    cmd.Require("stopAt", stopAt.IsStrictlyPositive(), "must be > 0");
+    cmd.Require("coreDelay", !coreDelay.IsStrictlyNegative(), "must be >= 0");
+    cmd.Require("stagger", !stagger.IsStrictlyNegative(), "must be >= 0");
+    cmd.Require("bufferBytes", buffer >= 1, "must be >= 1");
+    if (distributed && !RoceMpiHelper::IsAvailable())
+    {
+        cmd.Fail("--distributed=1 needs ns-3 built with MPI (the in-tree build: make check-mpi); "
+                 "this build has none");
+    }
+
     // before the simulator exists (Enable creates it)
-    Config::SetGlobal("SchedulerType", TypeIdValue(TypeId::LookupByName(scheduler)));
+    Config::SetGlobal("SchedulerType", TypeIdValue(schedulerTid));
     if (distributed)
     {
-        if (!RoceMpiHelper::IsAvailable())
-        {
-            std::cerr << "distributed-fat-tree: --distributed=1 needs ns-3 built with MPI (the "
-                         "in-tree build: make check-mpi); this build has none"
-                      << std::endl;
-            return 2;
-        }
         RoceMpiHelper::Enable(&argc,
                               &argv,
                               nullMessage ? "ns3::NullMessageSimulatorImpl"
                                           : "ns3::DistributedSimulatorImpl");
     }
-    if (k < 4 || k % 2 != 0)
-    {
-        std::cerr << "distributed-fat-tree: --k=" << k << " is not allowed (even, >= 4)"
-                  << std::endl;
-        return 2;
-    }
-    if (bytes == 0)
-    {
-        std::cerr << "distributed-fat-tree: --bytes=0 is not allowed (>= 1)" << std::endl;
-        return 2;
-    }
+    // the processes are known once MPI is up (every partition needs a process and every
+    // process a partition)
+    const uint32_t processes = RoceMpiHelper::GetSize();
+    cmd.Require("partitions",
+                partitions == 0 || partitions == processes,
+                "0 (one per process) or the number of processes, " + std::to_string(processes));
     const uint32_t rank = RoceMpiHelper::GetRank();
+    const std::string file = out + "." + std::to_string(rank);
+    std::ofstream os; // without --out it stays closed: what is written to it goes nowhere
+    if (!out.empty())
+    {
+        os.open(file);
+        if (!os)
+        {
+            cmd.Fail("--out=" + out + " is not allowed (cannot write " + file + ")");
+        }
+    }
 
     Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("Dcqcn"));
     Config::SetDefault("ns3::SwitchMmu::LosslessPriorities", StringValue("3"));
@@ -147,12 +170,7 @@ main(int argc, char* argv[])
     }
     fabric.Install();
     fabric.AssignStreams(1);
-    if (failLink >= int64_t(fabric.GetNLinks()))
-    {
-        std::cerr << "distributed-fat-tree: --failLink=" << failLink << " is not allowed (-1.."
-                  << fabric.GetNLinks() - 1 << ")" << std::endl;
-        return 2;
-    }
+    NS_ABORT_MSG_IF(int64_t(fabric.GetNLinks()) != links, "the fat-tree has other links");
     RdmaHelper rdma;
     rdma.Install(fabric);
 
@@ -191,17 +209,6 @@ main(int argc, char* argv[])
     {
         fabric.FailLink(failLink, failAt);
         fabric.RestoreLink(failLink, restoreAt);
-    }
-    const std::string file = out + "." + std::to_string(rank);
-    std::ofstream os; // without --out it stays closed: what is written to it goes nowhere
-    if (!out.empty())
-    {
-        os.open(file);
-        if (!os)
-        {
-            std::cerr << "distributed-fat-tree: cannot write '" << file << "'" << std::endl;
-            return 2;
-        }
     }
     if (trace)
     {
