@@ -141,9 +141,19 @@ main(int argc, char* argv[])
     // the processes are known once MPI is up (every partition needs a process and every
     // process a partition)
     const uint32_t processes = RoceMpiHelper::GetSize();
+    const std::string give = ": give 0 or " + std::to_string(processes);
     cmd.Require("partitions",
-                partitions == 0 || partitions == processes,
-                "0 (one per process) or the number of processes, " + std::to_string(processes));
+                partitions == 0 || partitions >= processes,
+                "more processes (" + std::to_string(processes) + ") than partitions with nodes (" +
+                    std::to_string(partitions) + ")" + give);
+    cmd.Require("partitions",
+                partitions <= processes,
+                std::to_string(partitions) + " partitions need " + std::to_string(partitions) +
+                    " processes, the run has " + std::to_string(processes) + give);
+    // the aggregation-core cables join the pods, which the processes split
+    cmd.Require("coreDelay",
+                processes == 1 || coreDelay.IsStrictlyPositive(),
+                "> 0 on several processes: a cable between processes needs a Delay > 0");
     const uint32_t rank = RoceMpiHelper::GetRank();
     const std::string file = out + "." + std::to_string(rank);
     std::ofstream os; // without --out it stays closed: what is written to it goes nowhere

@@ -91,6 +91,11 @@ class ExampleCommandLine
             return ParsesAs<T>(v, what);
         };
         m_isBool[name] = std::is_same_v<T, bool>;
+        if constexpr (std::is_same_v<T, std::string>)
+        {
+            // ns3::CommandLine refuses "--name=" (it wants a value): an empty text is set here
+            m_setEmpty[name] = [&value]() { value.clear(); };
+        }
         std::ostringstream def;
         def << std::boolalpha << value;
         m_default[name] = def.str();
@@ -483,6 +488,12 @@ class ExampleCommandLine
                                                          "PrintAttributes",
                                                          "PrintVersion",
                                                          "version"};
+        ns3::TypeId tid;
+        if (name == "PrintAttributes" && !ns3::TypeId::LookupByNameFailSafe(value, &tid))
+        {
+            Fail("--PrintAttributes=" + value +
+                 " is not allowed (the name of an ns-3 TypeId: see --PrintTypeIds)");
+        }
         if (ns3Options.count(name))
         {
             return true;
@@ -499,13 +510,18 @@ class ExampleCommandLine
                 Fail("--" + name + "=" + value + " is not allowed (" + what + ")");
             }
             m_given[name] = value;
+            auto setEmpty = m_setEmpty.find(name);
+            if (!noValue && value.empty() && setEmpty != m_setEmpty.end())
+            {
+                setEmpty->second();
+                return false;
+            }
             return true;
         }
         const std::string arg = "--" + name + "=" + value;
         const size_t pos = name.rfind("::");
         if (pos != std::string::npos)
         {
-            ns3::TypeId tid;
             if (!ns3::TypeId::LookupByNameFailSafe(name.substr(0, pos), &tid))
             {
                 Fail(arg + " is not allowed (" + name.substr(0, pos) +
@@ -706,7 +722,9 @@ class ExampleCommandLine
     std::map<std::string, std::function<void(const std::string&)>> m_removed; //!< old flags
     /// per flag: whether a text is a value of its type (and what one looks like)
     std::map<std::string, std::function<bool(const std::string&, std::string&)>> m_check;
-    std::map<std::string, bool> m_isBool;         //!< per flag: bool (takes no value)
+    std::map<std::string, bool> m_isBool; //!< per flag: bool (takes no value)
+    /// per text flag: set its value to "" (which ns3::CommandLine does not take)
+    std::map<std::string, std::function<void()>> m_setEmpty;
     std::map<std::string, std::string> m_default; //!< per flag: its default's text
     std::map<std::string, std::string> m_given;   //!< per flag given: its value as given
 };

@@ -121,7 +121,7 @@ ParseList(const std::string& text, std::vector<uint32_t>& out)
     std::string item;
     while (std::getline(ss, item, ','))
     {
-        if (item.empty() || item.size() > 6 ||
+        if (item.empty() || item.size() > 9 ||
             item.find_first_not_of("0123456789") != std::string::npos || std::stoul(item) == 0)
         {
             return false;
