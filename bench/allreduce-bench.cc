@@ -123,6 +123,7 @@ main(int argc, char* argv[])
     cmd.AddValue("scheduler",
                  "ns-3 scheduler TypeId (ns3::MapScheduler is ns-3's default; empty: leave it)",
                  scheduler);
+    cmd.Owns("SchedulerType", "scheduler");
     cmd.Parse(argc, argv);
     // every value is checked before anything is built
     const std::vector<uint32_t> ks = cmd.EvenList("k", list, 2, 32);

@@ -66,6 +66,7 @@ main(int argc, char* argv[])
     cmd.AddValue("hostsPerLeaf", "hosts per leaf switch of the fabric", hostsPerLeaf);
     cmd.AddValue("channels", "channels of the communicators", channels);
     cmd.AddValue("start", "also start the job at time 0 (each rank's first-step state)", start);
+    cmd.Owns("ns3::RdmaNic::CongestionControl", "");
     cmd.Parse(argc, argv);
     // every value is checked before anything is built (the file's content when it is read:
     // reading it is measured)

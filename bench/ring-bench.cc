@@ -448,6 +448,8 @@ main(int argc, char* argv[])
                  "mappis (the std::map PartitionIndependentScheduler it replaced) or Scheduler "
                  "TypeId names; ratios to the first",
                  schedulerList);
+    cmd.Owns("SchedulerType", "schedulers");
+    cmd.Owns("ns3::Ipv4GlobalRouting::RandomEcmpRouting", "");
     cmd.Parse(argc, argv);
 
     // every value is checked before anything is built

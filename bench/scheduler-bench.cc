@@ -171,6 +171,7 @@ main(int argc, char* argv[])
                  "comma-separated: map, heap, pis, mappis or Scheduler TypeId names",
                  list);
     cmd.AddValue("repeat", "runs per scheduler, interleaved (the fastest is shown)", repeat);
+    cmd.Owns("SchedulerType", "schedulers");
     cmd.Parse(argc, argv);
     FlatHeapScheduler::GetTypeId(); // links the module's library in (its TypeIds registered)
     // every value is checked before anything is built

@@ -128,6 +128,8 @@ main(int argc, char* argv[])
                  cdfFile);
     cmd.AddValue("load", "background load: fraction of every host's link rate, (0, 1]", load);
     cmd.AddValue("cc", "congestion control: Dcqcn, Hpcc, Timely, Dctcp, None", cc);
+    cmd.Owns("ns3::RdmaNic::CongestionControl", "cc");
+    cmd.OwnsDcqcnPreset("cc");
     cmd.Parse(argc, argv);
 
     // every value is checked before anything is built

@@ -163,6 +163,8 @@ main(int argc, char* argv[])
         "fail unless DCQCN's and HPCC's mean queue in the second half of the incast is below this "
         "fraction of None's",
         maxQueueRatio);
+    cmd.Owns("ns3::RdmaNic::CongestionControl", "algorithms");
+    cmd.OwnsDcqcnPreset("");
     cmd.Parse(argc, argv);
     // every value is checked before anything is built
     cmd.FatTreeArity("k", k);

@@ -102,6 +102,12 @@ main(int argc, char* argv[])
                  "any number of processes (ns-3's own order simultaneous events differently)",
                  scheduler);
     cmd.AddValue("out", "write the results to <out>.<rank> (default: no file)", out);
+    cmd.Owns("SchedulerType", "scheduler");
+    cmd.Owns("ns3::RdmaNic::CongestionControl", "");
+    cmd.Owns("ns3::SwitchMmu::LosslessPriorities", "");
+    cmd.Owns("ns3::SwitchMmu::BufferSize", "bufferBytes");
+    cmd.Owns("ns3::SwitchMmu::EcnKmin", "");
+    cmd.Owns("ns3::SwitchMmu::EcnKmax", "");
     cmd.Parse(argc, argv);
 
     // every value is checked before anything is built or written

@@ -169,6 +169,7 @@ main(int argc, char* argv[])
                  "Flowlet); the check needs Ecmp and Spray",
                  modes);
     cmd.AddValue("cc", "congestion control: Dcqcn, Hpcc, Timely, Dctcp, None", cc);
+    cmd.Owns("ns3::RoceSwitch::LoadBalancing", "modes");
     cmd.Parse(argc, argv);
     // every value is checked before anything is built
     cmd.FatTreeArity("k", k);

@@ -131,6 +131,33 @@ class ExampleCommandLine
     }
 
     /**
+     * \brief An ns-3 default or global the program sets itself: --ns3::Type::Attribute=v (or
+     *        --Global=v) for it stops with exit code 2 instead of being overwritten without a
+     *        word.
+     * \param attribute "ns3::Type::Attribute", "ns3::Type::" for all of a type's, or a
+     *        global's name
+     * \param flag the program's flag that sets it ("" if the program fixes it)
+     */
+    void Owns(const std::string& attribute, const std::string& flag)
+    {
+        m_owned[attribute] = flag;
+    }
+
+    /**
+     * \brief Owns() for what RoceDcqcn::SetPresetDefaults sets (the DCQCN parameters, the
+     *        NICs' CNP interval and the congestion controls' minimum rate).
+     * \param flag the program's flag that chooses the preset ("" if the program fixes it)
+     */
+    void OwnsDcqcnPreset(const std::string& flag)
+    {
+        for (const char* a :
+             {"ns3::RoceDcqcn::", "ns3::RdmaNic::CnpInterval", "ns3::RoceCongestionOps::MinRate"})
+        {
+            Owns(a, flag);
+        }
+    }
+
+    /**
      * \brief The --Pcap switch of ai-training 0.1, which wrote into ./out by default: the pcap
      *        is now written when --outputDir=DIR is given, and only then. --Pcap=0 without
      *        --outputDir and --Pcap=1 with it keep their meaning (with a warning); the other
@@ -519,6 +546,15 @@ class ExampleCommandLine
             return true;
         }
         const std::string arg = "--" + name + "=" + value;
+        for (const auto& [owned, flag] : m_owned)
+        {
+            const bool prefix = owned.size() > 2 && owned.compare(owned.size() - 2, 2, "::") == 0;
+            if (prefix ? name.compare(0, owned.size(), owned) == 0 : name == owned)
+            {
+                Fail(arg + " is not allowed (the program sets " + name +
+                     (flag.empty() ? " itself" : " from --" + flag + ": use --" + flag) + ")");
+            }
+        }
         const size_t pos = name.rfind("::");
         if (pos != std::string::npos)
         {
@@ -722,7 +758,8 @@ class ExampleCommandLine
     std::map<std::string, std::function<void(const std::string&)>> m_removed; //!< old flags
     /// per flag: whether a text is a value of its type (and what one looks like)
     std::map<std::string, std::function<bool(const std::string&, std::string&)>> m_check;
-    std::map<std::string, bool> m_isBool; //!< per flag: bool (takes no value)
+    std::map<std::string, std::string> m_owned; //!< ns-3 defaults the program sets -> flag
+    std::map<std::string, bool> m_isBool;       //!< per flag: bool (takes no value)
     /// per text flag: set its value to "" (which ns3::CommandLine does not take)
     std::map<std::string, std::function<void()>> m_setEmpty;
     std::map<std::string, std::string> m_default; //!< per flag: its default's text

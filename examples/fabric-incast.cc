@@ -52,6 +52,10 @@ main(int argc, char* argv[])
                  outDir);
     cmd.AddRenamed("OutDir", "outputDir");
     cmd.AddRemovedPcap(&outDir);
+    cmd.Owns("ns3::SwitchMmu::LosslessPriorities", "pfc");
+    cmd.Owns("ns3::SwitchMmu::EcnEnabled", "ecn");
+    cmd.Owns("ns3::SwitchMmu::BufferSize", "bufferSize");
+    cmd.Owns("ns3::RoceSwitch::LoadBalancing", "loadBalancing");
     cmd.Parse(argc, argv);
     const bool pcap = !outDir.empty();
     // every value is checked before anything is built or written

@@ -149,6 +149,8 @@ main(int argc, char* argv[])
                  "HPCC's fct_analysis.py (20 = its 5 % step)",
                  bins);
     cmd.AddRenamed("OutDir", "outputDir");
+    cmd.Owns("ns3::RdmaNic::CongestionControl", "cc");
+    cmd.OwnsDcqcnPreset("cc");
     cmd.Parse(argc, argv);
 
     // every value is checked before anything is built or written

@@ -116,6 +116,7 @@ main(int argc, char* argv[])
     cmd.AddValue("failAt", "when it fails (0: half-way through the run without failure)", failAt);
     cmd.AddValue("restoreAfter", "bring it back after this long (0: never)", restoreAfter);
     cmd.AddValue("lossRecovery", "GoBackN or SelectiveRepeat", recovery);
+    cmd.Owns("ns3::RdmaNic::LossRecovery", "lossRecovery");
     cmd.Parse(argc, argv);
     // every value is checked before anything is built
     cmd.FatTreeArity("k", k);

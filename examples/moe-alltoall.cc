@@ -132,6 +132,7 @@ main(int argc, char* argv[])
                  "how much more often the hot expert is chosen than each other (> 1)",
                  skew);
     cmd.AddValue("cc", "congestion control: Dcqcn, Hpcc, Timely, Dctcp, None", cc);
+    cmd.Owns("ns3::RdmaNic::CongestionControl", "cc");
     cmd.Parse(argc, argv);
     // every value is checked before anything is built
     cmd.FatTreeArity("k", k);

@@ -73,6 +73,10 @@ main(int argc, char* argv[])
                  outDir);
     cmd.AddRenamed("OutDir", "outputDir");
     cmd.AddRemovedPcap(&outDir);
+    cmd.OwnsDcqcnPreset("dcqcnPreset");
+    cmd.Owns("ns3::RdmaNic::CongestionControl", "congestionControl");
+    cmd.Owns("ns3::RdmaNic::LossRecovery", "lossRecovery");
+    cmd.Owns("ns3::SwitchMmu::LosslessPriorities", "pfc");
     cmd.Parse(argc, argv);
     const bool pcap = !outDir.empty();
 

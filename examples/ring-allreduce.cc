@@ -105,6 +105,7 @@ main(int argc, char* argv[])
     cmd.AddValue("minEfficiency",
                  "fail unless the largest all-reduce reaches this fraction of the payload rate",
                  minEfficiency);
+    cmd.Owns("ns3::RdmaNic::CongestionControl", "cc");
     cmd.Parse(argc, argv);
     // every value is checked before anything is built
     cmd.FatTreeArity("k", k);

@@ -235,6 +235,7 @@ main(int argc, char* argv[])
     cmd.AddValue("jobs", "jobs sharing the fabric (1 or 2)", o.jobs);
     cmd.AddValue("cc", "congestion control: Dcqcn, Hpcc, Timely, Dctcp, None", o.cc);
     cmd.AddValue("channels", "NCCL channels per communicator", o.channels);
+    cmd.Owns("ns3::RdmaNic::CongestionControl", "cc");
     cmd.Parse(argc, argv);
     const TrainingWorkload w = CheckedWorkload(o, cmd);
     const uint32_t dp = w.CheckRanks(o.ranks);
