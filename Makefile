@@ -67,9 +67,9 @@ bench: configure
 	./$(BUILD)/ait-link-bench
 	./$(BUILD)/ait-fabric-build-bench
 	./$(BUILD)/ait-ring-bench
-	./$(BUILD)/ait-ring-bench --K=4,16 --Cases=module
-	./$(BUILD)/ait-ring-bench --K=4,8 --Cases=module --Schedulers=map,heap,mappis,pis --Repeat=3
-	./$(BUILD)/ait-scheduler-bench --Schedulers=map,heap,mappis,pis
+	./$(BUILD)/ait-ring-bench --k=4,16 --cases=module
+	./$(BUILD)/ait-ring-bench --k=4,8 --cases=module --schedulers=map,heap,mappis,pis --repeat=3
+	./$(BUILD)/ait-scheduler-bench --schedulers=map,heap,mappis,pis
 	./$(BUILD)/ait-allreduce-bench
 
 check-intree:

@@ -4,20 +4,21 @@
  * allreduce-bench: the CPU time and memory of a ring all-reduce over every host of a k-ary
  * fat-tree (100 Gb/s, 1 us links; RDMA NICs with DCQCN, PFC and ECN: the module's defaults; one
  * Communicator with the Ring algorithm, NCCL's chunking), and how the CPU per packet-hop grows
- * with the fabric: the first radix of --K is the baseline, measured in the same run.
+ * with the fabric: the first radix of --k is the baseline, measured in the same run.
  *
  * Each case runs in a fresh child process (its peak memory is its own). Per case: ranks, bytes,
  * the collective's simulated time and bus bandwidth, packet-hops (every frame sent on any link:
  * the sum over all RoceNetDevices and priorities of GetCounters().txFrames plus PFC frames),
  * events, CPU seconds of the set-up and of Simulator::Run() (CLOCK_PROCESS_CPUTIME_ID),
  * microseconds of CPU per packet-hop, and the growth of the peak resident memory. Then, per
- * radix, CPU per packet-hop relative to the baseline ("flat in scale" is 1.0). With --Repeat=N
+ * radix, CPU per packet-hop relative to the baseline ("flat in scale" is 1.0). With --repeat=N
  * every case runs N times, interleaved, and the fastest run is reported (shared, noisy machines).
  *
  *   ./build/ait-allreduce-bench                         (k=4 and k=16, 64 MiB: minutes)
- *   ./build/ait-allreduce-bench --K=4,8 --Bytes=4194304 --Repeat=3
+ *   ./build/ait-allreduce-bench --k=4,8 --bytes=4194304 --repeat=3
  */
 
+#include "../examples/example-command-line.h"
 #include "bench-util.h"
 
 #include "ns3/ai-training-module.h"
@@ -108,47 +109,41 @@ RunCase(uint32_t k, uint64_t bytes, const std::string& scheduler)
 int
 main(int argc, char* argv[])
 {
-    HugePagesHelper::Enable(argc, argv, "HugePages"); // first: may re-execute the program
+    HugePagesHelper::Enable(argc, argv, "hugePages"); // first: may re-execute the program
     std::string list = "4,16";
     uint64_t bytes = 64 << 20;
     uint32_t repeat = 1;
     std::string scheduler = "ns3::FlatHeapScheduler";
     bool hugePages = true;
-    CommandLine cmd(__FILE__);
-    cmd.AddValue("K",
+    aitexample::ExampleCommandLine cmd(__FILE__, "allreduce-bench");
+    cmd.AddValue("k",
                  "comma-separated fat-tree radices (even, 2..32); the first is the baseline",
                  list);
-    cmd.AddValue("Bytes", "all-reduce size per rank", bytes);
-    cmd.AddValue("Repeat", "runs per case, interleaved (the fastest run is reported)", repeat);
-    cmd.AddValue("Scheduler",
+    cmd.AddRenamed("K", "k");
+    cmd.AddValue("bytes", "all-reduce size per rank", bytes);
+    cmd.AddValue("repeat", "runs per case, interleaved (the fastest run is reported)", repeat);
+    cmd.AddValue("scheduler",
                  "ns-3 scheduler TypeId (ns3::MapScheduler is ns-3's default; empty: leave it)",
                  scheduler);
-    cmd.AddValue("HugePages",
+    cmd.Owns("SchedulerType", "scheduler");
+    cmd.AddValue("hugePages",
                  "heap on transparent huge pages (HugePagesHelper: a re-execution with "
                  "glibc.malloc.hugetlb=1 unless GLIBC_TUNABLES sets it)",
                  hugePages);
     cmd.Parse(argc, argv);
     std::cout << "heap on transparent huge pages: " << (HugePagesHelper::IsActive() ? "yes" : "no")
               << "\n";
-    std::vector<uint32_t> ks;
-    std::stringstream ss(list);
-    for (std::string t; std::getline(ss, t, ',');)
-    {
-        char* end = nullptr;
-        const unsigned long v = std::strtoul(t.c_str(), &end, 10);
-        if (t.empty() || *end != '\0' || v < 2 || v > 32 || v % 2)
-        {
-            std::cerr << "allreduce-bench: --K=" << list << ": " << t
-                      << " is not an even radix 2..32\n";
-            return 2;
-        }
-        ks.push_back(v);
-    }
-    if (bytes == 0 || repeat == 0)
-    {
-        std::cerr << "allreduce-bench: --Bytes and --Repeat must be > 0\n";
-        return 2;
-    }
+    // every value is checked before anything is built
+    const std::vector<uint32_t> ks = cmd.EvenList("k", list, 2, 32);
+    cmd.InRange<uint64_t>("bytes", bytes, 1, uint64_t(1) << 40);
+    cmd.InRange<uint32_t>("repeat", repeat, 1, 100);
+    TypeId tid;
+    cmd.Require("scheduler",
+                scheduler.empty() ||
+                    (TypeId::LookupByNameFailSafe(scheduler, &tid) &&
+                     tid.IsChildOf(Scheduler::GetTypeId()) && tid.HasConstructor()),
+                "empty (ns-3's default) or the TypeId name of an ns3::Scheduler subclass, e.g. "
+                "ns3::MapScheduler");
     std::vector<Result> best(ks.size());
     std::vector<bool> have(ks.size(), false);
     for (uint32_t rep = 0; rep < repeat; ++rep)

@@ -12,9 +12,10 @@
  * peak is reset through /proc/self/clear_refs first where the kernel allows it), and the malloc'd
  * bytes per device port once the simulation has started (mallinfo2).
  *
- *   ./build/ait-fabric-build-bench --K=8,16,24
+ *   ./build/ait-fabric-build-bench --k=8,16,24
  */
 
+#include "../examples/example-command-line.h"
 #include "bench-util.h"
 
 #include "ns3/ai-training-module.h"
@@ -94,24 +95,12 @@ int
 main(int argc, char* argv[])
 {
     std::string list = "8,16,24";
-    CommandLine cmd(__FILE__);
-    cmd.AddValue("K", "comma-separated list of fat-tree radices (even, >= 2)", list);
+    aitexample::ExampleCommandLine cmd(__FILE__, "fabric-build-bench");
+    cmd.AddValue("k", "comma-separated list of fat-tree radices (even, 2..128)", list);
+    cmd.AddRenamed("K", "k");
     cmd.Parse(argc, argv);
-    std::vector<uint32_t> ks;
-    std::istringstream in(list);
-    std::string item;
-    while (std::getline(in, item, ','))
-    {
-        char* end = nullptr;
-        const unsigned long k = std::strtoul(item.c_str(), &end, 10);
-        if (item.empty() || *end != '\0' || k < 2 || k % 2 != 0 || k > 128)
-        {
-            std::cerr << "fabric-build-bench: k '" << item
-                      << "' is not allowed (an even number 2..128)" << std::endl;
-            return 2;
-        }
-        ks.push_back(k);
-    }
+    // every value is checked before anything is built
+    const std::vector<uint32_t> ks = cmd.EvenList("k", list, 2, 128);
     std::cout
         << "fabric-build-bench: k-ary fat-trees, one fresh process each\n"
         << "  KB/port = the whole fabric's memory (nodes, devices, NICs, switches, MMUs, "

@@ -10,12 +10,13 @@
  * workload_analytical.txt; gpt-1024: a TP 8 GPT-like job).
  *
  *   bench/make-aicb-workload.py moe-9216 /tmp/moe-9216.txt
- *   ./build/ait-job-setup-bench --Workload=/tmp/moe-9216.txt
- *   ./build/ait-job-setup-bench --Workload=/tmp/gpt-1024.txt --Ranks=1024 --Start=false
- *   ./build/ait-job-setup-bench --Workload=chakra:/tmp/gpt     (a Chakra trace; see
+ *   ./build/ait-job-setup-bench --workload=/tmp/moe-9216.txt
+ *   ./build/ait-job-setup-bench --workload=/tmp/gpt-1024.txt --ranks=1024 --start=false
+ *   ./build/ait-job-setup-bench --workload=chakra:/tmp/gpt     (a Chakra trace; see
  *                                                               bench/make-chakra-spec.py)
  */
 
+#include "../examples/example-command-line.h"
 #include "bench-util.h"
 
 #include "ns3/ai-training-module.h"
@@ -23,6 +24,7 @@
 #include "ns3/network-module.h"
 
 #include <chrono>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 
@@ -60,18 +62,22 @@ main(int argc, char* argv[])
     uint32_t hostsPerLeaf = 64;
     uint32_t channels = 1;
     bool start = true;
-    CommandLine cmd(__FILE__);
-    cmd.AddValue("Workload", "workload file (AICB/SimAI or text format) or chakra:PREFIX", path);
-    cmd.AddValue("Ranks", "ranks (0: the file's all_gpus)", ranks);
-    cmd.AddValue("HostsPerLeaf", "hosts per leaf switch of the fabric", hostsPerLeaf);
-    cmd.AddValue("Channels", "channels of the communicators", channels);
-    cmd.AddValue("Start", "also start the job at time 0 (each rank's first-step state)", start);
+    aitexample::ExampleCommandLine cmd(__FILE__, "job-setup-bench");
+    cmd.AddValue("workload", "workload file (AICB/SimAI or text format) or chakra:PREFIX", path);
+    cmd.AddValue("ranks", "ranks (0: the file's all_gpus)", ranks);
+    cmd.AddValue("hostsPerLeaf", "hosts per leaf switch of the fabric", hostsPerLeaf);
+    cmd.AddValue("channels", "channels of the communicators", channels);
+    cmd.AddValue("start", "also start the job at time 0 (each rank's first-step state)", start);
+    cmd.Owns("ns3::RdmaNic::CongestionControl", "");
     cmd.Parse(argc, argv);
-    if (path.empty())
-    {
-        std::cerr << "job-setup-bench: give --Workload=<file>" << std::endl;
-        return 2;
-    }
+    // every value is checked before anything is built (the file's content when it is read:
+    // reading it is measured)
+    const bool chakra = path.compare(0, 7, "chakra:") == 0;
+    cmd.Require("workload",
+                chakra ? path.size() > 7 : !path.empty() && bool(std::ifstream(path)),
+                "a readable workload file or chakra:PREFIX");
+    cmd.InRange<uint32_t>("hostsPerLeaf", hostsPerLeaf, 1, 1024);
+    cmd.InRange<uint32_t>("channels", channels, 1, 64);
     Wall();
     Phase("start", 0);
 
@@ -79,13 +85,11 @@ main(int argc, char* argv[])
     TrainingWorkload w;
     std::string error;
     std::vector<std::string> notices;
-    const bool chakra = path.compare(0, 7, "chakra:") == 0;
     ChakraReader::Stats stats;
     if (chakra ? !ChakraReader::TryRead(path.substr(7), w, error, &notices, &stats)
                : !WorkloadReader::TryRead(path, w, error, &notices))
     {
-        std::cerr << "job-setup-bench: " << error << std::endl;
-        return 2;
+        cmd.Fail("--workload=" + path + " is not allowed (" + error + ")");
     }
     uint64_t ops = 0;
     for (const auto& s : w.stages)
@@ -93,19 +97,16 @@ main(int argc, char* argv[])
         ops += s.size();
     }
     ranks = ranks ? ranks : w.declaredRanks;
-    if (ranks == 0 || ranks % (w.tp * w.pp * w.ep) != 0)
-    {
-        std::cerr << "job-setup-bench: give --Ranks (a multiple of TP x PP x EP)" << std::endl;
-        return 2;
-    }
+    cmd.Require(
+        "ranks",
+        ranks > 0 && ranks % (w.tp * w.pp * w.ep) == 0 &&
+            (w.declaredRanks == 0 || ranks == w.declaredRanks),
+        w.declaredRanks
+            ? "0 or " + std::to_string(w.declaredRanks) + ", the ranks the workload declares"
+            : "a positive multiple of TP x PP x EP = " + std::to_string(w.tp * w.pp * w.ep));
     std::ostringstream d;
     d << w.pp << " stage programs, " << ops << " ops; TP " << w.tp << " PP " << w.pp << " EP "
       << w.ep << " DP " << ranks / (w.tp * w.pp);
-    if (chakra)
-    {
-        d << "; " << stats.ranks << " rank files, " << stats.programs << " distinct programs of "
-          << stats.nodes << " nodes kept";
-    }
     Phase("read the workload", t, d.str());
 
     t = Wall();

@@ -9,8 +9,10 @@
  * and the ratio RoCE / point-to-point (> 1 means faster than ns-3's simplest device). Run a few
  * times: the machines are shared and noisy, the ratio is the number to compare.
  *
- *   ./build/ait-link-bench --Frames=2000000 --Repeat=3
+ *   ./build/ait-link-bench --frames=2000000 --repeat=3
  */
+
+#include "../examples/example-command-line.h"
 
 #include "ns3/ai-training-module.h"
 #include "ns3/core-module.h"
@@ -121,16 +123,15 @@ main(int argc, char* argv[])
     uint64_t frames = 2000000;
     uint32_t size = 1000;
     uint32_t repeat = 3;
-    CommandLine cmd(__FILE__);
-    cmd.AddValue("Frames", "frames per case (both directions together)", frames);
-    cmd.AddValue("Size", "packet bytes", size);
-    cmd.AddValue("Repeat", "runs per case (the best is reported)", repeat);
+    aitexample::ExampleCommandLine cmd(__FILE__, "link-bench");
+    cmd.AddValue("frames", "frames per case (both directions together)", frames);
+    cmd.AddValue("size", "packet bytes", size);
+    cmd.AddValue("repeat", "runs per case (the best is reported)", repeat);
     cmd.Parse(argc, argv);
-    if (frames < 2 || size < 46 || size > 9000 || repeat == 0)
-    {
-        std::cerr << "link-bench: need Frames >= 2, 46 <= Size <= 9000, Repeat >= 1" << std::endl;
-        return 2;
-    }
+    // every value is checked before anything is built
+    cmd.InRange<uint64_t>("frames", frames, 2, uint64_t(1) << 40);
+    cmd.InRange<uint32_t>("size", size, 46, 9000, "bytes");
+    cmd.InRange<uint32_t>("repeat", repeat, 1, 100);
     frames -= frames % 2;
     double best[2] = {1e30, 1e30};
     for (uint32_t r = 0; r < repeat; ++r)

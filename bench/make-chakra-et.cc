@@ -100,7 +100,9 @@ main(int argc, char** argv)
     GOOGLE_PROTOBUF_VERIFY_VERSION;
     if (argc != 3)
     {
-        std::cerr << "usage: make-chakra-et SPEC PREFIX (writes PREFIX.<rank>.et)\n";
+        std::cerr << "make-chakra-et: " << argc - 1
+                  << " argument(s) are not allowed (2: make-chakra-et SPEC PREFIX, which "
+                     "writes PREFIX.<rank>.et)\n";
         return 2;
     }
     std::ifstream in(argv[1]);

@@ -8,7 +8,7 @@
  * The traffic is one "ring step": every host i sends S bytes to host (i + 1) mod H, all at once.
  *  - module: FatTreeHelper(k) (100 Gb/s, 1 us links) + RdmaHelper (an RdmaNic on every host,
  *    DCQCN, PFC and ECN on: the defaults); host i opens one RC QP to host i + 1 and posts one
- *    RDMA WRITE of S bytes, RoCE MTU = --Mtu. The run stops when the last message completes.
+ *    RDMA WRITE of S bytes, RoCE MTU = --mtu. The run stops when the last message completes.
  *  - stock: the same fat-tree of PointToPointNetDevices (100 Gb/s, 1 us, MTU 9000, DropTail
  *    1000p), InternetStackHelper, one /30 per link, Ipv4GlobalRouting with random (per-packet)
  *    ECMP; host i runs a UdpClient sending ceil(S / Mtu) packets of Mtu payload bytes at line
@@ -26,10 +26,10 @@
  * the set-up, from /proc/self/status, with the peak reset through /proc/self/clear_refs where the
  * kernel allows it). Then, per k, the ratio module / stock of packet-hops per CPU-second, counting
  * all frames and counting only the module's data frames (its responders ACK every packet by
- * default, which doubles its frames). With --Repeat=N every case runs N times, interleaved, and
+ * default, which doubles its frames). With --repeat=N every case runs N times, interleaved, and
  * the fastest run is reported: the machines are shared and noisy.
  *
- * --Schedulers lists the ns-3 event schedulers the module case runs with (map = MapScheduler,
+ * --schedulers lists the ns-3 event schedulers the module case runs with (map = MapScheduler,
  * ns-3's default; heap = this module's FlatHeapScheduler, the default here; pis =
  * PartitionIndependentScheduler; mappis = the std::map PartitionIndependentScheduler it
  * replaced, kept in bench/map-partition-independent-scheduler.h; or any Scheduler TypeId name).
@@ -42,12 +42,13 @@
  * ratio line says so, without failing). The stock case always runs with ns-3's default
  * MapScheduler.
  *
- *   ./build/ait-ring-bench --K=4,8 --Bytes=1048576 --Mtu=1024 --Repeat=3
- *   ./build/ait-ring-bench --Cases=module --Schedulers=map,heap --K=4,8 --Repeat=3
- *   ./build/ait-ring-bench --Cases=module --Schedulers=map,heap,mappis,pis --K=4,8 --Repeat=3
- *   ./build/ait-ring-bench --Cases=module --K=4 --Bytes=262144    (e.g. under valgrind)
+ *   ./build/ait-ring-bench --k=4,8 --bytes=1048576 --mtu=1024 --repeat=3
+ *   ./build/ait-ring-bench --cases=module --schedulers=map,heap --k=4,8 --repeat=3
+ *   ./build/ait-ring-bench --cases=module --schedulers=map,heap,mappis,pis --k=4,8 --repeat=3
+ *   ./build/ait-ring-bench --cases=module --k=4 --bytes=262144    (e.g. under valgrind)
  */
 
+#include "../examples/example-command-line.h"
 #include "bench-util.h"
 #include "map-partition-independent-scheduler.h"
 
@@ -237,7 +238,7 @@ RunStock(uint32_t k, uint64_t bytes, uint32_t payload)
 
     PointToPointHelper p2p;
     p2p.SetDeviceAttribute("DataRate", StringValue("100Gbps"));
-    p2p.SetDeviceAttribute("Mtu", UintegerValue(9000)); // no IP fragmentation at --Mtu=4096
+    p2p.SetDeviceAttribute("Mtu", UintegerValue(9000)); // no IP fragmentation at --mtu=4096
     p2p.SetChannelAttribute("Delay", StringValue("1us"));
     p2p.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("1000p"));
     Ipv4AddressHelper addresses("10.0.0.0", "255.255.255.252");
@@ -370,7 +371,7 @@ PrintRow(const std::string& name, size_t width, uint32_t k, const Result& r, dou
               << (r.peakReset ? "" : "  (peak not reset)") << std::endl;
 }
 
-/// A scheduler of --Schedulers: its label in the table and its TypeId name.
+/// A scheduler of --schedulers: its label in the table and its TypeId name.
 struct SchedulerChoice
 {
     std::string label; //!< map, heap, pis, mappis or the TypeId name given
@@ -379,7 +380,7 @@ struct SchedulerChoice
 };
 
 /**
- * \brief Parse --Schedulers.
+ * \brief Parse --schedulers.
  * \param list comma-separated map|heap|TypeId names
  * \param out the schedulers, in the order given
  * \return "" if every item is a scheduler, else the message for the user
@@ -401,9 +402,9 @@ ParseSchedulers(const std::string& list, std::vector<SchedulerChoice>& out)
         if (item.empty() || !TypeId::LookupByNameFailSafe(type, &tid) ||
             !tid.IsChildOf(Scheduler::GetTypeId()) || !tid.HasConstructor())
         {
-            return "ring-bench: --Schedulers: '" + item +
-                   "' is not allowed (map, heap, pis, mappis or the TypeId name of an "
-                   "ns3::Scheduler subclass, e.g. ns3::CalendarScheduler)";
+            return "'" + item +
+                   "' is not a scheduler: map, heap, pis, mappis or the TypeId name of an "
+                   "ns3::Scheduler subclass, e.g. ns3::CalendarScheduler";
         }
         const bool byOrigin = tid == mapPis || tid == PartitionIndependentScheduler::GetTypeId() ||
                               tid.IsChildOf(PartitionIndependentScheduler::GetTypeId());
@@ -411,14 +412,14 @@ ParseSchedulers(const std::string& list, std::vector<SchedulerChoice>& out)
         {
             if (c.type == type)
             {
-                return "ring-bench: --Schedulers: '" + item + "' is listed twice";
+                return "'" + item + "' is listed twice";
             }
         }
         out.push_back({item, type, byOrigin});
     }
     if (out.empty())
     {
-        return "ring-bench: --Schedulers lists no scheduler";
+        return "it lists no scheduler";
     }
     return "";
 }
@@ -428,7 +429,7 @@ ParseSchedulers(const std::string& list, std::vector<SchedulerChoice>& out)
 int
 main(int argc, char* argv[])
 {
-    HugePagesHelper::Enable(argc, argv, "HugePages"); // first: may re-execute the program
+    HugePagesHelper::Enable(argc, argv, "hugePages"); // first: may re-execute the program
     std::string list = "4,8";
     uint64_t bytes = 1048576;
     uint32_t mtu = 1024;
@@ -436,19 +437,22 @@ main(int argc, char* argv[])
     uint32_t repeat = 1;
     std::string schedulerList; // "" = heap, not given
     bool hugePages = true;
-    CommandLine cmd(__FILE__);
-    cmd.AddValue("K", "comma-separated list of fat-tree radices (even, 2..32)", list);
-    cmd.AddValue("Bytes", "bytes each host sends to the next (S)", bytes);
-    cmd.AddValue("Mtu", "RoCE MTU and UDP payload per packet (256, 512, 1024, 2048 or 4096)", mtu);
-    cmd.AddValue("Cases", "both, module or stock", only);
-    cmd.AddValue("Repeat", "runs per case, interleaved (the fastest run is reported)", repeat);
-    cmd.AddValue("Schedulers",
+    aitexample::ExampleCommandLine cmd(__FILE__, "ring-bench");
+    cmd.AddValue("k", "comma-separated list of fat-tree radices (even, 2..32)", list);
+    cmd.AddRenamed("K", "k");
+    cmd.AddValue("bytes", "bytes each host sends to the next (S)", bytes);
+    cmd.AddValue("mtu", "RoCE MTU and UDP payload per packet (256, 512, 1024, 2048 or 4096)", mtu);
+    cmd.AddValue("cases", "both, module or stock", only);
+    cmd.AddValue("repeat", "runs per case, interleaved (the fastest run is reported)", repeat);
+    cmd.AddValue("schedulers",
                  "event schedulers of the module case, comma-separated: map (ns-3's MapScheduler), "
                  "heap (FlatHeapScheduler, the default), pis (PartitionIndependentScheduler), "
                  "mappis (the std::map PartitionIndependentScheduler it replaced) or Scheduler "
                  "TypeId names; ratios to the first",
                  schedulerList);
-    cmd.AddValue("HugePages",
+    cmd.Owns("SchedulerType", "schedulers");
+    cmd.Owns("ns3::Ipv4GlobalRouting::RandomEcmpRouting", "");
+    cmd.AddValue("hugePages",
                  "heap on transparent huge pages (HugePagesHelper: a re-execution with "
                  "glibc.malloc.hugetlb=1 unless GLIBC_TUNABLES sets it)",
                  hugePages);
@@ -456,63 +460,23 @@ main(int argc, char* argv[])
     std::cout << "heap on transparent huge pages: " << (HugePagesHelper::IsActive() ? "yes" : "no")
               << "\n";
 
-    std::vector<uint32_t> ks;
-    std::istringstream in(list);
-    std::string item;
-    while (std::getline(in, item, ','))
-    {
-        char* end = nullptr;
-        const unsigned long k = std::strtoul(item.c_str(), &end, 10);
-        if (item.empty() || *end != '\0' || k < 2 || k % 2 != 0 || k > 32)
-        {
-            std::cerr << "ring-bench: k '" << item << "' is not allowed (an even number 2..32)"
-                      << std::endl;
-            return 2;
-        }
-        ks.push_back(k);
-    }
-    if (ks.empty())
-    {
-        std::cerr << "ring-bench: --K lists no radix" << std::endl;
-        return 2;
-    }
-    if (bytes == 0 || bytes > (uint64_t(1) << 36))
-    {
-        std::cerr << "ring-bench: --Bytes must be 1 .. 2^36" << std::endl;
-        return 2;
-    }
-    if (mtu != 256 && mtu != 512 && mtu != 1024 && mtu != 2048 && mtu != 4096)
-    {
-        std::cerr << "ring-bench: --Mtu must be 256, 512, 1024, 2048 or 4096" << std::endl;
-        return 2;
-    }
-    if (only != "both" && only != "module" && only != "stock")
-    {
-        std::cerr << "ring-bench: --Cases must be both, module or stock" << std::endl;
-        return 2;
-    }
-    if (repeat == 0 || repeat > 100)
-    {
-        std::cerr << "ring-bench: --Repeat must be 1 .. 100" << std::endl;
-        return 2;
-    }
+    // every value is checked before anything is built
+    const std::vector<uint32_t> ks = cmd.EvenList("k", list, 2, 32);
+    cmd.InRange<uint64_t>("bytes", bytes, 1, uint64_t(1) << 36);
+    cmd.Require("mtu",
+                mtu == 256 || mtu == 512 || mtu == 1024 || mtu == 2048 || mtu == 4096,
+                "one of 256, 512, 1024, 2048, 4096");
+    cmd.OneOf("cases", only, {"both", "module", "stock"});
+    cmd.InRange<uint32_t>("repeat", repeat, 1, 100);
     std::vector<SchedulerChoice> schedulers;
     const std::string why =
         ParseSchedulers(schedulerList.empty() ? "heap" : schedulerList, schedulers);
-    if (!why.empty())
-    {
-        std::cerr << why << std::endl;
-        return 2;
-    }
+    cmd.Require("schedulers", why.empty(), why);
     const bool runModule = only != "stock";
     const bool runStock = only != "module";
-    if (!runModule && !schedulerList.empty())
-    {
-        std::cerr << "ring-bench: --Schedulers=" << schedulerList
-                  << " has no effect with --Cases=stock (stock ns-3 runs with MapScheduler)"
-                  << std::endl;
-        return 2;
-    }
+    cmd.Require("schedulers",
+                runModule || schedulerList.empty(),
+                "no effect with --cases=stock: stock ns-3 runs with MapScheduler");
 
     // the cases: the module once per scheduler, then stock
     struct Case

@@ -18,11 +18,12 @@
  * insert asks the simulator for the time and context, as in a simulation (an empty
  * Simulator::Run() first ends ns-3's marking of Time objects, which only a set-up pays).
  *
- *   ./build/ait-scheduler-bench --N=8192 --Steps=1500000 --Dist=fabric --Schedulers=map,heap
- *   ./build/ait-scheduler-bench --N=131072 --Steps=4000000 --Dist=exp
- *   ./build/ait-scheduler-bench --Schedulers=map,heap,mappis,pis
+ *   ./build/ait-scheduler-bench --n=8192 --steps=1500000 --dist=fabric --schedulers=map,heap
+ *   ./build/ait-scheduler-bench --n=131072 --steps=4000000 --dist=exp
+ *   ./build/ait-scheduler-bench --schedulers=map,heap,mappis,pis
  */
 
+#include "../examples/example-command-line.h"
 #include "map-partition-independent-scheduler.h"
 
 #include "ns3/core-module.h"
@@ -161,35 +162,27 @@ main(int argc, char* argv[])
     std::string dist = "fabric";
     std::string list = "map,heap";
     uint32_t repeat = 3;
-    CommandLine cmd(__FILE__);
-    cmd.AddValue("N", "events queued (1 .. 2^26)", n);
-    cmd.AddValue("Steps", "hold operations per run (1 .. 2^34)", steps);
-    cmd.AddValue("Dist", "increments: fabric or exp", dist);
-    cmd.AddValue("Schedulers",
+    aitexample::ExampleCommandLine cmd(__FILE__, "scheduler-bench");
+    cmd.AddValue("n", "events queued (1 .. 2^26)", n);
+    cmd.AddRenamed("N", "n");
+    cmd.AddValue("steps", "hold operations per run (1 .. 2^34)", steps);
+    cmd.AddValue("dist", "increments: fabric or exp", dist);
+    cmd.AddValue("schedulers",
                  "comma-separated: map, heap, pis, mappis or Scheduler TypeId names",
                  list);
-    cmd.AddValue("Repeat", "runs per scheduler, interleaved (the fastest is shown)", repeat);
+    cmd.AddValue("repeat", "runs per scheduler, interleaved (the fastest is shown)", repeat);
+    cmd.Owns("SchedulerType", "schedulers");
     cmd.Parse(argc, argv);
     FlatHeapScheduler::GetTypeId(); // links the module's library in (its TypeIds registered)
-    if (n == 0 || n > (1u << 26) || steps == 0 || steps > (uint64_t(1) << 34))
-    {
-        std::cerr << "scheduler-bench: --N must be 1 .. 2^26 and --Steps 1 .. 2^34" << std::endl;
-        return 2;
-    }
-    if (dist != "fabric" && dist != "exp")
-    {
-        std::cerr << "scheduler-bench: --Dist=" << dist << " is not allowed (fabric or exp)"
-                  << std::endl;
-        return 2;
-    }
-    if (repeat == 0 || repeat > 100)
-    {
-        std::cerr << "scheduler-bench: --Repeat must be 1 .. 100" << std::endl;
-        return 2;
-    }
+    // every value is checked before anything is built
+    cmd.InRange<uint32_t>("n", n, 1, 1u << 26);
+    cmd.InRange<uint64_t>("steps", steps, 1, uint64_t(1) << 34);
+    cmd.OneOf("dist", dist, {"fabric", "exp"});
+    cmd.InRange<uint32_t>("repeat", repeat, 1, 100);
     std::vector<std::string> types;
     std::istringstream in(list);
     std::string item;
+    bool known = true;
     while (std::getline(in, item, ','))
     {
         const std::string type =
@@ -199,22 +192,14 @@ main(int argc, char* argv[])
             : item == "mappis" ? bench::MapPartitionIndependentScheduler::GetTypeId().GetName()
                                : item;
         TypeId tid;
-        if (!TypeId::LookupByNameFailSafe(type, &tid) || !tid.IsChildOf(Scheduler::GetTypeId()) ||
-            !tid.HasConstructor())
-        {
-            std::cerr << "scheduler-bench: --Schedulers: '" << item
-                      << "' is not allowed (map, heap, pis, mappis or an ns3::Scheduler TypeId "
-                         "name)"
-                      << std::endl;
-            return 2;
-        }
+        known = known && TypeId::LookupByNameFailSafe(type, &tid) &&
+                tid.IsChildOf(Scheduler::GetTypeId()) && tid.HasConstructor();
         types.push_back(type);
     }
-    if (types.empty())
-    {
-        std::cerr << "scheduler-bench: --Schedulers lists no scheduler" << std::endl;
-        return 2;
-    }
+    cmd.Require("schedulers",
+                known && !types.empty(),
+                "a comma-separated list of map, heap, pis, mappis or ns3::Scheduler TypeId "
+                "names");
 
     Simulator::Run(); // nothing to run: ends the marking of Time objects (see above)
     std::vector<double> best(types.size(), 0);

@@ -128,35 +128,30 @@ main(int argc, char* argv[])
                  cdfFile);
     cmd.AddValue("load", "background load: fraction of every host's link rate, (0, 1]", load);
     cmd.AddValue("cc", "congestion control: Dcqcn, Hpcc, Timely, Dctcp, None", cc);
+    cmd.Owns("ns3::RdmaNic::CongestionControl", "cc");
+    cmd.OwnsDcqcnPreset("cc");
     cmd.Parse(argc, argv);
 
+    // every value is checked before anything is built
+    cmd.FatTreeArity("k", k);
+    const uint32_t hosts = k * k * k / 4;
+    cmd.Require("ranks",
+                ranks == 0 || (ranks >= 2 && ranks <= hosts),
+                "0 (every host) or 2 .. " + std::to_string(hosts));
+    ranks = ranks ? ranks : hosts;
+    cmd.MessageBytes("bytes", bytes);
+    cmd.InRange<uint32_t>("repeat", repeat, 1, 1000);
+    cmd.Require("load", load > 0 && load <= 1, "must be in (0, 1]");
+    cmd.CongestionControl("cc", cc);
     FlowSizeCdf cdf;
     std::string error;
-    if (!cdfFile.empty() ? !FlowSizeCdf::TryLoad(cdfFile, cdf, error)
-                         : !FlowSizeCdf::GetBuiltin(background, cdf))
+    if (!cdfFile.empty() && !FlowSizeCdf::TryLoad(cdfFile, cdf, error))
     {
-        std::cerr << "background-load: "
-                  << (cdfFile.empty() ? "--background=" + background + " is not allowed (" +
-                                            FlowSizeCdf::GetBuiltinNames() + ")"
-                                      : error)
-                  << std::endl;
-        return 2;
+        cmd.Fail("--cdf=" + cdfFile + " is not allowed (" + error + ")");
     }
-    if (!(load > 0 && load <= 1) || bytes == 0 || repeat == 0 || k < 2 || k % 2)
-    {
-        std::cerr << "background-load: --load must be in (0, 1], --bytes and --repeat >= 1, --k "
-                     "even >= 2"
-                  << std::endl;
-        return 2;
-    }
-    const uint32_t hosts = k * k * k / 4;
-    ranks = ranks ? ranks : hosts;
-    if (ranks < 2 || ranks > hosts)
-    {
-        std::cerr << "background-load: --ranks=" << ranks << " is not allowed (2.." << hosts << ")"
-                  << std::endl;
-        return 2;
-    }
+    cmd.Require("background",
+                !cdfFile.empty() || FlowSizeCdf::GetBuiltin(background, cdf),
+                "one of " + FlowSizeCdf::GetBuiltinNames());
     Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue(cc));
     if (cc == "Dcqcn")
     {

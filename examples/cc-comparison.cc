@@ -159,18 +159,20 @@ main(int argc, char* argv[])
                  "None, Dcqcn and Hpcc)",
                  algorithms);
     cmd.AddValue(
-        "MaxQueueRatio",
+        "maxQueueRatio",
         "fail unless DCQCN's and HPCC's mean queue in the second half of the incast is below this "
         "fraction of None's",
         maxQueueRatio);
+    cmd.Owns("ns3::RdmaNic::CongestionControl", "algorithms");
+    cmd.OwnsDcqcnPreset("");
     cmd.Parse(argc, argv);
-    if (bytes == 0 || k < 2 || k % 2 || senders == 0 || senders > k * k * k / 4 - k * k / 4)
-    {
-        std::cerr << "cc-comparison: need --bytes >= 1, an even --k >= 2 and 1 <= --senders <= "
-                     "hosts outside pod 0"
-                  << std::endl;
-        return 2;
-    }
+    // every value is checked before anything is built
+    cmd.FatTreeArity("k", k);
+    const uint32_t hosts = k * k * k / 4;
+    cmd.InRange<uint32_t>("senders", senders, 1, hosts - hosts / k, "the hosts of the other pods");
+    cmd.MessageBytes("bytes", bytes);
+    cmd.ListOf("algorithms", algorithms, {"None", "Dcqcn", "Hpcc", "Timely", "Dctcp"});
+    cmd.Require("maxQueueRatio", maxQueueRatio > 0, "must be > 0");
     RoceDcqcn::SetPresetDefaults("Mellanox");
 
     std::vector<Outcome> runs;

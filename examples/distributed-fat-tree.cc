@@ -102,36 +102,75 @@ main(int argc, char* argv[])
                  "any number of processes (ns-3's own order simultaneous events differently)",
                  scheduler);
     cmd.AddValue("out", "write the results to <out>.<rank> (default: no file)", out);
+    cmd.Owns("SchedulerType", "scheduler");
+    cmd.Owns("ns3::RdmaNic::CongestionControl", "");
+    cmd.Owns("ns3::SwitchMmu::LosslessPriorities", "");
+    cmd.Owns("ns3::SwitchMmu::BufferSize", "bufferBytes");
+    cmd.Owns("ns3::SwitchMmu::EcnKmin", "");
+    cmd.Owns("ns3::SwitchMmu::EcnKmax", "");
     cmd.Parse(argc, argv);
 
+    // every value is checked before anything is built or written
+    TypeId schedulerTid;
+    cmd.Require("scheduler",
+                TypeId::LookupByNameFailSafe(scheduler, &schedulerTid) &&
+                    schedulerTid.IsChildOf(Scheduler::GetTypeId()) && schedulerTid.HasConstructor(),
+                "the TypeId name of an ns-3 event scheduler, e.g. "
+                "ns3::PartitionIndependentScheduler, ns3::MapScheduler");
+    cmd.Require("k", k >= 4 && k <= 64 && k % 2 == 0, "an even number in 4 .. 64");
+    cmd.MessageBytes("bytes", bytes);
+    const int64_t links = 3 * int64_t(k) * k * k / 4; // host, edge-aggregation, aggregation-core
+    cmd.Require("failLink",
+                failLink >= -1 && failLink < links,
+                "-1 (none) or a link index 0 .. " + std::to_string(links - 1));
+    cmd.Require("failAt", !failAt.IsStrictlyNegative(), "must be >= 0");
+    cmd.Require("restoreAt", restoreAt > failAt, "must be after --failAt");
+    cmd.Require("stopAt", stopAt.IsStrictlyPositive(), "must be > 0");
+    cmd.Require("coreDelay", !coreDelay.IsStrictlyNegative(), "must be >= 0");
+    cmd.Require("stagger", !stagger.IsStrictlyNegative(), "must be >= 0");
+    cmd.Require("bufferBytes", buffer >= 1, "must be >= 1");
+    if (distributed && !RoceMpiHelper::IsAvailable())
+    {
+        cmd.Fail("--distributed=1 needs ns-3 built with MPI (the in-tree build: make check-mpi); "
+                 "this build has none");
+    }
+
     // before the simulator exists (Enable creates it)
-    Config::SetGlobal("SchedulerType", TypeIdValue(TypeId::LookupByName(scheduler)));
+    Config::SetGlobal("SchedulerType", TypeIdValue(schedulerTid));
     if (distributed)
     {
-        if (!RoceMpiHelper::IsAvailable())
-        {
-            std::cerr << "distributed-fat-tree: --distributed=1 needs ns-3 built with MPI (the "
-                         "in-tree build: make check-mpi); this build has none"
-                      << std::endl;
-            return 2;
-        }
         RoceMpiHelper::Enable(&argc,
                               &argv,
                               nullMessage ? "ns3::NullMessageSimulatorImpl"
                                           : "ns3::DistributedSimulatorImpl");
     }
-    if (k < 4 || k % 2 != 0)
-    {
-        std::cerr << "distributed-fat-tree: --k=" << k << " is not allowed (even, >= 4)"
-                  << std::endl;
-        return 2;
-    }
-    if (bytes == 0)
-    {
-        std::cerr << "distributed-fat-tree: --bytes=0 is not allowed (>= 1)" << std::endl;
-        return 2;
-    }
+    // the processes are known once MPI is up (every partition needs a process and every
+    // process a partition)
+    const uint32_t processes = RoceMpiHelper::GetSize();
+    const std::string give = ": give 0 or " + std::to_string(processes);
+    cmd.Require("partitions",
+                partitions == 0 || partitions >= processes,
+                "more processes (" + std::to_string(processes) + ") than partitions with nodes (" +
+                    std::to_string(partitions) + ")" + give);
+    cmd.Require("partitions",
+                partitions <= processes,
+                std::to_string(partitions) + " partitions need " + std::to_string(partitions) +
+                    " processes, the run has " + std::to_string(processes) + give);
+    // the aggregation-core cables join the pods, which the processes split
+    cmd.Require("coreDelay",
+                processes == 1 || coreDelay.IsStrictlyPositive(),
+                "> 0 on several processes: a cable between processes needs a Delay > 0");
     const uint32_t rank = RoceMpiHelper::GetRank();
+    const std::string file = out + "." + std::to_string(rank);
+    std::ofstream os; // without --out it stays closed: what is written to it goes nowhere
+    if (!out.empty())
+    {
+        os.open(file);
+        if (!os)
+        {
+            cmd.Fail("--out=" + out + " is not allowed (cannot write " + file + ")");
+        }
+    }
 
     Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("Dcqcn"));
     Config::SetDefault("ns3::SwitchMmu::LosslessPriorities", StringValue("3"));
@@ -147,12 +186,7 @@ main(int argc, char* argv[])
     }
     fabric.Install();
     fabric.AssignStreams(1);
-    if (failLink >= int64_t(fabric.GetNLinks()))
-    {
-        std::cerr << "distributed-fat-tree: --failLink=" << failLink << " is not allowed (-1.."
-                  << fabric.GetNLinks() - 1 << ")" << std::endl;
-        return 2;
-    }
+    NS_ABORT_MSG_IF(int64_t(fabric.GetNLinks()) != links, "the fat-tree has other links");
     RdmaHelper rdma;
     rdma.Install(fabric);
 
@@ -191,17 +225,6 @@ main(int argc, char* argv[])
     {
         fabric.FailLink(failLink, failAt);
         fabric.RestoreLink(failLink, restoreAt);
-    }
-    const std::string file = out + "." + std::to_string(rank);
-    std::ofstream os; // without --out it stays closed: what is written to it goes nowhere
-    if (!out.empty())
-    {
-        os.open(file);
-        if (!os)
-        {
-            std::cerr << "distributed-fat-tree: cannot write '" << file << "'" << std::endl;
-            return 2;
-        }
     }
     if (trace)
     {

@@ -169,28 +169,24 @@ main(int argc, char* argv[])
                  "Flowlet); the check needs Ecmp and Spray",
                  modes);
     cmd.AddValue("cc", "congestion control: Dcqcn, Hpcc, Timely, Dctcp, None", cc);
+    cmd.Owns("ns3::RoceSwitch::LoadBalancing", "modes");
     cmd.Parse(argc, argv);
+    // every value is checked before anything is built
+    cmd.FatTreeArity("k", k);
     const uint32_t hosts = k * k * k / 4;
-    if (k < 2 || k % 2 || bytes == 0)
-    {
-        std::cerr << "ecmp-vs-spray: need an even --k >= 2 and --bytes >= 1" << std::endl;
-        return 2;
-    }
-    if (random && shift)
-    {
-        std::cerr << "ecmp-vs-spray: --shift=" << shift << " and --random=" << random
-                  << " both choose the permutation (give one)" << std::endl;
-        return 2;
-    }
+    cmd.MessageBytes("bytes", bytes);
+    cmd.Require("shift",
+                shift == 0 || random == 0,
+                "0 with --random=" + std::to_string(random) + ": both choose the permutation");
+    cmd.Require("shift",
+                shift % hosts != 0 || shift == 0,
+                "not a multiple of the " + std::to_string(hosts) +
+                    " hosts: that maps hosts onto themselves");
+    cmd.ListOf("modes", modes, {"Ecmp", "EEcmp", "Spray", "Adaptive", "Flowlet"});
+    cmd.CongestionControl("cc", cc);
     if (shift == 0)
     {
         shift = hosts / 2; // pod p writes to pod p + k/2: every flow crosses the core
-    }
-    if (shift % hosts == 0)
-    {
-        std::cerr << "ecmp-vs-spray: --shift=" << shift << " maps hosts onto themselves"
-                  << std::endl;
-        return 2;
     }
     std::vector<uint32_t> dest(hosts);
     for (uint32_t h = 0; h < hosts; ++h)

@@ -5,19 +5,39 @@
  * the study program ai-training-sim (--bytes, --outputDir). The PascalCase spellings of
  * ai-training 0.1 (--Bytes, --OutDir) are deprecated: they still work in this release, with a
  * warning on stderr, and go away in the next one.
+ *
+ * Bad input stops before anything is built: an unknown flag, a value that is not of the flag's
+ * type, and (with Require, InRange, OneOf after Parse) a value out of its range print ONE line
+ * on stderr, "<program>: --flag=value is not allowed (what is allowed)", and exit with code 2.
+ * The benchmark programs (bench/) use the same command line.
  */
 #ifndef AIT_EXAMPLE_COMMAND_LINE_H
 #define AIT_EXAMPLE_COMMAND_LINE_H
 
 #include "ns3/command-line.h"
+#include "ns3/config.h"
+#include "ns3/global-value.h"
+#include "ns3/nstime.h"
+#include "ns3/object-factory.h"
+#include "ns3/string.h"
+#include "ns3/type-id.h"
 
 #include <cctype>
+#include <cerrno>
+#include <cmath>
 #include <cstdlib>
+#include <fcntl.h>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <type_traits>
+#include <unistd.h>
 #include <vector>
 
 namespace aitexample
@@ -67,6 +87,18 @@ class ExampleCommandLine
     {
         m_cmd.AddValue(name, help, value);
         m_names.insert(name);
+        m_check[name] = [](const std::string& v, std::string& what) {
+            return ParsesAs<T>(v, what);
+        };
+        m_isBool[name] = std::is_same_v<T, bool>;
+        if constexpr (std::is_same_v<T, std::string>)
+        {
+            // ns3::CommandLine refuses "--name=" (it wants a value): an empty text is set here
+            m_setEmpty[name] = [&value]() { value.clear(); };
+        }
+        std::ostringstream def;
+        def << std::boolalpha << value;
+        m_default[name] = def.str();
         if (name.size() > 1)
         {
             std::string old = name;
@@ -96,6 +128,33 @@ class ExampleCommandLine
     void AddRemoved(const std::string& oldName, std::function<void(const std::string&)> check)
     {
         m_removed[oldName] = check;
+    }
+
+    /**
+     * \brief An ns-3 default or global the program sets itself: --ns3::Type::Attribute=v (or
+     *        --Global=v) for it stops with exit code 2 instead of being overwritten without a
+     *        word.
+     * \param attribute "ns3::Type::Attribute", "ns3::Type::" for all of a type's, or a
+     *        global's name
+     * \param flag the program's flag that sets it ("" if the program fixes it)
+     */
+    void Owns(const std::string& attribute, const std::string& flag)
+    {
+        m_owned[attribute] = flag;
+    }
+
+    /**
+     * \brief Owns() for what RoceDcqcn::SetPresetDefaults sets (the DCQCN parameters, the
+     *        NICs' CNP interval and the congestion controls' minimum rate).
+     * \param flag the program's flag that chooses the preset ("" if the program fixes it)
+     */
+    void OwnsDcqcnPreset(const std::string& flag)
+    {
+        for (const char* a :
+             {"ns3::RoceDcqcn::", "ns3::RdmaNic::CnpInterval", "ns3::RoceCongestionOps::MinRate"})
+        {
+            Owns(a, flag);
+        }
     }
 
     /**
@@ -130,6 +189,236 @@ class ExampleCommandLine
     }
 
     /**
+     * \brief Stop (exit 2, one line) unless a flag's value is allowed.
+     * \param name the flag's camelCase name
+     * \param ok whether its value is allowed
+     * \param allowed what is allowed, e.g. "an even number >= 2"
+     */
+    void Require(const std::string& name, bool ok, const std::string& allowed) const
+    {
+        if (!ok)
+        {
+            Fail("--" + name + "=" + ValueText(name) + " is not allowed (" + allowed + ")");
+        }
+    }
+
+    /**
+     * \brief Stop (exit 2, one line) unless lo <= value <= hi.
+     * \tparam T the value's type
+     * \param name the flag's camelCase name
+     * \param value its value
+     * \param lo the smallest allowed value
+     * \param hi the largest allowed value
+     * \param note appended to the range in the message (e.g. "bytes"; "" for none)
+     */
+    template <typename T>
+    void InRange(const std::string& name,
+                 const T& value,
+                 const T& lo,
+                 const T& hi,
+                 const std::string& note = "") const
+    {
+        std::ostringstream range;
+        range << "must be in " << +lo << " .. " << +hi << (note.empty() ? "" : ", " + note);
+        Require(name, !(value < lo) && !(hi < value), range.str());
+    }
+
+    /**
+     * \brief Stop (exit 2, one line) unless value is one of the allowed words.
+     * \param name the flag's camelCase name
+     * \param value its value
+     * \param allowed the allowed words
+     */
+    void OneOf(const std::string& name,
+               const std::string& value,
+               const std::vector<std::string>& allowed) const
+    {
+        bool ok = false;
+        std::string list;
+        for (const auto& a : allowed)
+        {
+            ok = ok || a == value;
+            list += (list.empty() ? "" : ", ") + a;
+        }
+        Require(name, ok, "one of " + list);
+    }
+
+    /**
+     * \brief Stop (exit 2, one line) unless k is a fat-tree arity the examples build: even,
+     *        2 .. 64 (FatTreeHelper takes any even k >= 2; 64 is 65536 hosts).
+     * \param name the flag's camelCase name
+     * \param k its value
+     */
+    void FatTreeArity(const std::string& name, uint32_t k) const
+    {
+        Require(name, k >= 2 && k <= 64 && k % 2 == 0, "an even number in 2 .. 64");
+    }
+
+    /**
+     * \brief Stop (exit 2, one line) unless a message size is 1 byte .. 1 TiB (2^40, the
+     *        largest op of a training workload).
+     * \param name the flag's camelCase name
+     * \param bytes its value
+     */
+    void MessageBytes(const std::string& name, uint64_t bytes) const
+    {
+        InRange<uint64_t>(name, bytes, 1, uint64_t(1) << 40, "bytes");
+    }
+
+    /**
+     * \brief Stop (exit 2, one line) unless value names a congestion control that
+     *        ns3::RdmaNic::CongestionControl takes: Dcqcn, Hpcc, Timely, Dctcp, None, or the
+     *        TypeId name of a RoceCongestionOps subclass.
+     * \param name the flag's camelCase name
+     * \param value its value
+     */
+    void CongestionControl(const std::string& name, const std::string& value) const
+    {
+        bool ok = value == "Dcqcn" || value == "Hpcc" || value == "Timely" || value == "Dctcp" ||
+                  value == "None";
+        ns3::TypeId tid;
+        if (!ok && ns3::TypeId::LookupByNameFailSafe(value, &tid) && tid.HasConstructor())
+        {
+            for (ns3::TypeId t = tid; t != t.GetParent(); t = t.GetParent())
+            {
+                ok = ok || t.GetParent().GetName() == "ns3::RoceCongestionOps";
+            }
+        }
+        Require(name,
+                ok,
+                "Dcqcn, Hpcc, Timely, Dctcp, None, or the TypeId name of a RoceCongestionOps "
+                "subclass");
+    }
+
+    /**
+     * \brief Create the output directory a flag names (one level, like mkdir; an existing one
+     *        is fine); stop (exit 2, one line) if it cannot be. Call it after every other check.
+     * \param name the flag's camelCase name
+     * \param dir its value ("" does nothing)
+     */
+    void MakeOutputDir(const std::string& name, const std::string& dir) const
+    {
+        struct stat st
+        {
+        };
+
+        if (dir.empty() || (stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)))
+        {
+            return;
+        }
+        Require(name, mkdir(dir.c_str(), 0755) == 0, "cannot create that directory");
+    }
+
+    /**
+     * \brief Stop (exit 2, one line) unless every comma-separated item of value is one of the
+     *        allowed words (and there is at least one).
+     * \param name the flag's camelCase name
+     * \param value its value
+     * \param allowed the allowed words
+     * \return the items, in order
+     */
+    std::vector<std::string> ListOf(const std::string& name,
+                                    const std::string& value,
+                                    const std::vector<std::string>& allowed) const
+    {
+        std::vector<std::string> items;
+        std::string list;
+        for (const auto& a : allowed)
+        {
+            list += (list.empty() ? "" : ", ") + a;
+        }
+        std::stringstream in(value);
+        std::string item;
+        bool ok = !value.empty();
+        while (std::getline(in, item, ','))
+        {
+            bool known = false;
+            for (const auto& a : allowed)
+            {
+                known = known || a == item;
+            }
+            ok = ok && known;
+            items.push_back(item);
+        }
+        Require(name, ok && !items.empty(), "a comma-separated list of " + list);
+        return items;
+    }
+
+    /**
+     * \brief Parse a comma-separated list of even numbers (fat-tree radices); stop (exit 2,
+     *        one line) unless every item is one in lo .. hi and there is at least one.
+     * \param name the flag's camelCase name
+     * \param text its value
+     * \param lo the smallest allowed number
+     * \param hi the largest allowed number
+     * \return the numbers, in order
+     */
+    std::vector<uint32_t> EvenList(const std::string& name,
+                                   const std::string& text,
+                                   uint32_t lo,
+                                   uint32_t hi) const
+    {
+        std::vector<uint32_t> out;
+        std::istringstream in(text);
+        std::string item;
+        bool ok = !text.empty();
+        while (std::getline(in, item, ','))
+        {
+            const bool digits = !item.empty() && item.size() < 10 &&
+                                item.find_first_not_of("0123456789") == std::string::npos;
+            const unsigned long v = digits ? std::stoul(item) : 0;
+            ok = ok && digits && v >= lo && v <= hi && v % 2 == 0;
+            out.push_back(v);
+        }
+        Require(name,
+                ok && !out.empty(),
+                "a comma-separated list of even numbers in " + std::to_string(lo) + " .. " +
+                    std::to_string(hi));
+        return out;
+    }
+
+    /**
+     * \param v a text
+     * \return whether it is a time ns3::Time reads: a number and a unit s, ms, us, ns, ps,
+     *         fs, min, h, d or y (none: seconds); ns-3 aborts on any other
+     */
+    static bool IsTime(const std::string& v)
+    {
+        const size_t n = v.find_first_not_of("+-0123456789.eE");
+        const std::string num = v.substr(0, n);
+        const std::string unit = n == std::string::npos ? "" : v.substr(n);
+        char* end = nullptr;
+        std::strtod(num.c_str(), &end);
+        static const std::set<std::string> units =
+            {"", "s", "ms", "us", "ns", "ps", "fs", "min", "h", "d", "y"};
+        return !num.empty() && *end == '\0' && units.count(unit) > 0;
+    }
+
+    /**
+     * \param name a flag's camelCase name
+     * \return its value as given on the command line, or its default's text
+     */
+    std::string ValueText(const std::string& name) const
+    {
+        auto g = m_given.find(name);
+        if (g != m_given.end())
+        {
+            return g->second;
+        }
+        auto d = m_default.find(name);
+        return d == m_default.end() ? "" : d->second;
+    }
+
+    /**
+     * \param name a flag's camelCase name
+     * \return whether it was given on the command line
+     */
+    bool IsGiven(const std::string& name) const
+    {
+        return m_given.count(name) > 0;
+    }
+
+    /**
      * \brief Print "<program>: <msg>" on stderr and exit with code 2 (a user error).
      * \param msg the message, naming the flag, the value and what is allowed
      */
@@ -149,8 +438,11 @@ class ExampleCommandLine
     }
 
     /**
-     * \brief Rewrite the deprecated spellings (one warning each), then let ns3::CommandLine
-     *        parse (unknown flags, --help and --PrintHelp as ns-3 does them).
+     * \brief Rewrite the deprecated spellings (one warning each), stop (exit 2, one line) on an
+     *        unknown flag, a missing value, a value not of the flag's type or an argument that
+     *        is not a flag; set the ns-3 defaults and globals given (--ns3::Type::Attribute=v,
+     *        --RngRun=v, ...: a bad one stops the same way); then let ns3::CommandLine parse
+     *        (--help and ns-3's --Print* options as ns-3 does them).
      * \param argc argument count
      * \param argv arguments
      */
@@ -183,7 +475,10 @@ class ExampleCommandLine
                 }
                 a = "--" + r->second + (eq == std::string::npos ? "" : "=" + value);
             }
-            args.push_back(a);
+            if (i == 0 || Check(a, dashes, eq == std::string::npos))
+            {
+                args.push_back(a);
+            }
         }
         m_cmd.Parse(args);
         for (const auto& [name, value] : removed)
@@ -193,11 +488,282 @@ class ExampleCommandLine
     }
 
   private:
+    /**
+     * \brief Check one argument (after the deprecated spellings are rewritten); apply it if
+     *        it is an ns-3 default or global.
+     * \param a the argument
+     * \param dashes its leading dashes (0: not a flag)
+     * \param noValue whether it has no "=value"
+     * \return whether ns3::CommandLine is to parse it (a flag or ns-3's --help, --Print*),
+     *         false for an ns-3 default or global (set here)
+     */
+    bool Check(const std::string& a, size_t dashes, bool noValue)
+    {
+        if (dashes == 0)
+        {
+            Fail("'" + a + "' is not allowed (flags are --name=value; --help lists them)");
+        }
+        const size_t eq = a.find('=');
+        const std::string name = a.substr(dashes, noValue ? std::string::npos : eq - dashes);
+        const std::string value = noValue ? "" : a.substr(eq + 1);
+        static const std::set<std::string> ns3Options = {"help",
+                                                         "PrintHelp",
+                                                         "PrintGlobals",
+                                                         "PrintGroups",
+                                                         "PrintGroup",
+                                                         "PrintTypeIds",
+                                                         "PrintAttributes",
+                                                         "PrintVersion",
+                                                         "version"};
+        ns3::TypeId tid;
+        if (name == "PrintAttributes" && !ns3::TypeId::LookupByNameFailSafe(value, &tid))
+        {
+            Fail("--PrintAttributes=" + value +
+                 " is not allowed (the name of an ns-3 TypeId: see --PrintTypeIds)");
+        }
+        if (ns3Options.count(name))
+        {
+            return true;
+        }
+        if (m_names.count(name))
+        {
+            std::string what;
+            if (noValue && !m_isBool.at(name))
+            {
+                Fail("--" + name + " needs a value (--" + name + "=VALUE)");
+            }
+            if (!m_check.at(name)(value, what))
+            {
+                Fail("--" + name + "=" + value + " is not allowed (" + what + ")");
+            }
+            m_given[name] = value;
+            auto setEmpty = m_setEmpty.find(name);
+            if (!noValue && value.empty() && setEmpty != m_setEmpty.end())
+            {
+                setEmpty->second();
+                return false;
+            }
+            return true;
+        }
+        const std::string arg = "--" + name + "=" + value;
+        for (const auto& [owned, flag] : m_owned)
+        {
+            const bool prefix = owned.size() > 2 && owned.compare(owned.size() - 2, 2, "::") == 0;
+            if (prefix ? name.compare(0, owned.size(), owned) == 0 : name == owned)
+            {
+                Fail(arg + " is not allowed (the program sets " + name +
+                     (flag.empty() ? " itself" : " from --" + flag + ": use --" + flag) + ")");
+            }
+        }
+        const size_t pos = name.rfind("::");
+        if (pos != std::string::npos)
+        {
+            if (!ns3::TypeId::LookupByNameFailSafe(name.substr(0, pos), &tid))
+            {
+                Fail(arg + " is not allowed (" + name.substr(0, pos) +
+                     " is not an ns-3 TypeId: see --PrintTypeIds)");
+            }
+            ns3::TypeId::AttributeInformation info;
+            if (!tid.LookupAttributeByName(name.substr(pos + 2), &info) ||
+                !(info.flags & ns3::TypeId::ATTR_CONSTRUCT))
+            {
+                Fail(arg + " is not allowed (" + tid.GetName() + " has no attribute " +
+                     name.substr(pos + 2) +
+                     " with a default: see --PrintAttributes=" + tid.GetName() + ")");
+            }
+            if (!ValueSyntaxOk(info.checker->GetValueTypeName(), value) ||
+                !info.checker->CreateValidValue(ns3::StringValue(value)))
+            {
+                Fail(arg + " is not allowed (" + info.checker->GetUnderlyingTypeInformation() +
+                     ")");
+            }
+            if (tid.HasConstructor() && tid.IsChildOf(ns3::Object::GetTypeId()) &&
+                !ConstructsInChild(tid, info.name, value))
+            {
+                Fail(arg + " is not allowed (" + tid.GetName() + " refuses it)");
+            }
+            ns3::Config::SetDefault(name, ns3::StringValue(value));
+            return false;
+        }
+        for (auto it = ns3::GlobalValue::Begin(); it != ns3::GlobalValue::End(); ++it)
+        {
+            if ((*it)->GetName() == name)
+            {
+                ns3::Ptr<const ns3::AttributeChecker> checker = (*it)->GetChecker();
+                if (!ValueSyntaxOk(checker->GetValueTypeName(), value) ||
+                    !checker->CreateValidValue(ns3::StringValue(value)) ||
+                    !ns3::GlobalValue::BindFailSafe(name, ns3::StringValue(value)))
+                {
+                    Fail(arg + " is not allowed (ns-3's global " + name + ": " +
+                         checker->GetUnderlyingTypeInformation() + ")");
+                }
+                return false;
+            }
+        }
+        Fail("--" + name + " is not a flag of " + m_program + " (--help lists them)");
+    }
+
+    /**
+     * \brief A strict syntax check of an attribute's or global's value (ns-3's own parsers
+     *        abort on "5x" for an integer or a bad time unit, and wrap "-1").
+     * \param type the checker's value type name (ns3::UintegerValue, ...)
+     * \param v the text
+     * \return false if ns-3 would not read it cleanly
+     */
+    static bool ValueSyntaxOk(const std::string& type, const std::string& v)
+    {
+        std::string what;
+        if (type == "ns3::UintegerValue")
+        {
+            return ParsesAs<uint64_t>(v, what);
+        }
+        if (type == "ns3::IntegerValue")
+        {
+            return ParsesAs<int64_t>(v, what);
+        }
+        if (type == "ns3::DoubleValue")
+        {
+            return ParsesAs<double>(v, what);
+        }
+        if (type == "ns3::BooleanValue")
+        {
+            return v == "true" || v == "false" || v == "1" || v == "0";
+        }
+        if (type == "ns3::TimeValue")
+        {
+            return IsTime(v);
+        }
+        // the other ns-3 values read one word and abort on anything after it
+        return !v.empty() && v.find_first_of(" \t\n") == std::string::npos;
+    }
+
+    /**
+     * \brief Whether an object of the type can be created with the attribute set to the
+     *        value: tried in a child process (whose messages are dropped), as some setters
+     *        stop the run on values their checker accepts. A type that cannot be created
+     *        with its defaults is not tried (true).
+     * \param tid the type
+     * \param attr the attribute
+     * \param value its value
+     * \return false if the object refuses the value
+     */
+    static bool ConstructsInChild(ns3::TypeId tid,
+                                  const std::string& attr,
+                                  const std::string& value)
+    {
+        auto tryCreate = [&](bool withValue) {
+            std::cout.flush();
+            std::cerr.flush();
+            const pid_t pid = fork();
+            if (pid < 0)
+            {
+                return true; // cannot tell: let the run decide
+            }
+            if (pid == 0)
+            {
+                const int devNull = open("/dev/null", O_WRONLY);
+                dup2(devNull, 1);
+                dup2(devNull, 2);
+                ns3::ObjectFactory factory;
+                factory.SetTypeId(tid);
+                if (withValue)
+                {
+                    factory.Set(attr, ns3::StringValue(value));
+                }
+                factory.Create();
+                _exit(0);
+            }
+            int status = 0;
+            waitpid(pid, &status, 0);
+            return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+        };
+        return !tryCreate(false) || tryCreate(true);
+    }
+
+    /**
+     * \brief Whether text is a value of type T (strictly: "5x" is not a number).
+     * \tparam T the flag's type
+     * \param v the text
+     * \param[out] what what a value of this type looks like, for the message
+     * \return whether it is
+     */
+    template <typename T>
+    static bool ParsesAs(const std::string& v, std::string& what)
+    {
+        if constexpr (std::is_same_v<T, bool>)
+        {
+            what = "true or false (1 or 0)";
+            std::string l;
+            for (char c : v)
+            {
+                l += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            }
+            return l.empty() || l == "1" || l == "0" || l == "true" || l == "false" || l == "t" ||
+                   l == "f";
+        }
+        else if constexpr (std::is_integral_v<T>)
+        {
+            std::ostringstream w;
+            w << "a whole number in " << +std::numeric_limits<T>::min() << " .. "
+              << +std::numeric_limits<T>::max();
+            what = w.str();
+            const bool neg = !v.empty() && v[0] == '-';
+            const std::string digits = neg ? v.substr(1) : v;
+            if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos ||
+                (neg && std::is_unsigned_v<T>))
+            {
+                return false;
+            }
+            errno = 0;
+            if (neg)
+            {
+                const long long x = std::strtoll(v.c_str(), nullptr, 10);
+                return errno == 0 && x >= static_cast<long long>(std::numeric_limits<T>::min());
+            }
+            const unsigned long long x = std::strtoull(v.c_str(), nullptr, 10);
+            return errno == 0 &&
+                   x <= static_cast<unsigned long long>(std::numeric_limits<T>::max());
+        }
+        else if constexpr (std::is_floating_point_v<T>)
+        {
+            what = "a number";
+            char* end = nullptr;
+            errno = 0;
+            const double x = std::strtod(v.c_str(), &end);
+            return !v.empty() && *end == '\0' && errno == 0 && std::isfinite(x);
+        }
+        else if constexpr (std::is_same_v<T, std::string>)
+        {
+            return true;
+        }
+        else if constexpr (std::is_same_v<T, ns3::Time>)
+        {
+            what = "a time: a number and a unit, e.g. 10us, 2ms, 1.5s";
+            return IsTime(v);
+        }
+        else
+        {
+            what = "a value of the flag's type (--help)";
+            std::istringstream in(v);
+            T x;
+            in >> x;
+            return !in.fail() && (in >> std::ws).eof();
+        }
+    }
+
     ns3::CommandLine m_cmd;                                                   //!< ns-3's parser
     std::string m_program;                                                    //!< for messages
     std::set<std::string> m_names;                                            //!< current flags
     std::map<std::string, std::string> m_renamed;                             //!< old -> new
     std::map<std::string, std::function<void(const std::string&)>> m_removed; //!< old flags
+    /// per flag: whether a text is a value of its type (and what one looks like)
+    std::map<std::string, std::function<bool(const std::string&, std::string&)>> m_check;
+    std::map<std::string, std::string> m_owned; //!< ns-3 defaults the program sets -> flag
+    std::map<std::string, bool> m_isBool;       //!< per flag: bool (takes no value)
+    /// per text flag: set its value to "" (which ns3::CommandLine does not take)
+    std::map<std::string, std::function<void()>> m_setEmpty;
+    std::map<std::string, std::string> m_default; //!< per flag: its default's text
+    std::map<std::string, std::string> m_given;   //!< per flag given: its value as given
 };
 
 } // namespace aitexample

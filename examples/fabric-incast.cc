@@ -21,7 +21,6 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
-#include <sys/stat.h>
 
 using namespace ns3;
 
@@ -35,7 +34,7 @@ main(int argc, char* argv[])
     bool pfc = true;
     bool ecn = true;
     std::string lb = "Ecmp";
-    std::string buffer = "4194304";
+    uint64_t buffer = 4194304;
     std::string outDir; // --outputDir: "" writes nothing
 
     aitexample::ExampleCommandLine cmd(__FILE__, "fabric-incast");
@@ -53,30 +52,30 @@ main(int argc, char* argv[])
                  outDir);
     cmd.AddRenamed("OutDir", "outputDir");
     cmd.AddRemovedPcap(&outDir);
+    cmd.Owns("ns3::SwitchMmu::LosslessPriorities", "pfc");
+    cmd.Owns("ns3::SwitchMmu::EcnEnabled", "ecn");
+    cmd.Owns("ns3::SwitchMmu::BufferSize", "bufferSize");
+    cmd.Owns("ns3::RoceSwitch::LoadBalancing", "loadBalancing");
     cmd.Parse(argc, argv);
     const bool pcap = !outDir.empty();
+    // every value is checked before anything is built or written
+    cmd.FatTreeArity("k", k);
+    const uint32_t hosts = k * k * k / 4;
+    const uint32_t perPod = hosts / k;
+    cmd.InRange<uint32_t>("senders", senders, 1, hosts - perPod, "the hosts of the other pods");
+    cmd.Require("packets", packets >= 1, "must be >= 1");
+    cmd.InRange<uint32_t>("payloadSize", payload, 1, 9000 - 52, "bytes (device Mtu 9000 - 52)");
+    cmd.OneOf("loadBalancing", lb, {"Ecmp", "EEcmp", "Spray", "Adaptive", "Flowlet"});
+    cmd.Require("bufferSize", buffer >= 1, "must be >= 1 byte");
+    cmd.MakeOutputDir("outputDir", outDir);
 
     Config::SetDefault("ns3::SwitchMmu::LosslessPriorities", StringValue(pfc ? "3" : ""));
     Config::SetDefault("ns3::SwitchMmu::EcnEnabled", BooleanValue(ecn));
-    Config::SetDefault("ns3::SwitchMmu::BufferSize", StringValue(buffer));
+    Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(buffer));
     Config::SetDefault("ns3::RoceSwitch::LoadBalancing", StringValue(lb));
 
     FatTreeHelper fabric(k);
     fabric.Install();
-    const uint32_t hosts = fabric.GetNHosts();
-    const uint32_t perPod = hosts / k;
-    if (senders == 0 || senders > hosts - perPod)
-    {
-        std::cerr << "fabric-incast: --senders=" << senders << " is not allowed (1.."
-                  << hosts - perPod << " for k=" << k << ")" << std::endl;
-        return 2;
-    }
-    if (pcap && mkdir(outDir.c_str(), 0755) != 0 && errno != EEXIST)
-    {
-        std::cerr << "fabric-incast: cannot create output directory '" << outDir << "'"
-                  << std::endl;
-        return 2;
-    }
 
     RoceUdHelper ud;
     ud.SetSourceAttribute("MaxPackets", UintegerValue(packets));

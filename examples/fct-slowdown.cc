@@ -34,7 +34,6 @@
 #include <iostream>
 #include <memory>
 #include <sstream>
-#include <sys/stat.h>
 
 using namespace ns3;
 
@@ -112,19 +111,6 @@ Run(uint32_t k,
     return o;
 }
 
-std::vector<std::string>
-Split(const std::string& s)
-{
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, ','))
-    {
-        out.push_back(item);
-    }
-    return out;
-}
-
 } // namespace
 
 int
@@ -163,13 +149,14 @@ main(int argc, char* argv[])
                  "HPCC's fct_analysis.py (20 = its 5 % step)",
                  bins);
     cmd.AddRenamed("OutDir", "outputDir");
+    cmd.Owns("ns3::RdmaNic::CongestionControl", "cc");
+    cmd.OwnsDcqcnPreset("cc");
     cmd.Parse(argc, argv);
 
-    if (k < 2 || k % 2 || k > 16)
-    {
-        std::cerr << "fct-slowdown: --k=" << k << " is not allowed (even, 2..16)" << std::endl;
-        return 2;
-    }
+    // every value is checked before anything is built or written
+    cmd.Require("k", k >= 2 && k % 2 == 0 && k <= 16, "an even number in 2 .. 16");
+    const std::vector<std::string> ccList =
+        cmd.ListOf("cc", ccs, {"Dcqcn", "Hpcc", "Timely", "Dctcp", "None"});
     FileTopologyHelper::Description topo;
     std::vector<DataRate> rates(k * k * k / 4, DataRate("100Gbps"));
     std::string fabricName = "a k=" + std::to_string(k) + " fat-tree";
@@ -178,8 +165,7 @@ main(int argc, char* argv[])
         const std::string error = FileTopologyHelper::Parse(topoPath, topo);
         if (!error.empty())
         {
-            std::cerr << "fct-slowdown: " << error << std::endl;
-            return 2;
+            cmd.Fail("--topology=" + topoPath + " is not allowed (" + error + ")");
         }
         // every host's link rate (a host has one link)
         rates.assign(topo.GetNHosts(), DataRate(0));
@@ -201,9 +187,9 @@ main(int argc, char* argv[])
         std::string error;
         if (!FlowHelper::TryReadFile(flowFile, hosts, topo.hosts, flows, error))
         {
-            std::cerr << "fct-slowdown: " << error << std::endl;
-            return 2;
+            cmd.Fail("--flows=" + flowFile + " is not allowed (" + error + ")");
         }
+        cmd.Require("flows", !flows.empty(), "the file has no flow");
         what = std::to_string(flows.size()) + " flows of " + flowFile;
     }
     else
@@ -219,14 +205,14 @@ main(int argc, char* argv[])
         {
             d = Time(duration);
         }
-        if (!FlowSizeCdf::GetBuiltin(background, cdf) || !(load > 0 && load <= 1) ||
-            !d.IsStrictlyPositive())
-        {
-            std::cerr << "fct-slowdown: --background (" << FlowSizeCdf::GetBuiltinNames()
-                      << "), --load in (0, 1] and --duration > 0 (with a unit) are needed"
-                      << std::endl;
-            return 2;
-        }
+        cmd.Require("background",
+                    FlowSizeCdf::GetBuiltin(background, cdf),
+                    "one of " + FlowSizeCdf::GetBuiltinNames());
+        cmd.Require("load", load > 0 && load <= 1, "must be in (0, 1]");
+        cmd.Require("duration",
+                    d.IsStrictlyPositive(),
+                    "a time > 0: a number and a unit s, ms, us or ns, e.g. 2ms");
+        cmd.Require("seed", seed >= 1, "must be >= 1");
         RngSeedManager::SetSeed(seed);
         BackgroundTrafficHelper bg;
         bg.SetCdf(cdf);
@@ -239,26 +225,15 @@ main(int argc, char* argv[])
           << duration << ")";
         what = w.str();
     }
-    if (flows.empty())
-    {
-        std::cerr << "fct-slowdown: no flows to run" << std::endl;
-        return 2;
-    }
-    if (!outDir.empty() && mkdir(outDir.c_str(), 0755) != 0 && errno != EEXIST)
-    {
-        std::cerr << "fct-slowdown: cannot create --outputDir=" << outDir << std::endl;
-        return 2;
-    }
+    cmd.Require("duration", !flows.empty(), "no flow arrives in it: give a longer one");
+    cmd.Require("bins",
+                bins <= flows.size(),
+                "0 or at most the " + std::to_string(flows.size()) + " flows");
+    cmd.MakeOutputDir("outputDir", outDir);
     std::cout << "fct-slowdown: " << what << " on " << fabricName << " (" << hosts
               << " hosts, PFC + ECN)\n";
-    for (const std::string& cc : Split(ccs))
+    for (const std::string& cc : ccList)
     {
-        if (cc != "Dcqcn" && cc != "Hpcc" && cc != "Timely" && cc != "Dctcp" && cc != "None")
-        {
-            std::cerr << "fct-slowdown: --cc: \"" << cc
-                      << "\" is not allowed (Dcqcn, Hpcc, Timely, Dctcp, None)" << std::endl;
-            return 2;
-        }
         if (cc == "Dcqcn")
         {
             RoceDcqcn::SetPresetDefaults("Mellanox");
@@ -274,12 +249,6 @@ main(int argc, char* argv[])
             std::cerr << "fct-slowdown: only " << o.samples.size() << " of " << o.flows
                       << " flows completed under " << cc << std::endl;
             return 1;
-        }
-        if (bins > o.samples.size())
-        {
-            std::cerr << "fct-slowdown: --bins=" << bins << " is more than the " << o.samples.size()
-                      << " flows" << std::endl;
-            return 2;
         }
         const auto buckets =
             bins ? FctReport::ByRank(o.samples, bins) : FctReport::ByBucket(o.samples);

@@ -116,12 +116,21 @@ main(int argc, char* argv[])
     cmd.AddValue("failAt", "when it fails (0: half-way through the run without failure)", failAt);
     cmd.AddValue("restoreAfter", "bring it back after this long (0: never)", restoreAfter);
     cmd.AddValue("lossRecovery", "GoBackN or SelectiveRepeat", recovery);
+    cmd.Owns("ns3::RdmaNic::LossRecovery", "lossRecovery");
     cmd.Parse(argc, argv);
-    if (k < 2 || k % 2 || bytes == 0)
-    {
-        std::cerr << "link-failure: need an even --k >= 2 and --bytes >= 1" << std::endl;
-        return 2;
-    }
+    // every value is checked before anything is built
+    cmd.FatTreeArity("k", k);
+    cmd.MessageBytes("bytes", bytes);
+    const uint32_t hostLinks = k * k * k / 4; // the first links are the host cables
+    const uint32_t links = 3 * hostLinks;     // then edge-aggregation, then aggregation-core
+    cmd.Require("link",
+                link == -1 || (link >= int32_t(hostLinks) && link < int32_t(links)),
+                "-1 (the busiest) or a switch-to-switch cable " + std::to_string(hostLinks) +
+                    " .. " + std::to_string(links - 1) +
+                    "; a host cable's failure would cut its host off");
+    cmd.Require("failAt", !failAt.IsStrictlyNegative(), "must be >= 0");
+    cmd.Require("restoreAfter", !restoreAfter.IsStrictlyNegative(), "must be >= 0");
+    cmd.OneOf("lossRecovery", recovery, {"GoBackN", "SelectiveRepeat"});
     Config::SetDefault("ns3::RdmaNic::LossRecovery", StringValue(recovery));
 
     const Outcome base = RunAllReduce(k, bytes, -1, Time(0), Time(0));
@@ -130,7 +139,7 @@ main(int argc, char* argv[])
         std::cout << "link-failure: FAILED: the all-reduce without failure did not complete\n";
         return 1;
     }
-    const uint32_t hostLinks = k * k * k / 4; // the first links are the host cables
+    NS_ABORT_MSG_IF(base.bytes.size() != links, "the fat-tree has other links");
     if (link < 0)
     {
         uint64_t most = 0;
@@ -143,12 +152,10 @@ main(int argc, char* argv[])
             }
         }
     }
-    if (link < int32_t(hostLinks) || link >= int32_t(base.bytes.size()))
+    if (link < 0)
     {
-        std::cerr << "link-failure: --link=" << link << " is not a switch-to-switch cable ("
-                  << hostLinks << ".." << base.bytes.size() - 1 << "; a host cable's failure "
-                  << "would cut its host off)" << std::endl;
-        return 2;
+        std::cout << "link-failure: FAILED: no switch-to-switch cable carried anything\n";
+        return 1;
     }
     if (failAt.IsZero())
     {

@@ -132,15 +132,20 @@ main(int argc, char* argv[])
                  "how much more often the hot expert is chosen than each other (> 1)",
                  skew);
     cmd.AddValue("cc", "congestion control: Dcqcn, Hpcc, Timely, Dctcp, None", cc);
+    cmd.Owns("ns3::RdmaNic::CongestionControl", "cc");
     cmd.Parse(argc, argv);
-    if (k < 2 || k % 2 || ranks < 2 || ranks > k * k * k / 4 || tokens == 0 || hidden == 0 ||
-        topK == 0 || bytesPerElement == 0 || !(skew > 1))
-    {
-        std::cerr << "moe-alltoall: need an even --k >= 2, 2 <= --ranks <= hosts, non-zero sizes "
-                     "and --skew > 1"
-                  << std::endl;
-        return 2;
-    }
+    // every value is checked before anything is built
+    cmd.FatTreeArity("k", k);
+    cmd.InRange<uint32_t>("ranks", ranks, 2, k * k * k / 4, "the hosts of the fat-tree");
+    cmd.Require("tokens", tokens >= 1, "must be >= 1");
+    cmd.Require("hidden", hidden >= 1, "must be >= 1");
+    cmd.InRange<uint32_t>("topK", topK, 1, ranks, "at most the --ranks experts");
+    cmd.InRange<uint32_t>("bytesPerElement", bytesPerElement, 1, 8);
+    cmd.Require("skew", skew > 1 && skew <= 1000, "must be in (1, 1000]");
+    cmd.CongestionControl("cc", cc);
+    cmd.Require("tokens",
+                uint64_t(tokens) * topK * hidden * bytesPerElement <= uint64_t(1) << 40,
+                "--tokens x --topK x --hidden x --bytesPerElement must be at most 2^40 bytes");
     // every rank's dispatch buffer: each token's hidden state once per chosen expert
     const uint64_t sendBytes = uint64_t(tokens) * topK * hidden * bytesPerElement;
 

@@ -82,7 +82,11 @@ main(int argc, char* argv[])
     aitexample::ExampleCommandLine cmd(__FILE__, "my-first-script");
     cmd.AddValue("bytes", "size of the RDMA WRITE and of the all-reduce", bytes);
     cmd.AddValue("cc", "congestion control: Dcqcn, Hpcc, Timely, Dctcp or None", cc);
+    cmd.Owns("ns3::RdmaNic::CongestionControl", "cc");
     cmd.Parse(argc, argv);
+    // Bad input stops here, before anything is built: one line on stderr, exit code 2.
+    cmd.MessageBytes("bytes", bytes);
+    cmd.CongestionControl("cc", cc);
 
     // 2. Defaults for objects the helpers create later (HPCC's QPs ask the switches for
     //    in-band telemetry, INT, by themselves).

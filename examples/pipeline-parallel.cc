@@ -44,6 +44,37 @@ struct Outcome
     bool finished{false};
 };
 
+/// The layers of one stage: forward F, input gradient F, weight gradient F (backward 2F), each
+/// layer's weight gradients all-reduced over the data-parallel group.
+std::vector<WorkloadLayer>
+StageLayers(uint32_t layersPerStage, Time fwd, uint64_t gradientBytes)
+{
+    std::vector<WorkloadLayer> layers(layersPerStage);
+    for (uint32_t i = 0; i < layersPerStage; ++i)
+    {
+        layers[i].name = "layer" + std::to_string(i);
+        layers[i].fwdCompute = fwd;
+        layers[i].igCompute = fwd;
+        layers[i].wgCompute = fwd;
+        layers[i].wgComm.kind = Communicator::ALL_REDUCE;
+        layers[i].wgComm.group = ParallelGroup::DP;
+        layers[i].wgComm.bytes = gradientBytes / layersPerStage;
+    }
+    return layers;
+}
+
+/// The 1F1B schedule of one step.
+TrainingWorkload::ScheduleOptions
+StageSchedule(uint32_t stages, uint32_t microBatches, uint64_t activationBytes)
+{
+    TrainingWorkload::ScheduleOptions opt;
+    opt.pp = stages;
+    opt.microBatches = microBatches;
+    opt.ppBytes = activationBytes;
+    opt.steps = 1;
+    return opt;
+}
+
 Outcome
 RunStep(uint32_t k,
         uint32_t stages,
@@ -59,24 +90,9 @@ RunStep(uint32_t k,
     fabric.AssignStreams(1);
     std::vector<Ptr<RdmaNic>> nics = RdmaHelper().Install(fabric);
 
-    // The layers of one stage: forward F, input gradient F, weight gradient F (backward 2F),
-    // each layer's weight gradients all-reduced over the data-parallel group.
-    std::vector<WorkloadLayer> layers(layersPerStage);
-    for (uint32_t i = 0; i < layersPerStage; ++i)
-    {
-        layers[i].name = "layer" + std::to_string(i);
-        layers[i].fwdCompute = fwd;
-        layers[i].igCompute = fwd;
-        layers[i].wgCompute = fwd;
-        layers[i].wgComm.kind = Communicator::ALL_REDUCE;
-        layers[i].wgComm.group = ParallelGroup::DP;
-        layers[i].wgComm.bytes = gradientBytes / layersPerStage;
-    }
-    TrainingWorkload::ScheduleOptions opt;
-    opt.pp = stages;
-    opt.microBatches = microBatches;
-    opt.ppBytes = activationBytes;
-    opt.steps = 1;
+    const std::vector<WorkloadLayer> layers = StageLayers(layersPerStage, fwd, gradientBytes);
+    const TrainingWorkload::ScheduleOptions opt =
+        StageSchedule(stages, microBatches, activationBytes);
     const TrainingWorkload w = TrainingWorkload::FromLayers(layers, opt);
 
     TrainingJobHelper jobs;
@@ -97,25 +113,22 @@ RunStep(uint32_t k,
     return out;
 }
 
-/// Parse a comma-separated list of positive integers.
-std::vector<uint32_t>
-ParseList(const std::string& text)
+/// Parse a comma-separated list of positive integers; false if it is not one.
+bool
+ParseList(const std::string& text, std::vector<uint32_t>& out)
 {
-    std::vector<uint32_t> out;
     std::stringstream ss(text);
     std::string item;
     while (std::getline(ss, item, ','))
     {
-        const int v = std::atoi(item.c_str());
-        if (v <= 0)
+        if (item.empty() || item.size() > 9 ||
+            item.find_first_not_of("0123456789") != std::string::npos || std::stoul(item) == 0)
         {
-            std::cerr << "pipeline-parallel: bad number '" << item << "' in --microBatches"
-                      << std::endl;
-            exit(2);
+            return false;
         }
-        out.push_back(v);
+        out.push_back(std::stoul(item));
     }
-    return out;
+    return !out.empty();
 }
 
 } // namespace
@@ -142,14 +155,29 @@ main(int argc, char* argv[])
     cmd.AddValue("gradientBytes", "weight-gradient bytes per stage (DP all-reduce)", gradientBytes);
     cmd.AddValue("microBatches", "micro-batch counts M to compare, comma-separated", microBatches);
     cmd.Parse(argc, argv);
-    const std::vector<uint32_t> ms = ParseList(microBatches);
-    if (stages < 2 || dp < 1 || layersPerStage < 1 || activationBytes == 0 ||
-        gradientBytes < layersPerStage || stages * dp > k * k * k / 4)
+    // every value is checked before anything is built
+    cmd.FatTreeArity("k", k);
+    const uint32_t hosts = k * k * k / 4;
+    cmd.InRange<uint32_t>("stages", stages, 2, hosts, "the hosts of the fat-tree");
+    cmd.InRange<uint32_t>("dp", dp, 1, hosts / stages, "--stages x --dp <= the hosts");
+    cmd.Require("layersPerStage", layersPerStage >= 1, "must be >= 1");
+    cmd.Require("layerForward", fwd.IsStrictlyPositive(), "must be > 0");
+    cmd.MessageBytes("activationBytes", activationBytes);
+    cmd.InRange<uint64_t>("gradientBytes",
+                          gradientBytes,
+                          layersPerStage,
+                          uint64_t(1) << 40,
+                          "at least 1 byte per layer");
+    std::vector<uint32_t> ms;
+    cmd.Require("microBatches",
+                ParseList(microBatches, ms),
+                "a comma-separated list of whole numbers >= 1");
+    for (uint32_t m : ms)
     {
-        std::cerr << "pipeline-parallel: need --stages >= 2, --dp >= 1, Stages x Dp <= hosts and "
-                     "non-zero sizes"
-                  << std::endl;
-        return 2;
+        const std::string error =
+            TrainingWorkload::CheckSchedule(StageLayers(layersPerStage, fwd, gradientBytes),
+                                            StageSchedule(stages, m, activationBytes));
+        cmd.Require("microBatches", error.empty(), "M=" + std::to_string(m) + ": " + error);
     }
 
     const Time f = fwd * layersPerStage; // F: a stage's forward of one micro-batch

@@ -24,7 +24,6 @@
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
-#include <sys/stat.h>
 
 using namespace ns3;
 
@@ -74,14 +73,24 @@ main(int argc, char* argv[])
                  outDir);
     cmd.AddRenamed("OutDir", "outputDir");
     cmd.AddRemovedPcap(&outDir);
+    cmd.OwnsDcqcnPreset("dcqcnPreset");
+    cmd.Owns("ns3::RdmaNic::CongestionControl", "congestionControl");
+    cmd.Owns("ns3::RdmaNic::LossRecovery", "lossRecovery");
+    cmd.Owns("ns3::SwitchMmu::LosslessPriorities", "pfc");
     cmd.Parse(argc, argv);
     const bool pcap = !outDir.empty();
 
-    if (bytes == 0)
-    {
-        std::cerr << "rdma-incast: --bytes=0 is not allowed (>= 1)" << std::endl;
-        return 2;
-    }
+    // every value is checked before anything is built or written
+    cmd.FatTreeArity("k", k);
+    const uint32_t hosts = k * k * k / 4;
+    const uint32_t perPod = hosts / k;
+    cmd.InRange<uint32_t>("senders", senders, 1, hosts - perPod, "the hosts of the other pods");
+    cmd.Require("bytes", bytes >= 1, "must be >= 1");
+    cmd.CongestionControl("congestionControl", cc);
+    cmd.OneOf("dcqcnPreset", preset, {"Mellanox", "Paper"});
+    cmd.OneOf("lossRecovery", recovery, {"GoBackN", "SelectiveRepeat"});
+    cmd.MakeOutputDir("outputDir", outDir);
+
     RoceDcqcn::SetPresetDefaults(preset);
     Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue(cc));
     Config::SetDefault("ns3::RdmaNic::LossRecovery", StringValue(recovery));
@@ -89,19 +98,6 @@ main(int argc, char* argv[])
 
     FatTreeHelper fabric(k);
     fabric.Install();
-    const uint32_t hosts = fabric.GetNHosts();
-    const uint32_t perPod = hosts / k;
-    if (senders == 0 || senders > hosts - perPod)
-    {
-        std::cerr << "rdma-incast: --senders=" << senders << " is not allowed (1.."
-                  << hosts - perPod << " for k=" << k << ")" << std::endl;
-        return 2;
-    }
-    if (pcap && mkdir(outDir.c_str(), 0755) != 0 && errno != EEXIST)
-    {
-        std::cerr << "rdma-incast: cannot create output directory '" << outDir << "'" << std::endl;
-        return 2;
-    }
     RdmaHelper rdma;
     rdma.Install(fabric);
     std::vector<Flow> flows(senders);

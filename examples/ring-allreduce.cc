@@ -32,40 +32,35 @@ using namespace ns3;
 namespace
 {
 
-/// Parse "256KiB,1MiB,16MiB" (units B, KiB, MiB, GiB; plain numbers are bytes).
-std::vector<uint64_t>
-ParseSizes(const std::string& text)
+/// Parse "256KiB,1MiB,16MiB" (units B, KiB, MiB, GiB; plain numbers are bytes; each 1 B ..
+/// 1 TiB); false if the text is not such a list.
+bool
+ParseSizes(const std::string& text, std::vector<uint64_t>& out)
 {
-    std::vector<uint64_t> out;
     std::stringstream ss(text);
     std::string item;
     while (std::getline(ss, item, ','))
     {
-        size_t pos = 0;
-        uint64_t v = 0;
-        try
-        {
-            v = std::stoull(item, &pos);
-        }
-        catch (...)
-        {
-            pos = 0;
-        }
-        const std::string unit = item.substr(pos);
+        const size_t pos = item.find_first_not_of("0123456789");
+        const std::string digits = item.substr(0, pos);
+        const std::string unit = pos == std::string::npos ? "" : item.substr(pos);
         const uint64_t mult = unit == "KiB"                   ? 1024
                               : unit == "MiB"                 ? 1 << 20
                               : unit == "GiB"                 ? 1 << 30
                               : (unit.empty() || unit == "B") ? 1
                                                               : 0;
-        if (pos == 0 || mult == 0 || v == 0)
+        if (digits.empty() || digits.size() > 13 || mult == 0)
         {
-            std::cerr << "ring-allreduce: bad size '" << item
-                      << "' in --sizes (e.g. 65536, 256KiB, 16MiB)" << std::endl;
-            exit(2);
+            return false;
+        }
+        const uint64_t v = std::stoull(digits);
+        if (v == 0 || v > (uint64_t(1) << 40) / mult)
+        {
+            return false;
         }
         out.push_back(v * mult);
     }
-    return out;
+    return !out.empty();
 }
 
 std::string
@@ -110,8 +105,27 @@ main(int argc, char* argv[])
     cmd.AddValue("minEfficiency",
                  "fail unless the largest all-reduce reaches this fraction of the payload rate",
                  minEfficiency);
+    cmd.Owns("ns3::RdmaNic::CongestionControl", "cc");
     cmd.Parse(argc, argv);
-    const std::vector<uint64_t> bytes = ParseSizes(sizes);
+    // every value is checked before anything is built
+    cmd.FatTreeArity("k", k);
+    const uint32_t hosts = k * k * k / 4;
+    cmd.Require("ranks",
+                ranks == 0 || (ranks >= 2 && ranks <= hosts),
+                "0 (every host) or 2 .. " + std::to_string(hosts));
+    ranks = ranks ? ranks : hosts;
+    std::vector<uint64_t> bytes;
+    cmd.Require("sizes",
+                ParseSizes(sizes, bytes),
+                "a comma-separated list of sizes 1 B .. 1 TiB, e.g. 65536,256KiB,16MiB");
+    cmd.OneOf("algorithm", algorithm, {"Ring", "HalvingDoubling", "Tree"});
+    cmd.Require("algorithm",
+                algorithm != "HalvingDoubling" || (ranks & (ranks - 1)) == 0,
+                "HalvingDoubling needs a power-of-two number of ranks, not " +
+                    std::to_string(ranks));
+    cmd.InRange<uint32_t>("channels", channels, 1, 64);
+    cmd.CongestionControl("cc", cc);
+    cmd.Require("minEfficiency", minEfficiency >= 0 && minEfficiency <= 1, "must be in [0, 1]");
 
     Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue(cc));
 
@@ -119,16 +133,6 @@ main(int argc, char* argv[])
     fabric.Install();
     fabric.AssignStreams(1);
     std::vector<Ptr<RdmaNic>> nics = RdmaHelper().Install(fabric);
-    if (ranks == 0)
-    {
-        ranks = fabric.GetNHosts();
-    }
-    if (ranks < 2 || ranks > fabric.GetNHosts())
-    {
-        std::cerr << "ring-allreduce: --ranks=" << ranks << " is not allowed (2.."
-                  << fabric.GetNHosts() << ")" << std::endl;
-        return 2;
-    }
     nics.resize(ranks);
 
     Ptr<Communicator> comm = CreateObject<Communicator>();

@@ -32,22 +32,12 @@ namespace
 
 /// Create the output directory (one level) and check that a file can be written in it.
 void
-PrepareOutDir(const std::string& dir)
+PrepareOutDir(const std::string& dir, const aitexample::ExampleCommandLine& cmd)
 {
-    if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
-    {
-        std::cerr << "roce-link-demo: cannot create output directory '" << dir
-                  << "': " << std::strerror(errno) << std::endl;
-        std::exit(2);
-    }
+    cmd.MakeOutputDir("outputDir", dir);
     std::string probe = dir + "/.write-test";
     std::ofstream f(probe);
-    if (!f)
-    {
-        std::cerr << "roce-link-demo: output directory '" << dir
-                  << "' is not writable: " << std::strerror(errno) << std::endl;
-        std::exit(2);
-    }
+    cmd.Require("outputDir", bool(f), "cannot write into that directory");
     f.close();
     std::remove(probe.c_str());
 }
@@ -83,20 +73,24 @@ main(int argc, char* argv[])
     cmd.Parse(argc, argv);
     const bool pcap = !outDir.empty();
 
-    if (packets == 0)
-    {
-        std::cerr << "roce-link-demo: --packets=0 is not allowed (must be >= 1)" << std::endl;
-        return 2;
-    }
-    if (pauseAtUs < 0 || resumeAtUs < pauseAtUs)
-    {
-        std::cerr << "roce-link-demo: need 0 <= PauseAt <= ResumeAt (got " << pauseAtUs << " and "
-                  << resumeAtUs << ")" << std::endl;
-        return 2;
-    }
+    // every value is checked before anything is built or written
+    DataRateValue rateValue;
+    cmd.Require("dataRate",
+                rateValue.DeserializeFromString(rate, MakeDataRateChecker()) &&
+                    rateValue.Get().GetBitRate() > 0,
+                "a rate > 0 with a unit, e.g. 100Gbps, 25Gb/s");
+    cmd.Require("delay",
+                cmd.IsTime(delay) && !Time(delay).IsStrictlyNegative(),
+                "a time >= 0 with a unit, e.g. 1us, 500ns");
+    cmd.Require("packets", packets >= 1, "must be >= 1");
+    cmd.InRange<uint32_t>("payloadSize", payload, 1, 9000 - 52, "bytes (device Mtu 9000 - 52)");
+    cmd.Require("pauseAt", pauseAtUs >= 0 && pauseAtUs <= 1e9, "must be in 0 .. 1e9 us");
+    cmd.Require("resumeAt",
+                resumeAtUs >= pauseAtUs && resumeAtUs <= 1e9,
+                "must be in --pauseAt .. 1e9 us");
     if (pcap)
     {
-        PrepareOutDir(outDir);
+        PrepareOutDir(outDir, cmd);
     }
 
     NodeContainer hosts;

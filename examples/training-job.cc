@@ -52,18 +52,21 @@ struct Options
     uint32_t channels{1};
 };
 
-/// Build the workload of one job.
-TrainingWorkload
-MakeWorkload(const Options& o)
+/// The transformer description of the gpt workload.
+Ptr<TransformerModel>
+MakeGpt(const Options& o)
 {
-    if (o.workload != "gpt")
-    {
-        return WorkloadReader::Read(o.workload);
-    }
     Ptr<TransformerModel> gpt = CreateObject<TransformerModel>();
     gpt->SetAttribute("Layers", UintegerValue(o.layers));
     gpt->SetAttribute("HiddenSize", UintegerValue(o.hidden));
     gpt->SetAttribute("SequenceLength", UintegerValue(o.seq));
+    return gpt;
+}
+
+/// The parallelism of the gpt workload.
+TransformerModel::Parallelism
+MakeParallelism(const Options& o)
+{
     TransformerModel::Parallelism par;
     par.tp = o.tp;
     par.pp = o.pp;
@@ -71,7 +74,71 @@ MakeWorkload(const Options& o)
     par.dp = std::max<uint32_t>(1, o.ranks / (o.tp * o.pp));
     par.microBatches = o.microBatches;
     par.steps = o.steps;
-    return gpt->Build(par);
+    return par;
+}
+
+/// Check every flag (one line on stderr and exit 2 if one is not allowed); return the
+/// workload of one job.
+TrainingWorkload
+CheckedWorkload(const Options& o, const aitexample::ExampleCommandLine& cmd)
+{
+    cmd.FatTreeArity("k", o.k);
+    cmd.InRange<uint32_t>("jobs", o.jobs, 1, 2);
+    cmd.OneOf("placement", o.placement, {"Contiguous", "RoundRobin", "Random"});
+    cmd.CongestionControl("cc", o.cc);
+    cmd.InRange<uint32_t>("channels", o.channels, 1, 64);
+    cmd.Require("slowdown", o.slowdown > 0, "must be > 0");
+    cmd.InRange<uint32_t>("steps", o.steps, 1, TrainingWorkload::MAX_STEPS);
+    const uint32_t hosts = o.k * o.k * o.k / 4;
+    cmd.InRange<uint32_t>("ranks",
+                          o.ranks,
+                          1,
+                          hosts / o.jobs,
+                          "the hosts of the k=" + std::to_string(o.k) + " fat-tree (" +
+                              std::to_string(hosts) + ") over " + std::to_string(o.jobs) +
+                              " job(s)");
+    cmd.Require("straggler",
+                o.straggler >= -1 && o.straggler < int32_t(o.ranks),
+                "-1 (none) or a rank 0 .. " + std::to_string(o.ranks - 1));
+    TrainingWorkload w;
+    if (o.workload == "gpt")
+    {
+        cmd.InRange<uint32_t>("tp", o.tp, 1, TrainingWorkload::MAX_PARALLEL);
+        cmd.InRange<uint32_t>("pp", o.pp, 1, TrainingWorkload::MAX_PARALLEL);
+        cmd.Require("ep", o.ep == 1, "1: the gpt workload has no experts");
+        cmd.InRange<uint32_t>("microBatches",
+                              o.microBatches,
+                              1,
+                              TrainingWorkload::MAX_MICRO_BATCHES);
+        cmd.Require("layers",
+                    o.layers >= 1 && o.layers % o.pp == 0,
+                    "a positive multiple of --pp=" + std::to_string(o.pp));
+        cmd.Require("hidden", o.hidden >= 1, "must be >= 1");
+        cmd.Require("seq", o.seq >= 1, "must be >= 1");
+        cmd.Require("ranks",
+                    o.ranks % (o.tp * o.pp) == 0,
+                    "a multiple of TP x PP = " + std::to_string(o.tp * o.pp));
+        const Ptr<TransformerModel> gpt = MakeGpt(o);
+        const std::string error = gpt->Check(MakeParallelism(o));
+        cmd.Require("workload", error.empty(), "the gpt workload of these flags: " + error);
+        w = gpt->Build(MakeParallelism(o));
+    }
+    else
+    {
+        std::string error;
+        if (!WorkloadReader::TryRead(o.workload, w, error))
+        {
+            cmd.Fail("--workload=" + o.workload + " is not allowed (" + error + ")");
+        }
+    }
+    const uint64_t unit = uint64_t(w.tp) * w.pp * w.ep;
+    cmd.Require("ranks",
+                o.ranks % unit == 0,
+                "a positive multiple of TP x PP x EP = " + std::to_string(unit));
+    cmd.Require("ranks",
+                w.declaredRanks == 0 || o.ranks == w.declaredRanks,
+                "the workload declares " + std::to_string(w.declaredRanks) + " ranks");
+    return w;
 }
 
 /// Run `jobs` copies of the workload; return each job's step durations (and, if asked, each
@@ -168,13 +235,9 @@ main(int argc, char* argv[])
     cmd.AddValue("jobs", "jobs sharing the fabric (1 or 2)", o.jobs);
     cmd.AddValue("cc", "congestion control: Dcqcn, Hpcc, Timely, Dctcp, None", o.cc);
     cmd.AddValue("channels", "NCCL channels per communicator", o.channels);
+    cmd.Owns("ns3::RdmaNic::CongestionControl", "cc");
     cmd.Parse(argc, argv);
-    if (o.jobs < 1 || o.jobs > 2)
-    {
-        std::cerr << "training-job: --jobs=" << o.jobs << " is not allowed (1 or 2)" << std::endl;
-        return 1;
-    }
-    const TrainingWorkload w = MakeWorkload(o);
+    const TrainingWorkload w = CheckedWorkload(o, cmd);
     const uint32_t dp = w.CheckRanks(o.ranks);
     std::cout << "training-job: k=" << o.k << " fat-tree, " << o.jobs << " job(s) of " << o.ranks
               << " ranks (DP " << dp << " x TP " << w.tp << " x PP " << w.pp << ", EP " << w.ep

@@ -27,12 +27,6 @@ using namespace ns3::test;
 namespace
 {
 
-#ifdef AIT_SIM_BINARY
-const std::string SIM = AIT_SIM_BINARY;
-#else
-const std::string SIM;
-#endif
-
 const std::string RING8 = AIT_SOURCE_DIR "/traces/ring-allreduce-8.sched";
 
 /// \return a fresh temporary directory
@@ -103,26 +97,6 @@ RunComm(const std::string& algorithm,
     std::vector<Communicator::Result> r = comm->GetResults();
     Simulator::Destroy();
     return r;
-}
-
-/// What one run of ai-training-sim did.
-struct Outcome
-{
-    int rc;          //!< exit code
-    std::string err; //!< stderr
-};
-
-Outcome
-RunSim(const std::string& args)
-{
-    const std::string err = "/tmp/ait-sched-" + std::to_string(getpid()) + ".err";
-    const int st =
-        std::system(("timeout 60 " + SIM + " " + args + " > /dev/null 2> " + err).c_str());
-    std::ifstream in(err);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::remove(err.c_str());
-    return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, ss.str()};
 }
 
 /// A file's text, with column `drop` (0-based, comma-separated) removed from every line.
@@ -318,7 +292,7 @@ TEST(CollectiveSchedule, BadSchedulesAreRejectedNamingTheStep)
 
 TEST(CollectiveSchedule, TheSimRejectsABadScheduleWithExit2AndWritesNothing)
 {
-    if (SIM.empty())
+    if (SimProgram().empty())
     {
         GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
     }
@@ -329,7 +303,7 @@ TEST(CollectiveSchedule, TheSimRejectsABadScheduleWithExit2AndWritesNothing)
                                   "rank 0 channel 0\n0 recv 0 from 1 reduce\n1 send 0 to 1\n"
                                   "rank 1 channel 0\n0 recv 0 from 0 reduce\n1 send 0 to 0\n");
     const std::string out = dir + "/out";
-    Outcome o =
+    ProgramRun o =
         RunSim("--collective=allreduce --ranks=2 --algorithm=file:" + bad + " --outputDir=" + out);
     EXPECT_EQ(o.rc, 2) << o.err;
     EXPECT_NE(o.err.find(bad + ":5: rank 0 channel 0 step 0 (recv chunk 0 from 1) waits forever"),
@@ -365,7 +339,7 @@ TEST(CollectiveSchedule, TheSimRejectsABadScheduleWithExit2AndWritesNothing)
 
 TEST(CollectiveSchedule, TheSimsRingScheduleRunGivesTheBuiltInRingsCsvs)
 {
-    if (SIM.empty())
+    if (SimProgram().empty())
     {
         GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
     }

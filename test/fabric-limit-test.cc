@@ -18,31 +18,20 @@
 namespace
 {
 
-#ifdef AIT_SIM_BINARY
-const std::string SIM = AIT_SIM_BINARY;
-#else
-const std::string SIM;
-#endif
-
 /// Run the program; \return its exit code, stdout+stderr in *out
 int
 Exec(const std::string& args, std::string* out)
 {
-    const std::string file = "/tmp/ait-limit-" + std::to_string(getpid()) + ".out";
-    const int rc = std::system((SIM + " " + args + " > " + file + " 2>&1").c_str());
-    std::ifstream in(file);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    *out = ss.str();
-    std::remove(file.c_str());
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+    const ns3::test::ProgramRun r = ns3::test::RunSim(args, 600);
+    *out = r.out + r.err;
+    return r.rc;
 }
 
 } // namespace
 
 TEST(FabricLimit, AFatTreeAbove8192HostsRunsACollectiveEndToEnd)
 {
-    if (SIM.empty())
+    if (ns3::test::SimProgram().empty())
     {
         GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
     }

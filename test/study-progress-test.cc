@@ -15,12 +15,6 @@
 namespace
 {
 
-#ifdef AIT_SIM_BINARY
-const std::string SIM = AIT_SIM_BINARY;
-#else
-const std::string SIM;
-#endif
-
 /// One progress line, as printed.
 struct Line
 {
@@ -67,7 +61,7 @@ ProgressLines(const std::string& text)
 
 TEST(StudyProgress, TheLineMovesWithinALongStep)
 {
-    if (SIM.empty())
+    if (ns3::test::SimProgram().empty())
     {
         GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
     }
@@ -83,15 +77,12 @@ TEST(StudyProgress, TheLineMovesWithinALongStep)
           << "a" << i << " allreduce group=dp bytes=4MiB\n";
     }
     w.close();
-    const std::string err = dir + "/stderr";
-    const int rc = std::system((SIM + " --workload=" + dir +
-                                "/long.workload --ranks=16 --steps=1 --plots=false" +
-                                " --progress=on --outputDir=" + dir + "/out > /dev/null 2> " + err)
-                                   .c_str());
-    ASSERT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 0) << rc;
-    std::ifstream in(err);
-    std::stringstream text;
-    text << in.rdbuf();
+    const ns3::test::ProgramRun r = ns3::test::RunSim(
+        "--workload=" + dir + "/long.workload --ranks=16 --steps=1 --plots=false" +
+            " --progress=on --outputDir=" + dir + "/out",
+        600);
+    ASSERT_EQ(r.rc, 0) << r.err;
+    std::stringstream text(r.err);
     const std::vector<Line> lines = ProgressLines(text.str());
     std::vector<Line> within;
     for (const Line& l : lines)
