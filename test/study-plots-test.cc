@@ -49,32 +49,14 @@ const std::string COMPARE;
         GTEST_SKIP() << "gnuplot is not installed";                                                \
     }
 
-/// What a run printed.
-struct Outcome
-{
-    int rc;          //!< exit status
-    std::string out; //!< stdout
-    std::string err; //!< stderr
-};
+/// What a run printed (the shared fixture's record).
+using Outcome = ProgramRun;
 
-std::string
-Slurp(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
+/// Run a command line (no time limit).
 Outcome
 Exec(const std::string& cmd)
 {
-    const std::string base = "/tmp/ait-plots-" + std::to_string(getpid());
-    const int rc = std::system((cmd + " >" + base + ".out 2>" + base + ".err").c_str());
-    Outcome o{WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, Slurp(base + ".out"), Slurp(base + ".err")};
-    std::remove((base + ".out").c_str());
-    std::remove((base + ".err").c_str());
-    return o;
+    return RunProgram(cmd, 0);
 }
 
 /// A fresh directory name (nothing there).
