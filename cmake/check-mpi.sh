@@ -134,6 +134,27 @@ for i in range(n):
 study flows "" "2" --flows="$out/flows.txt" --background=websearch:0.2 --fctFormat=hpcc \
   --plots=false
 
+# --qpTrace across processes: each process records the QPs of its own sender NICs, process 0
+# merges them (hosts 0 and 4 on process 0, 15 and 9 on process 1 of 2); with qp-rate.png
+study qptrace cnp "2 4" --collective=alltoall --bytes=2M --bufferSize=500KB \
+  --ns3::SwitchMmu::EcnKmin=5000 --ns3::SwitchMmu::EcnKmax=40000 --qpTrace=0:15,15:0,4:9,9:4
+python3 - "$out/qptrace-1/qp-trace.csv" "$out/qptrace-2/qp-trace.csv" <<'PY'
+import csv, sys
+for path in sys.argv[1:]:
+    rows = list(csv.DictReader(open(path)))
+    pairs = {(r["src"], r["dst"]) for r in rows}
+    changes = {}
+    for r in rows:
+        changes.setdefault((r["src"], r["dst"]), set()).add(r["rate_bps"])
+    want = {("0", "15"), ("15", "0"), ("4", "9"), ("9", "4")}
+    if pairs != want or not all(len(v) > 1 for v in changes.values()):
+        sys.exit(f"check-mpi: {path}: traced pairs {sorted(pairs)} (want {sorted(want)}), rates "
+                 f"per pair {[len(v) for v in changes.values()]} (each must change)")
+    print(f"   {path}: {len(rows)} rows, 4 QPs, rate values per QP "
+          f"{sorted(len(v) for v in changes.values())}")
+PY
+[ -s "$out/qptrace-2/qp-rate.png" ] || { echo "check-mpi: no qp-rate.png on 2 processes" >&2; exit 1; }
+
 echo "== ai-training-sim: bad distributed runs are refused (exit 2, nothing written)"
 srefused() { # expected message, then the command
   local want=$1
@@ -161,6 +182,30 @@ srefused "star.txt: cannot be cut for 2 processes: it has one switch tier" \
 srefused "leaf-spine-servers.topo: cannot be cut for 4 processes: it has 2 group(s)" \
   "${mpirun[@]}" -np 4 "$sim" --processes=4 --topology=file:"$ait_repo/traces/leaf-spine-servers.topo" \
   --controlLatency=2us
+
+# a topology file whose cable between the two processes (31 - 34: pod 3 to core 34, processes
+# 1 and 0) has delay 0: no lookahead
+sed 's/^31 34 100Gbps 1us 0$/31 34 100Gbps 0ns 0/' "$ait_repo/traces/fat-tree-k4.txt" >"$out/zero-cut.txt"
+grep -q '^31 34 100Gbps 0ns 0$' "$out/zero-cut.txt" || { echo "check-mpi: zero-cut.txt not made" >&2; exit 1; }
+srefused "zero-cut.txt:49: cannot be cut for 2 processes: the link 31 - 34 between two processes has delay 0" \
+  "${mpirun[@]}" -np 2 "$sim" --processes=2 --topology=file:"$out/zero-cut.txt" --controlLatency=2us
+# the null-message engine on a cut where two processes share no cable: 4 leaves (one host
+# each) on processes 0..3, 2 spines on 0 and 1 (processes 2 and 3 only reach 0 and 1)
+{
+  echo "10 6 12"
+  echo "4 5 6 7 8 9"
+  for h in 0 1 2 3; do echo "$h $((h + 4)) 100Gbps 1us 0"; done
+  for l in 4 5 6 7; do for s in 8 9; do echo "$l $s 100Gbps 1us 0"; done; done
+} >"$out/four-leaves.txt"
+srefused "four-leaves.txt cut by its groups for 4 processes: processes 2 and 3 share no cable" \
+  "${mpirun[@]}" -np 4 "$sim" --processes=4 --mpiEngine=null --topology=file:"$out/four-leaves.txt" \
+  --controlLatency=2us
+srefused "the fabric cut by its leaves, 2 spine(s) for 4 processes: processes 2 and 3 share no cable" \
+  "${mpirun[@]}" -np 4 "$sim" --processes=4 --mpiEngine=null --topology=leaf-spine --leaves=4 \
+  --spines=2 --controlLatency=2us
+# (the same cut with the granted-time-window engine runs: every process synchronises with all)
+srun four-leaves-granted "${mpirun[@]}" -np 4 "$sim" --processes=4 \
+  --topology=file:"$out/four-leaves.txt" --collective=allreduce --bytes=64K --plots=false
 
 echo "== bad partitions are refused"
 refused() { # expected message, then the command

@@ -141,4 +141,34 @@ RoceMpiHelper::GatherToRoot(const std::vector<uint64_t>& values)
     return {values};
 }
 
+bool
+RoceMpiHelper::EveryPairShares(uint32_t n,
+                               const std::vector<std::pair<uint32_t, uint32_t>>& cables,
+                               std::pair<uint32_t, uint32_t>* missing)
+{
+    std::vector<std::vector<bool>> shares(n, std::vector<bool>(n, false));
+    for (const auto& [a, b] : cables)
+    {
+        if (a < n && b < n)
+        {
+            shares[a][b] = shares[b][a] = true;
+        }
+    }
+    for (uint32_t a = 0; a < n; ++a)
+    {
+        for (uint32_t b = a + 1; b < n; ++b)
+        {
+            if (!shares[a][b])
+            {
+                if (missing)
+                {
+                    *missing = {a, b};
+                }
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
 } // namespace ns3

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -102,6 +103,23 @@ class RoceMpiHelper
      * \return on process 0, every process's values by rank; elsewhere empty
      */
     static std::vector<std::vector<uint64_t>> GatherToRoot(const std::vector<uint64_t>& values);
+
+    /**
+     * \brief Whether every two of n processes share a cable, as ns-3's null-message engine
+     *        (ns3::NullMessageSimulatorImpl) needs here: it synchronises a process only with
+     *        the processes it shares a cable with (its neighbours), while ControlBus notices
+     *        go from every process to every other. (The granted-time-window engine
+     *        synchronises all processes together and needs no such thing.)
+     * \param n the number of processes
+     * \param cables the processes at the two ends of each cable (pairs of equal processes and
+     *        repeated pairs are allowed)
+     * \param [out] missing if not null and the answer is false: the first two processes (in
+     *        order) that share no cable
+     * eturn true if every two processes < n share at least one cable
+     */
+    static bool EveryPairShares(uint32_t n,
+                                const std::vector<std::pair<uint32_t, uint32_t>>& cables,
+                                std::pair<uint32_t, uint32_t>* missing = nullptr);
 };
 
 } // namespace ns3

@@ -3,11 +3,13 @@
  */
 #include "roce-topology-helper.h"
 
+#include "ns3/global-value.h"
 #include "ns3/log.h"
 #include "ns3/net-device-container.h"
 #include "ns3/node.h"
 #include "ns3/roce-mpi-helper.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 
 #include <algorithm>
 #include <set>
@@ -263,6 +265,26 @@ RoceTopologyHelper::CheckPartition() const
                        << "): every process must simulate at least one node (SetPartitions("
                        << GetPartitions() << "); run with at most " << used.size()
                        << " processes)");
+    }
+    StringValue engine;
+    GlobalValue::GetValueByName("SimulatorImplementationType", engine);
+    if (engine.Get() == "ns3::NullMessageSimulatorImpl")
+    {
+        std::vector<std::pair<uint32_t, uint32_t>> cables;
+        for (const Link& l : m_links)
+        {
+            cables.emplace_back(l.a->GetSystemId(), l.b->GetSystemId());
+        }
+        std::pair<uint32_t, uint32_t> missing;
+        if (!RoceMpiHelper::EveryPairShares(size, cables, &missing))
+        {
+            NS_FATAL_ERROR("RoceTopologyHelper: processes "
+                           << missing.first << " and " << missing.second
+                           << " share no cable: the null-message engine "
+                              "(ns3::NullMessageSimulatorImpl) synchronises only processes "
+                              "joined by a cable and needs one between every two processes "
+                              "(use ns3::DistributedSimulatorImpl or another partition)");
+        }
     }
 }
 
