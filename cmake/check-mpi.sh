@@ -12,11 +12,13 @@
 # partitions must be refused with a clear message: a cable of zero delay between processes,
 # more processes than partitions, more partitions than processes.
 # Then the study program ai-training-sim under mpirun: a congested k=4 study (PFC, ECN, DCQCN)
-# on 1, 2 and 4 processes, a k=8 collective, a training job with pipeline stages in different
-# pods and a k=4 all-reduce with every pcap on 1 and 2, the double binary tree all-reduce, the
+# on 1, 2 and 4 processes, a k=8 collective and a training job with pipeline stages in different
+# pods on 1, 2 and 4, a k=4 all-reduce with every pcap on 1 and 2, --qpTrace on 1, 2 and 4, the double binary tree all-reduce, the
 # congested study on the null-message engine (--mpiEngine=null), a topology file cut by its
 # pods (1, 2 and 4), a flow file with a websearch background, with byte-identical output files
-# (cmake/compare-study.py), and its bad distributed runs refused (files that cannot be cut).
+# (cmake/compare-study.py), and its bad distributed runs refused (files that cannot be cut,
+# a zero-delay cable between processes, null-message cuts where two processes share no cable
+# or only long ones).
 set -euo pipefail
 t0=$(date +%s)
 source "$(dirname "$0")/intree-build.sh"
@@ -97,10 +99,10 @@ fi
 echo "   (another --controlLatency: $(grep -m1 -o 'DIFFERS.*' "$out/other.log"))"
 common=(--controlLatency=1002ns --progress=off)
 # k=8: a ring all-reduce of 1 MB over all 128 hosts
-study k8 collective "2" --k=8 --collective=allreduce --bytes=1M --plots=false
+study k8 collective "2 4" --k=8 --collective=allreduce --bytes=1M --plots=false
 # a training job with 4 pipeline stages, one per pod (PP messages between the processes); with
 # the plots (gnuplot, when installed)
-study pipeline step "2" --workload=gpt --pp=4 --ranks=16 --layers=4 --hidden=512 --seqLength=256 \
+study pipeline step "2 4" --workload=gpt --pp=4 --ranks=16 --layers=4 --hidden=512 --seqLength=256 \
   --steps=2
 # pcaps: every process writes its own nodes' (the same files, byte for byte)
 study pcap collective "2" --collective=allreduce --bytes=256K --pcap=all --plots=false
@@ -203,6 +205,12 @@ srefused "four-leaves.txt cut by its groups for 4 processes: processes 2 and 3 s
 srefused "the fabric cut by its leaves, 2 spine(s) for 4 processes: processes 2 and 3 share no cable" \
   "${mpirun[@]}" -np 4 "$sim" --processes=4 --mpiEngine=null --topology=leaf-spine --leaves=4 \
   --spines=2 --controlLatency=2us
+# ... or share only cables longer than the lookahead + 1 ns: on 3 processes (groups 0..3 on
+# 0, 1, 2, 0; spines on 0 and 1) leaf 6's uplinks, the only cables of process 2, of 2 us
+sed -E 's/^6 (8|9) 100Gbps 1us 0$/6 \1 100Gbps 2us 0/' "$out/four-leaves.txt" >"$out/slow-leaf.txt"
+srefused "slow-leaf.txt cut by its groups for 3 processes: processes 0 and 2 share no cable shorter than 2000ns" \
+  "${mpirun[@]}" -np 3 "$sim" --processes=3 --mpiEngine=null --topology=file:"$out/slow-leaf.txt" \
+  --controlLatency=3us
 # (the same cut with the granted-time-window engine runs: every process synchronises with all)
 srun four-leaves-granted "${mpirun[@]}" -np 4 "$sim" --processes=4 \
   --topology=file:"$out/four-leaves.txt" --collective=allreduce --bytes=64K --plots=false

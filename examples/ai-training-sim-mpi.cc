@@ -10,14 +10,16 @@
  * So every two processes must share a cable. The fat-tree cut always does (every pod reaches
  * every core switch, and with at most k processes every process holds a pod and, as
  * (k/2)^2 >= k, a core switch); a leaf-spine or rail cut does unless two processes hold no
- * spine (processes >= spines + 2); a topology file's cut is checked cable by cable.
+ * spine (processes >= spines + 2); a topology file's cut is checked cable by cable. The
+ * notices arrive the lookahead + 1 ns after they are posted, so the shortest cable two
+ * processes share must be no longer than that (every cable of a generated fabric between
+ * processes has --linkDelay; a file's may differ).
  */
 #include "ai-training-sim-options.h"
 
 #include "ns3/file-topology-helper.h"
 #include "ns3/roce-mpi-helper.h"
 
-#include <utility>
 #include <vector>
 
 using namespace ns3;
@@ -34,7 +36,7 @@ CheckNullMessageCut(const Options& o)
     }
     const uint32_t n = o.processes;
     // the processes of the two ends of every cable, by the rules the helpers follow
-    std::vector<std::pair<uint32_t, uint32_t>> cables;
+    std::vector<RoceMpiHelper::Cable> cables;
     std::string cut;
     if (o.topology == "file")
     {
@@ -46,7 +48,7 @@ CheckNullMessageCut(const Options& o)
         }
         for (const FileTopologyHelper::LinkSpec& l : o.topoFile.links)
         {
-            cables.emplace_back(sys[l.a], sys[l.b]);
+            cables.push_back({sys[l.a], sys[l.b], l.delay});
         }
         cut = o.topoFile.path + " cut by its groups";
     }
@@ -56,7 +58,7 @@ CheckNullMessageCut(const Options& o)
         {
             for (uint32_t j = 0; j < (o.k / 2) * (o.k / 2); ++j)
             {
-                cables.emplace_back(p % n, j % n); // pod p's aggregation switches, core j
+                cables.push_back({p % n, j % n, o.delay}); // pod p's aggregation switches, core j
             }
         }
         cut = "the fat-tree cut by its pods";
@@ -67,20 +69,19 @@ CheckNullMessageCut(const Options& o)
         {
             for (uint32_t s = 0; s < o.spines; ++s)
             {
-                cables.emplace_back(l % n, s % n); // every leaf to every spine
+                cables.push_back({l % n, s % n, o.delay}); // every leaf to every spine
             }
         }
         cut = "the fabric cut by its leaves, " + std::to_string(o.spines) + " spine(s)";
     }
-    std::pair<uint32_t, uint32_t> missing;
-    if (!RoceMpiHelper::EveryPairShares(n, cables, &missing))
+    const std::string problem = RoceMpiHelper::CheckNullMessageCut(n, cables);
+    if (!problem.empty())
     {
-        Fail("--mpiEngine=null: " + cut + " for " + std::to_string(n) + " processes: processes " +
-             std::to_string(missing.first) + " and " + std::to_string(missing.second) +
-             " share no cable (the null-message engine synchronises only processes joined by a "
-             "cable, and every process sends control notices to every other: allowed are cuts "
-             "where every two processes share a cable; use --mpiEngine=granted or fewer "
-             "processes)");
+        Fail("--mpiEngine=null: " + cut + " for " + std::to_string(n) + " processes: " + problem +
+             " (the null-message engine synchronises only processes joined by a cable, as far as "
+             "their shortest cable allows, and every process sends control notices to every "
+             "other the lookahead + 1ns later: allowed are cuts where every two processes share "
+             "a cable no longer than that; use --mpiEngine=granted or fewer processes)");
     }
 }
 

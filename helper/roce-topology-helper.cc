@@ -270,20 +270,21 @@ RoceTopologyHelper::CheckPartition() const
     GlobalValue::GetValueByName("SimulatorImplementationType", engine);
     if (engine.Get() == "ns3::NullMessageSimulatorImpl")
     {
-        std::vector<std::pair<uint32_t, uint32_t>> cables;
+        std::vector<RoceMpiHelper::Cable> cables;
         for (const Link& l : m_links)
         {
-            cables.emplace_back(l.a->GetSystemId(), l.b->GetSystemId());
+            TimeValue delay;
+            l.channel->GetAttribute("Delay", delay);
+            cables.push_back({l.a->GetSystemId(), l.b->GetSystemId(), delay.Get()});
         }
-        std::pair<uint32_t, uint32_t> missing;
-        if (!RoceMpiHelper::EveryPairShares(size, cables, &missing))
+        const std::string problem = RoceMpiHelper::CheckNullMessageCut(size, cables);
+        if (!problem.empty())
         {
-            NS_FATAL_ERROR("RoceTopologyHelper: processes "
-                           << missing.first << " and " << missing.second
-                           << " share no cable: the null-message engine "
-                              "(ns3::NullMessageSimulatorImpl) synchronises only processes "
-                              "joined by a cable and needs one between every two processes "
-                              "(use ns3::DistributedSimulatorImpl or another partition)");
+            NS_FATAL_ERROR("RoceTopologyHelper: "
+                           << problem
+                           << ": the null-message engine (ns3::NullMessageSimulatorImpl) cannot "
+                              "run this partition with the control notices (ControlBus; use "
+                              "ns3::DistributedSimulatorImpl or another partition)");
         }
     }
 }

@@ -696,45 +696,65 @@ TEST_F(Distributed, AQueueFirstUsedAtASampleInstantHasItsFirstRowAtTheNextSample
                                  "is the next sample's, as on two processes";
 }
 
-TEST_F(Distributed, TheNullMessageEngineNeedsACableBetweenEveryTwoProcesses)
+TEST_F(Distributed, TheNullMessageEngineNeedsAShortCableBetweenEveryTwoProcesses)
 {
     // 4 leaves with one host each (groups 0..3 on processes 0..3), 2 spines (processes 0 and
     // 1): processes 2 and 3 reach only 0 and 1
-    std::string text = "10 6 12\n4 5 6 7 8 9\n";
-    for (uint32_t h = 0; h < 4; ++h)
-    {
-        text += std::to_string(h) + " " + std::to_string(h + 4) + " 100Gbps 1us 0\n";
-    }
-    for (uint32_t l = 4; l < 8; ++l)
-    {
-        for (uint32_t s = 8; s < 10; ++s)
+    auto file = [](const std::string& spineDelay) {
+        std::string text = "10 6 12\n4 5 6 7 8 9\n";
+        for (uint32_t h = 0; h < 4; ++h)
         {
-            text += std::to_string(l) + " " + std::to_string(s) + " 100Gbps 1us 0\n";
+            text += std::to_string(h) + " " + std::to_string(h + 4) + " 100Gbps 1us 0\n";
         }
-    }
-    FileTopologyHelper::Description d;
-    ASSERT_EQ(FileTopologyHelper::ParseText(text, "four-leaves.txt", d), "");
-    auto cut = [&d](uint32_t n) {
+        for (uint32_t l = 4; l < 8; ++l)
+        {
+            for (uint32_t s = 8; s < 10; ++s)
+            {
+                // leaf 4 to spine 9 (processes 0 and 1) has spineDelay, the others 1us
+                text += std::to_string(l) + " " + std::to_string(s) + " 100Gbps " +
+                        (l == 4 && s == 9 ? spineDelay : std::string("1us")) + " 0\n";
+            }
+        }
+        FileTopologyHelper::Description d;
+        EXPECT_EQ(FileTopologyHelper::ParseText(text, "four-leaves.txt", d), "");
+        return d;
+    };
+    auto cut = [](const FileTopologyHelper::Description& d, uint32_t n) {
         std::vector<uint32_t> sys;
         Time lookahead;
         EXPECT_EQ(FileTopologyHelper::Partition(d, n, sys, lookahead), "");
-        std::vector<std::pair<uint32_t, uint32_t>> cables;
+        std::vector<RoceMpiHelper::Cable> cables;
         for (const auto& l : d.links)
         {
-            cables.emplace_back(sys[l.a], sys[l.b]);
+            cables.push_back({sys[l.a], sys[l.b], l.delay});
         }
         return cables;
     };
-    std::pair<uint32_t, uint32_t> missing{99, 99};
-    EXPECT_FALSE(RoceMpiHelper::EveryPairShares(4, cut(4), &missing));
-    EXPECT_EQ(missing, std::make_pair(2u, 3u));
+    const FileTopologyHelper::Description d = file("1us");
+    EXPECT_EQ(RoceMpiHelper::CheckNullMessageCut(4, cut(d, 4)), "processes 2 and 3 share no cable");
     // 3 processes: groups 0..3 on 0, 1, 2, 0, spines on 0 and 1: process 2 reaches 0 and 1
-    missing = {99, 99};
-    EXPECT_TRUE(RoceMpiHelper::EveryPairShares(3, cut(3), &missing));
-    EXPECT_TRUE(RoceMpiHelper::EveryPairShares(2, cut(2)));
-    EXPECT_EQ(missing, std::make_pair(99u, 99u)) << "untouched when every pair shares";
-    // cables inside one process and repeated pairs count for nothing more
-    EXPECT_FALSE(RoceMpiHelper::EveryPairShares(3, {{0, 0}, {0, 1}, {1, 0}, {1, 1}}, &missing));
-    EXPECT_EQ(missing, std::make_pair(0u, 2u));
-    EXPECT_TRUE(RoceMpiHelper::EveryPairShares(1, {}));
+    EXPECT_EQ(RoceMpiHelper::CheckNullMessageCut(3, cut(d, 3)), "");
+    EXPECT_EQ(RoceMpiHelper::CheckNullMessageCut(2, cut(d, 2)), "");
+    // on 2 processes (groups 0, 2 and spine 8 on 0; groups 1, 3 and spine 9 on 1) the cables
+    // between 0 and 1 are leaf 4 - spine 9, leaf 6 - spine 9, leaf 5 - spine 8, leaf 7 - spine 8:
+    // a longer one is fine while a short one remains, a notice of 1us + 1ns reaches in time a
+    // process 1us + 1ns ahead, not 1us + 2ns
+    EXPECT_EQ(RoceMpiHelper::CheckNullMessageCut(2, cut(file("5us"), 2)), "");
+    std::vector<RoceMpiHelper::Cable> slow = {{0, 0, NanoSeconds(10)},
+                                              {0, 1, NanoSeconds(1000)},
+                                              {1, 2, NanoSeconds(1001)},
+                                              {0, 2, NanoSeconds(1002)}};
+    EXPECT_EQ(RoceMpiHelper::CheckNullMessageCut(3, slow),
+              "processes 0 and 2 share no cable shorter than 1002ns, more than the lookahead "
+              "(1000ns, the shortest cable between processes) + 1ns");
+    slow.push_back({2, 0, NanoSeconds(1001)});
+    EXPECT_EQ(RoceMpiHelper::CheckNullMessageCut(3, slow), "");
+    // cables inside one process count for nothing
+    EXPECT_EQ(RoceMpiHelper::CheckNullMessageCut(3,
+                                                 {{0, 0, NanoSeconds(1)},
+                                                  {0, 1, NanoSeconds(1)},
+                                                  {1, 0, NanoSeconds(1)},
+                                                  {1, 1, NanoSeconds(1)}}),
+              "processes 0 and 2 share no cable");
+    EXPECT_EQ(RoceMpiHelper::CheckNullMessageCut(1, {}), "");
 }
