@@ -152,7 +152,7 @@ for path in sys.argv[1:]:
     if pairs != want or not all(len(v) > 1 for v in changes.values()):
         sys.exit(f"check-mpi: {path}: traced pairs {sorted(pairs)} (want {sorted(want)}), rates "
                  f"per pair {[len(v) for v in changes.values()]} (each must change)")
-    print(f"   {path}: {len(rows)} rows, 4 QPs, rate values per QP "
+    print(f"   {path}: {len(rows)} rows, 4 host pairs, distinct rates per pair "
           f"{sorted(len(v) for v in changes.values())}")
 PY
 [ -s "$out/qptrace-2/qp-rate.png" ] || { echo "check-mpi: no qp-rate.png on 2 processes" >&2; exit 1; }
