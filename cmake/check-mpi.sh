@@ -12,11 +12,13 @@
 # partitions must be refused with a clear message: a cable of zero delay between processes,
 # more processes than partitions, more partitions than processes.
 # Then the study program ai-training-sim under mpirun: a congested k=4 study (PFC, ECN, DCQCN)
-# on 1, 2 and 4 processes, a k=8 collective, a training job with pipeline stages in different
-# pods and a k=4 all-reduce with every pcap on 1 and 2, the double binary tree all-reduce, the
+# on 1, 2 and 4 processes, a k=8 collective and a training job with pipeline stages in different
+# pods on 1, 2 and 4, a k=4 all-reduce with every pcap on 1 and 2, --qpTrace on 1, 2 and 4, the double binary tree all-reduce, the
 # congested study on the null-message engine (--mpiEngine=null), a topology file cut by its
 # pods (1, 2 and 4), a flow file with a websearch background, with byte-identical output files
-# (cmake/compare-study.py), and its bad distributed runs refused (files that cannot be cut).
+# (cmake/compare-study.py), and its bad distributed runs refused (files that cannot be cut,
+# a zero-delay cable between processes, null-message cuts where two processes share no cable
+# or only long ones).
 set -euo pipefail
 t0=$(date +%s)
 source "$(dirname "$0")/intree-build.sh"
@@ -97,10 +99,10 @@ fi
 echo "   (another --controlLatency: $(grep -m1 -o 'DIFFERS.*' "$out/other.log"))"
 common=(--controlLatency=1002ns --progress=off)
 # k=8: a ring all-reduce of 1 MB over all 128 hosts
-study k8 collective "2" --k=8 --collective=allreduce --bytes=1M --plots=false
+study k8 collective "2 4" --k=8 --collective=allreduce --bytes=1M --plots=false
 # a training job with 4 pipeline stages, one per pod (PP messages between the processes); with
 # the plots (gnuplot, when installed)
-study pipeline step "2" --workload=gpt --pp=4 --ranks=16 --layers=4 --hidden=512 --seqLength=256 \
+study pipeline step "2 4" --workload=gpt --pp=4 --ranks=16 --layers=4 --hidden=512 --seqLength=256 \
   --steps=2
 # pcaps: every process writes its own nodes' (the same files, byte for byte)
 study pcap collective "2" --collective=allreduce --bytes=256K --pcap=all --plots=false
@@ -134,6 +136,27 @@ for i in range(n):
 study flows "" "2" --flows="$out/flows.txt" --background=websearch:0.2 --fctFormat=hpcc \
   --plots=false
 
+# --qpTrace across processes: each process records the QPs of its own sender NICs, process 0
+# merges them (hosts 0 and 4 on process 0, 15 and 9 on process 1 of 2); with qp-rate.png
+study qptrace cnp "2 4" --collective=alltoall --bytes=2M --bufferSize=500KB \
+  --ns3::SwitchMmu::EcnKmin=5000 --ns3::SwitchMmu::EcnKmax=40000 --qpTrace=0:15,15:0,4:9,9:4
+python3 - "$out/qptrace-1/qp-trace.csv" "$out/qptrace-2/qp-trace.csv" <<'PY'
+import csv, sys
+for path in sys.argv[1:]:
+    rows = list(csv.DictReader(open(path)))
+    pairs = {(r["src"], r["dst"]) for r in rows}
+    changes = {}
+    for r in rows:
+        changes.setdefault((r["src"], r["dst"]), set()).add(r["rate_bps"])
+    want = {("0", "15"), ("15", "0"), ("4", "9"), ("9", "4")}
+    if pairs != want or not all(len(v) > 1 for v in changes.values()):
+        sys.exit(f"check-mpi: {path}: traced pairs {sorted(pairs)} (want {sorted(want)}), rates "
+                 f"per pair {[len(v) for v in changes.values()]} (each must change)")
+    print(f"   {path}: {len(rows)} rows, 4 host pairs, distinct rates per pair "
+          f"{sorted(len(v) for v in changes.values())}")
+PY
+[ -s "$out/qptrace-2/qp-rate.png" ] || { echo "check-mpi: no qp-rate.png on 2 processes" >&2; exit 1; }
+
 echo "== ai-training-sim: bad distributed runs are refused (exit 2, nothing written)"
 srefused() { # expected message, then the command
   local want=$1
@@ -161,6 +184,36 @@ srefused "star.txt: cannot be cut for 2 processes: it has one switch tier" \
 srefused "leaf-spine-servers.topo: cannot be cut for 4 processes: it has 2 group(s)" \
   "${mpirun[@]}" -np 4 "$sim" --processes=4 --topology=file:"$ait_repo/traces/leaf-spine-servers.topo" \
   --controlLatency=2us
+
+# a topology file whose cable between the two processes (31 - 34: pod 3 to core 34, processes
+# 1 and 0) has delay 0: no lookahead
+sed 's/^31 34 100Gbps 1us 0$/31 34 100Gbps 0ns 0/' "$ait_repo/traces/fat-tree-k4.txt" >"$out/zero-cut.txt"
+grep -q '^31 34 100Gbps 0ns 0$' "$out/zero-cut.txt" || { echo "check-mpi: zero-cut.txt not made" >&2; exit 1; }
+srefused "zero-cut.txt:49: cannot be cut for 2 processes: the link 31 - 34 between two processes has delay 0" \
+  "${mpirun[@]}" -np 2 "$sim" --processes=2 --topology=file:"$out/zero-cut.txt" --controlLatency=2us
+# the null-message engine on a cut where two processes share no cable: 4 leaves (one host
+# each) on processes 0..3, 2 spines on 0 and 1 (processes 2 and 3 only reach 0 and 1)
+{
+  echo "10 6 12"
+  echo "4 5 6 7 8 9"
+  for h in 0 1 2 3; do echo "$h $((h + 4)) 100Gbps 1us 0"; done
+  for l in 4 5 6 7; do for s in 8 9; do echo "$l $s 100Gbps 1us 0"; done; done
+} >"$out/four-leaves.txt"
+srefused "four-leaves.txt cut by its groups for 4 processes: processes 2 and 3 share no cable" \
+  "${mpirun[@]}" -np 4 "$sim" --processes=4 --mpiEngine=null --topology=file:"$out/four-leaves.txt" \
+  --controlLatency=2us
+srefused "the fabric cut by its leaves, 2 spine(s) for 4 processes: processes 2 and 3 share no cable" \
+  "${mpirun[@]}" -np 4 "$sim" --processes=4 --mpiEngine=null --topology=leaf-spine --leaves=4 \
+  --spines=2 --controlLatency=2us
+# ... or share only cables longer than the lookahead + 1 ns: on 3 processes (groups 0..3 on
+# 0, 1, 2, 0; spines on 0 and 1) leaf 6's uplinks, the only cables of process 2, of 2 us
+sed -E 's/^6 (8|9) 100Gbps 1us 0$/6 \1 100Gbps 2us 0/' "$out/four-leaves.txt" >"$out/slow-leaf.txt"
+srefused "slow-leaf.txt cut by its groups for 3 processes: processes 0 and 2 share no cable shorter than 2000ns" \
+  "${mpirun[@]}" -np 3 "$sim" --processes=3 --mpiEngine=null --topology=file:"$out/slow-leaf.txt" \
+  --controlLatency=3us
+# (the same cut with the granted-time-window engine runs: every process synchronises with all)
+srun four-leaves-granted "${mpirun[@]}" -np 4 "$sim" --processes=4 \
+  --topology=file:"$out/four-leaves.txt" --collective=allreduce --bytes=64K --plots=false
 
 echo "== bad partitions are refused"
 refused() { # expected message, then the command

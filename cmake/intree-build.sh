@@ -123,8 +123,10 @@ ait_intree_build() {
   ait_intree_source
   ait_intree_configure
   echo "== build (-j $jobs)"
-  # (./ns3 build caps the jobs at nproc - 1, i.e. 1 on a 2-core machine: call CMake directly)
-  cmake --build "$src/cmake-cache" -j "$jobs" --target "$ait_build_target" >"$src/build.log" 2>&1 || {
+  # (./ns3 build caps the jobs at nproc - 1, i.e. 1 on a 2-core machine: call CMake directly;
+  # with CLICOLOR=1 as ./ns3 configure sets it, else a change to a CMakeLists.txt re-runs CMake
+  # without -fdiagnostics-color=always and every object of the tree is rebuilt)
+  CLICOLOR=1 cmake --build "$src/cmake-cache" -j "$jobs" --target "$ait_build_target" >"$src/build.log" 2>&1 || {
     grep -E "error|Error" "$src/build.log" | head -40
     tail -20 "$src/build.log"
     echo "intree: build failed" >&2

@@ -581,6 +581,7 @@ ParseOptions(int argc, char* argv[])
         CheckTraining(o, g);
     }
     CheckProcesses(o, g);
+    CheckNullMessageCut(o);
     CheckOutputDir(o.outputDir);
     // what the workload reader defaulted or ignored: one line each (under mpirun, process 0)
     const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");

@@ -135,7 +135,8 @@ const std::vector<FlagDef> FLAGS = {
                             "same results)"},
     {"mpiEngine", "granted", "ns-3's distributed engine with --processes > 1: granted (granted "
                              "time windows, ns3::DistributedSimulatorImpl)|null (null messages, "
-                             "ns3::NullMessageSimulatorImpl); the same results"},
+                             "ns3::NullMessageSimulatorImpl; every two processes must share "
+                             "a cable); the same results"},
 };
 // clang-format on
 

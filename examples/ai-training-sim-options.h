@@ -154,6 +154,13 @@ void CheckTraffic(Options& o, const std::map<std::string, std::string>& given);
 void CheckPcapAndQpTrace(Options& o, const std::map<std::string, std::string>& given);
 
 /**
+ * \brief --mpiEngine=null: Fail() unless every two processes share a cable in the cut of the
+ *        fabric (ai-training-sim-mpi.cc); after --processes' checks.
+ * \param o the configuration
+ */
+void CheckNullMessageCut(const Options& o);
+
+/**
  * \brief Set the program's defaults (Config::SetDefault from the flags, the GPU preset, the
  *        seed), then the user's --ns3:: overrides, which therefore win.
  * \param o the configuration

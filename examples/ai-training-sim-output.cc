@@ -295,6 +295,7 @@ Study::Report()
         // every process's measurements on process 0, in the partition-independent row order
         m_stats->MergeProcesses();
     }
+    MergeQpTrace(); // every process (a collective call on several)
     if (m_o.processes > 1)
     {
         m_runStats = RoceMpiHelper::GatherToRoot(m_runStats.front());

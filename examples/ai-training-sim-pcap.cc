@@ -16,7 +16,10 @@
  * --qpTrace=SRC:DST writes qp-trace.csv: one row when each queue pair from host SRC to host
  * DST is connected, one at every change of its congestion control's rate (Rate trace) or
  * window (HPCC's Window trace), and one at the end of the run; nothing is connected for the
- * other QPs, so the option costs nothing when not given.
+ * other QPs, so the option costs nothing when not given. On several processes each records
+ * the rows of the QPs whose sender NIC it simulates, and process 0 gathers them
+ * (MergeQpTrace) in the canonical order (time, src, dst, qpn; a QP's rows of one nanosecond
+ * in the order they happened), which a one-process run with --controlLatency > 0 uses too.
  */
 #include "ai-training-sim-options.h"
 #include "ai-training-sim-study.h"
@@ -28,6 +31,7 @@
 #include <iostream>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 using namespace ns3;
 
@@ -73,10 +77,6 @@ CheckPcapAndQpTrace(Options& o, const Given& g)
         return;
     }
     const std::string text = Value(g, "qpTrace");
-    if (o.processes > 1)
-    {
-        Fail(Arg("qpTrace", text) + " runs on one process only (--processes=1)");
-    }
     // host id -> endpoint index
     std::map<uint32_t, uint32_t> endpoint;
     for (uint32_t i = 0; i < o.hosts; ++i)
@@ -268,7 +268,6 @@ Study::InstallQpTrace()
     {
         return;
     }
-    m_qpCsv << "time_ns,src,dst,qpn,rate_bps,window_bytes,cnps,bytes_acked\n";
     std::set<uint32_t> sources;
     for (const auto& [src, dst] : m_o.qpTrace)
     {
@@ -276,6 +275,11 @@ Study::InstallQpTrace()
     }
     for (uint32_t src : sources)
     {
+        // on several processes: the process of the sender's NIC (its rate changes there)
+        if (!RoceMpiHelper::IsLocal(m_nics[src]->GetDevice()->GetNode()))
+        {
+            continue;
+        }
         // QPs are connected when a collective or job is set up, or later (point-to-point
         // links, flows): the NIC says when
         m_nics[src]->TraceConnectWithoutContext(
@@ -319,10 +323,55 @@ Study::QpTraceRow(size_t i, uint64_t rate, uint64_t window)
 {
     const TracedQp& t = m_tracedQps[i];
     const RdmaQueuePair::Stats& st = t.qp->GetStats();
-    m_qpCsv << Simulator::Now().GetNanoSeconds() << ',' << HostIdOf(m_o, t.src) << ','
-            << HostIdOf(m_o, t.dst) << ',' << t.qp->GetQpn() << ',' << rate << ','
-            << (window ? std::to_string(window) : std::string()) << ',' << st.cnpsReceived << ','
-            << st.bytesAcked << '\n';
+    m_qpRows.push_back({uint64_t(Simulator::Now().GetNanoSeconds()),
+                        HostIdOf(m_o, t.src),
+                        HostIdOf(m_o, t.dst),
+                        t.qp->GetQpn(),
+                        rate,
+                        window,
+                        st.cnpsReceived,
+                        st.bytesAcked});
+}
+
+void
+Study::MergeQpTrace()
+{
+    if (m_o.qpTrace.empty())
+    {
+        return;
+    }
+    for (size_t i = 0; i < m_tracedQps.size(); ++i)
+    {
+        Ptr<RoceCongestionOps> cc = m_tracedQps[i].qp->GetCongestionControl();
+        QpTraceRow(i, cc->GetRate().GetBitRate(), cc->GetWindow()); // the state at the end
+    }
+    if (m_o.processes == 1 && !m_o.controlLatency.IsStrictlyPositive())
+    {
+        return; // the rows in the order they happened (as before there was a merge)
+    }
+    // every process's rows on process 0 (each holds those of its own sender NICs' QPs)
+    std::vector<uint64_t> words;
+    words.reserve(m_qpRows.size() * QP_ROW_WORDS);
+    for (const QpRow& r : m_qpRows)
+    {
+        words.insert(words.end(), r.begin(), r.end());
+    }
+    const std::vector<std::vector<uint64_t>> all = RoceMpiHelper::GatherToRoot(words);
+    m_qpRows.clear();
+    for (const std::vector<uint64_t>& w : all) // by process: a QP's rows stay in their order
+    {
+        NS_ABORT_MSG_IF(w.size() % QP_ROW_WORDS != 0, "ai-training-sim: short qp-trace rows");
+        for (size_t k = 0; k < w.size(); k += QP_ROW_WORDS)
+        {
+            QpRow r;
+            std::copy(w.begin() + k, w.begin() + k + QP_ROW_WORDS, r.begin());
+            m_qpRows.push_back(r);
+        }
+    }
+    // the canonical order: time, src, dst, qpn (the same whatever the partition)
+    std::stable_sort(m_qpRows.begin(), m_qpRows.end(), [](const QpRow& a, const QpRow& b) {
+        return std::make_tuple(a[0], a[1], a[2], a[3]) < std::make_tuple(b[0], b[1], b[2], b[3]);
+    });
 }
 
 std::string
@@ -332,13 +381,15 @@ Study::WriteQpTrace(const std::string& dir)
     {
         return "";
     }
-    for (size_t i = 0; i < m_tracedQps.size(); ++i)
+    std::ostringstream csv;
+    csv << "time_ns,src,dst,qpn,rate_bps,window_bytes,cnps,bytes_acked\n";
+    for (const QpRow& r : m_qpRows)
     {
-        Ptr<RoceCongestionOps> cc = m_tracedQps[i].qp->GetCongestionControl();
-        QpTraceRow(i, cc->GetRate().GetBitRate(), cc->GetWindow()); // the state at the end
+        csv << r[0] << ',' << r[1] << ',' << r[2] << ',' << r[3] << ',' << r[4] << ','
+            << (r[5] ? std::to_string(r[5]) : std::string()) << ',' << r[6] << ',' << r[7] << '\n';
     }
-    std::ofstream(dir + "/qp-trace.csv") << m_qpCsv.str();
-    return ", qp-trace.csv"; // qp-rate: StudyPlots
+    std::ofstream(dir + "/qp-trace.csv") << csv.str();
+    return ", qp-trace.csv"; // qp-rate: StudyPlots, from this file
 }
 
 } // namespace aitsim

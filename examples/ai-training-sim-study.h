@@ -9,6 +9,7 @@
 
 #include "ai-training-sim-options.h"
 
+#include <array>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -95,7 +96,12 @@ class Study
      */
     void QpTraceRow(size_t i, uint64_t rate, uint64_t window);
     /**
-     * \brief Write qp-trace.csv (a last row per QP first; StudyPlots draws qp-rate from it).
+     * \brief Every process: a last row per traced QP; on several processes (or with a control
+     *        latency) gather the rows on process 0 in the canonical order (time, src, dst, qpn).
+     */
+    void MergeQpTrace();
+    /**
+     * \brief Write qp-trace.csv (MergeQpTrace() first; StudyPlots draws qp-rate from it).
      * \param dir the output directory
      * \return the files written, as ", a, b" for the outputs line ("" without --qpTrace)
      */
@@ -196,8 +202,15 @@ class Study
         uint32_t dst;                    //!< destination endpoint
     };
 
-    std::vector<TracedQp> m_tracedQps; //!< --qpTrace: the QPs traced, in connection order
-    std::ostringstream m_qpCsv;        //!< qp-trace.csv
+    /// words of a qp-trace.csv row: time_ns, src, dst, qpn, rate_bps, window_bytes (0: none),
+    /// cnps, bytes_acked
+    static constexpr size_t QP_ROW_WORDS = 8;
+    /// a row of qp-trace.csv
+    typedef std::array<uint64_t, QP_ROW_WORDS> QpRow;
+
+    std::vector<TracedQp>
+        m_tracedQps;             //!< --qpTrace: this process's QPs traced, in connection order
+    std::vector<QpRow> m_qpRows; //!< qp-trace.csv (process 0's after MergeQpTrace)
 };
 
 } // namespace aitsim

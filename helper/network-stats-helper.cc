@@ -6,6 +6,7 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/packet.h"
+#include "ns3/partition-independent-scheduler.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/roce-channel.h"
@@ -360,6 +361,7 @@ NetworkStatsHelper::OnEnqueue(uint32_t sw, uint32_t port, uint8_t prio, uint32_t
         if (!m_queueSampling)
         {
             m_queueSampling = true;
+            FirstAmongSimultaneous();
             m_queueEvent = Simulator::Schedule(NextGridPoint(m_queueInterval) - Simulator::Now(),
                                                &NetworkStatsHelper::SampleQueues,
                                                this);
@@ -416,6 +418,7 @@ NetworkStatsHelper::OnPhyTxEnd(uint32_t dir, uint32_t frameBytes)
         m_linkSampling = true;
         const Time next = NextGridPoint(m_linkInterval);
         m_lastLinkSample = next - m_linkInterval;
+        FirstAmongSimultaneous();
         m_linkEvent =
             Simulator::Schedule(next - Simulator::Now(), &NetworkStatsHelper::SampleLinks, this);
     }
@@ -427,6 +430,15 @@ NetworkStatsHelper::NextGridPoint(Time interval)
     const int64_t now = Simulator::Now().GetTimeStep();
     const int64_t iv = interval.GetTimeStep();
     return TimeStep((now / iv + 1) * iv);
+}
+
+void
+NetworkStatsHelper::FirstAmongSimultaneous()
+{
+    // the earliest origin there is (inserted at time 0 by context 0): the sample runs before
+    // every event of its instant that a switch or device inserted during the run, whichever
+    // event started the sampling and on whichever process (no effect under other schedulers)
+    PartitionIndependentScheduler::SetNextInsertOrigin(Time(0), 0);
 }
 
 // ------------------------------------------------------------------ samplers
@@ -449,6 +461,7 @@ NetworkStatsHelper::SampleQueues()
     if (anyQueued || m_enqueuedSinceSample)
     {
         m_enqueuedSinceSample = false;
+        FirstAmongSimultaneous();
         m_queueEvent =
             Simulator::Schedule(m_queueInterval, &NetworkStatsHelper::SampleQueues, this);
     }
@@ -483,6 +496,7 @@ NetworkStatsHelper::SampleLinks()
     m_linkTotals.push_back(total);
     m_busyDirs.clear();
     m_lastLinkSample = now;
+    FirstAmongSimultaneous();
     m_linkEvent = Simulator::Schedule(m_linkInterval, &NetworkStatsHelper::SampleLinks, this);
 }
 

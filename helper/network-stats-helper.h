@@ -58,7 +58,13 @@ class RoceTopologyHelper;
  * every (switch, port, priority) queue that has ever held a packet are sampled; queues never
  * used produce no rows. Sampling stops by itself when every sampled queue is empty and nothing
  * was enqueued for one interval, and resumes at the next multiple of the interval after the
- * next enqueue, so Simulator::Run() still ends when the traffic does.
+ * next enqueue, so Simulator::Run() still ends when the traffic does. Under
+ * ns3::PartitionIndependentScheduler a sample (queues and links) runs first among the events of
+ * its instant: it reads the queues as they are before that nanosecond's enqueues and dequeues,
+ * whatever event started the sampling, so a queue first used at the very nanosecond of a
+ * sample gets its first row at the next sample, on one process as on several (where the
+ * queue's process may not be sampling at that instant; MergeProcesses counts a queue from the
+ * samples after its first use).
  *
  * **Links.** Every SetLinkSampleInterval() (default 100 us; 0 = off) the bytes each cable
  * direction put on the wire (frame bytes including the FCS, counted when the last bit leaves)
@@ -479,6 +485,12 @@ class NetworkStatsHelper
     void OnPhyTxEnd(uint32_t dir, uint32_t frameBytes);
     /// Take a queue sample and schedule the next one (or stop).
     void SampleQueues();
+    /**
+     * \brief Make the next scheduled sample run first among the events of its instant (under
+     *        ns3::PartitionIndependentScheduler: the earliest insertion origin), so that what
+     *        it reads does not depend on the partition (see the class description).
+     */
+    static void FirstAmongSimultaneous();
     /// Close a link interval and schedule the next one (or stop).
     void SampleLinks();
     /**

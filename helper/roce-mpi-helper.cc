@@ -9,6 +9,8 @@
 #include "ns3/roce-remote-link.h"
 #include "ns3/string.h"
 
+#include <algorithm>
+
 #ifdef NS3_MPI
 #include "ns3/mpi-interface.h"
 
@@ -139,6 +141,45 @@ RoceMpiHelper::GatherToRoot(const std::vector<uint64_t>& values)
     }
 #endif
     return {values};
+}
+
+std::string
+RoceMpiHelper::CheckNullMessageCut(uint32_t n, const std::vector<Cable>& cables)
+{
+    // the shortest cable each pair of processes shares (negative: none)
+    std::vector<std::vector<int64_t>> shortest(n, std::vector<int64_t>(n, -1));
+    int64_t lookahead = -1;
+    for (const Cable& c : cables)
+    {
+        if (c.a == c.b || c.a >= n || c.b >= n)
+        {
+            continue;
+        }
+        const int64_t d = c.delay.GetTimeStep();
+        int64_t& s = shortest[std::min(c.a, c.b)][std::max(c.a, c.b)];
+        s = s < 0 ? d : std::min(s, d);
+        lookahead = lookahead < 0 ? d : std::min(lookahead, d);
+    }
+    for (uint32_t a = 0; a < n; ++a)
+    {
+        for (uint32_t b = a + 1; b < n; ++b)
+        {
+            const std::string pair = "processes " + std::to_string(a) + " and " + std::to_string(b);
+            if (shortest[a][b] < 0)
+            {
+                return pair + " share no cable";
+            }
+            if (shortest[a][b] > lookahead + NanoSeconds(1).GetTimeStep())
+            {
+                return pair + " share no cable shorter than " +
+                       std::to_string(TimeStep(shortest[a][b]).GetNanoSeconds()) +
+                       "ns, more than the lookahead (" +
+                       std::to_string(TimeStep(lookahead).GetNanoSeconds()) +
+                       "ns, the shortest cable between processes) + 1ns";
+            }
+        }
+    }
+    return "";
 }
 
 } // namespace ns3

@@ -4,6 +4,7 @@
 #ifndef ROCE_MPI_HELPER_H
 #define ROCE_MPI_HELPER_H
 
+#include "ns3/nstime.h"
 #include "ns3/ptr.h"
 
 #include <cstdint>
@@ -102,6 +103,30 @@ class RoceMpiHelper
      * \return on process 0, every process's values by rank; elsewhere empty
      */
     static std::vector<std::vector<uint64_t>> GatherToRoot(const std::vector<uint64_t>& values);
+
+    /// A cable of the fabric: the processes of its two ends and its delay.
+    struct Cable
+    {
+        uint32_t a; //!< process of one end
+        uint32_t b; //!< process of the other end
+        Time delay; //!< propagation delay
+    };
+
+    /**
+     * \brief Whether ns-3's null-message engine (ns3::NullMessageSimulatorImpl) can run a cut
+     *        with this module's control notices (ControlBus). That engine synchronises each
+     *        process only with the processes it shares a cable with (its neighbours), as far
+     *        as the shortest cable between the two allows; ControlBus notices go from every
+     *        process to every other and arrive the lookahead (the shortest cable between any
+     *        two processes) + 1 ns after they were posted. So every two processes must share
+     *        a cable, and one no longer than the lookahead + 1 ns. (The granted-time-window
+     *        engine synchronises all processes together and needs neither.)
+     * \param n the number of processes
+     * \param cables every cable (cables within one process count for nothing)
+     * \return "" if it can, else one sentence naming the first two processes (in order) that
+     *         share no cable, or no cable short enough
+     */
+    static std::string CheckNullMessageCut(uint32_t n, const std::vector<Cable>& cables);
 };
 
 } // namespace ns3

@@ -3,11 +3,13 @@
  */
 #include "roce-topology-helper.h"
 
+#include "ns3/global-value.h"
 #include "ns3/log.h"
 #include "ns3/net-device-container.h"
 #include "ns3/node.h"
 #include "ns3/roce-mpi-helper.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 
 #include <algorithm>
 #include <set>
@@ -263,6 +265,27 @@ RoceTopologyHelper::CheckPartition() const
                        << "): every process must simulate at least one node (SetPartitions("
                        << GetPartitions() << "); run with at most " << used.size()
                        << " processes)");
+    }
+    StringValue engine;
+    GlobalValue::GetValueByName("SimulatorImplementationType", engine);
+    if (engine.Get() == "ns3::NullMessageSimulatorImpl")
+    {
+        std::vector<RoceMpiHelper::Cable> cables;
+        for (const Link& l : m_links)
+        {
+            TimeValue delay;
+            l.channel->GetAttribute("Delay", delay);
+            cables.push_back({l.a->GetSystemId(), l.b->GetSystemId(), delay.Get()});
+        }
+        const std::string problem = RoceMpiHelper::CheckNullMessageCut(size, cables);
+        if (!problem.empty())
+        {
+            NS_FATAL_ERROR("RoceTopologyHelper: "
+                           << problem
+                           << ": the null-message engine (ns3::NullMessageSimulatorImpl) cannot "
+                              "run this partition with the control notices (ControlBus; use "
+                              "ns3::DistributedSimulatorImpl or another partition)");
+        }
     }
 }
 

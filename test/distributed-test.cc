@@ -15,6 +15,7 @@
 #include "ns3/communicator.h"
 #include "ns3/control-bus.h"
 #include "ns3/fat-tree-helper.h"
+#include "ns3/file-topology-helper.h"
 #include "ns3/int-tag.h"
 #include "ns3/leaf-spine-helper.h"
 #include "ns3/network-stats-helper.h"
@@ -34,6 +35,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <sstream>
 #include <vector>
 
 using namespace ns3;
@@ -591,4 +593,168 @@ TEST_F(Distributed, MergingWithARecordLimitKeepsTheCanonicallyFirstRecords)
     EXPECT_EQ(s.flows, 8u);
     EXPECT_EQ(s.flowsRecorded, 3u);
     EXPECT_FALSE(s.exactQuantiles);
+}
+
+namespace
+{
+
+/// The first enqueue time of each switch of a 2-leaf fabric, and queues.csv's rows.
+struct QueueEdgeRun
+{
+    std::vector<int64_t> firstEnqueue{-1, -1};      //!< per leaf (ns), -1: none
+    std::vector<std::pair<int64_t, uint32_t>> rows; //!< queues.csv: (time_ns, switch)
+};
+
+/// Host 0 sends to host 1 (leaf 0) at 0, host 2 to host 3 (leaf 1) at 500 ns; queues sampled
+/// every `interval` (0: off).
+QueueEdgeRun
+RunQueueEdge(Time interval)
+{
+    Simulator::SetScheduler(ObjectFactory("ns3::PartitionIndependentScheduler"));
+    Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("None"));
+    LeafSpineHelper fabric(2, 2, 1);
+    fabric.Install();
+    std::vector<Ptr<RdmaNic>> nics = RdmaHelper().Install(fabric);
+    NetworkStatsHelper stats;
+    stats.SetQueueSampleInterval(interval);
+    stats.Install(fabric, nics);
+    QueueEdgeRun out;
+    for (uint32_t s = 0; s < 2; ++s)
+    {
+        fabric.GetSwitch(s)->TraceConnectWithoutContext(
+            "EnqueueBytes",
+            Callback<void, uint32_t, uint8_t, uint32_t>([&out, s](uint32_t, uint8_t, uint32_t) {
+                if (out.firstEnqueue[s] < 0)
+                {
+                    out.firstEnqueue[s] = Simulator::Now().GetNanoSeconds();
+                }
+            }));
+    }
+    RdmaHelper rdma;
+    rdma.Connect(fabric.GetHostAddress(0), fabric.GetHostAddress(1)).first->PostSend(20000);
+    Ptr<RdmaQueuePair> late =
+        rdma.Connect(fabric.GetHostAddress(2), fabric.GetHostAddress(3)).first;
+    Simulator::Schedule(NanoSeconds(500), [late]() { late->PostSend(20000); });
+    Simulator::Stop(MilliSeconds(1));
+    Simulator::Run();
+    if (interval.IsStrictlyPositive())
+    {
+        const std::string d = "/tmp/ait-queue-edge-" + std::to_string(getpid());
+        stats.WriteCsv(d);
+        std::istringstream csv(ns3::test::Shell("tail -n +2 " + d + "/queues.csv"));
+        std::string line;
+        while (std::getline(csv, line))
+        {
+            const size_t comma = line.find(',');
+            out.rows.emplace_back(std::stoll(line.substr(0, comma)),
+                                  std::stoul(line.substr(comma + 1)));
+        }
+        ns3::test::Shell("rm -rf " + d);
+    }
+    Simulator::Destroy();
+    Config::Reset();
+    return out;
+}
+
+} // namespace
+
+TEST_F(Distributed, AQueueFirstUsedAtASampleInstantHasItsFirstRowAtTheNextSample)
+{
+    // The edge case of queues.csv: leaf 1 is first used at the very nanosecond T of a sample
+    // that only the sampling started by leaf 0 asks for (leaf 0's first enqueue, in (T - 1 us,
+    // T), started the sampler; leaf 1's enqueue at T was scheduled before that). On two
+    // processes (leaf 0 on one, leaf 1 on the other) leaf 1's process is not sampling at T: its
+    // sampler starts at T + interval, and the merge (a queue counts from the samples after its
+    // first use) gives leaf 1 no row at T. One process must agree: a sample reads the queues as
+    // they are before the events of its instant (it runs first among them, whatever started
+    // it), so a queue first used at T has no row at T. (Before, the sample at T ran after leaf
+    // 1's enqueue on one process, and queues.csv had a leaf-1 row at T: a different first row.)
+    const QueueEdgeRun probe = RunQueueEdge(Time(0));
+    const int64_t tA = probe.firstEnqueue[0];
+    const int64_t tB = probe.firstEnqueue[1];
+    ASSERT_GT(tA, 0);
+    ASSERT_GT(tB, tA);
+    ASSERT_LT(tB - tA, 1000) << "leaf 1's enqueue must be scheduled before leaf 0's (1 us cable)";
+    // samples every tB: the first at T = tB, started by leaf 0 at tA
+    const QueueEdgeRun run = RunQueueEdge(NanoSeconds(tB));
+    ASSERT_EQ(run.firstEnqueue, probe.firstEnqueue);
+    int64_t first0 = -1;
+    int64_t first1 = -1;
+    for (const auto& [t, sw] : run.rows)
+    {
+        int64_t& first = sw == 0 ? first0 : first1;
+        if (first < 0)
+        {
+            first = t;
+        }
+    }
+    std::cout << "  leaf 0 first used at " << tA << " ns, leaf 1 at " << tB
+              << " ns = the first sample; first rows: leaf 0 at " << first0 << " ns, leaf 1 at "
+              << first1 << " ns" << std::endl;
+    EXPECT_EQ(first0, tB) << "the sample at T must be taken (leaf 0's queue)";
+    EXPECT_EQ(first1, 2 * tB) << "leaf 1 was first used at the sample instant T: its first row "
+                                 "is the next sample's, as on two processes";
+}
+
+TEST_F(Distributed, TheNullMessageEngineNeedsAShortCableBetweenEveryTwoProcesses)
+{
+    // 4 leaves with one host each (groups 0..3 on processes 0..3), 2 spines (processes 0 and
+    // 1): processes 2 and 3 reach only 0 and 1
+    auto file = [](const std::string& spineDelay) {
+        std::string text = "10 6 12\n4 5 6 7 8 9\n";
+        for (uint32_t h = 0; h < 4; ++h)
+        {
+            text += std::to_string(h) + " " + std::to_string(h + 4) + " 100Gbps 1us 0\n";
+        }
+        for (uint32_t l = 4; l < 8; ++l)
+        {
+            for (uint32_t s = 8; s < 10; ++s)
+            {
+                // leaf 4 to spine 9 (processes 0 and 1) has spineDelay, the others 1us
+                text += std::to_string(l) + " " + std::to_string(s) + " 100Gbps " +
+                        (l == 4 && s == 9 ? spineDelay : std::string("1us")) + " 0\n";
+            }
+        }
+        FileTopologyHelper::Description d;
+        EXPECT_EQ(FileTopologyHelper::ParseText(text, "four-leaves.txt", d), "");
+        return d;
+    };
+    auto cut = [](const FileTopologyHelper::Description& d, uint32_t n) {
+        std::vector<uint32_t> sys;
+        Time lookahead;
+        EXPECT_EQ(FileTopologyHelper::Partition(d, n, sys, lookahead), "");
+        std::vector<RoceMpiHelper::Cable> cables;
+        for (const auto& l : d.links)
+        {
+            cables.push_back({sys[l.a], sys[l.b], l.delay});
+        }
+        return cables;
+    };
+    const FileTopologyHelper::Description d = file("1us");
+    EXPECT_EQ(RoceMpiHelper::CheckNullMessageCut(4, cut(d, 4)), "processes 2 and 3 share no cable");
+    // 3 processes: groups 0..3 on 0, 1, 2, 0, spines on 0 and 1: process 2 reaches 0 and 1
+    EXPECT_EQ(RoceMpiHelper::CheckNullMessageCut(3, cut(d, 3)), "");
+    EXPECT_EQ(RoceMpiHelper::CheckNullMessageCut(2, cut(d, 2)), "");
+    // on 2 processes (groups 0, 2 and spine 8 on 0; groups 1, 3 and spine 9 on 1) the cables
+    // between 0 and 1 are leaf 4 - spine 9, leaf 6 - spine 9, leaf 5 - spine 8, leaf 7 - spine 8:
+    // a longer one is fine while a short one remains, a notice of 1us + 1ns reaches in time a
+    // process 1us + 1ns ahead, not 1us + 2ns
+    EXPECT_EQ(RoceMpiHelper::CheckNullMessageCut(2, cut(file("5us"), 2)), "");
+    std::vector<RoceMpiHelper::Cable> slow = {{0, 0, NanoSeconds(10)},
+                                              {0, 1, NanoSeconds(1000)},
+                                              {1, 2, NanoSeconds(1001)},
+                                              {0, 2, NanoSeconds(1002)}};
+    EXPECT_EQ(RoceMpiHelper::CheckNullMessageCut(3, slow),
+              "processes 0 and 2 share no cable shorter than 1002ns, more than the lookahead "
+              "(1000ns, the shortest cable between processes) + 1ns");
+    slow.push_back({2, 0, NanoSeconds(1001)});
+    EXPECT_EQ(RoceMpiHelper::CheckNullMessageCut(3, slow), "");
+    // cables inside one process count for nothing
+    EXPECT_EQ(RoceMpiHelper::CheckNullMessageCut(3,
+                                                 {{0, 0, NanoSeconds(1)},
+                                                  {0, 1, NanoSeconds(1)},
+                                                  {1, 0, NanoSeconds(1)},
+                                                  {1, 1, NanoSeconds(1)}}),
+              "processes 0 and 2 share no cable");
+    EXPECT_EQ(RoceMpiHelper::CheckNullMessageCut(1, {}), "");
 }
