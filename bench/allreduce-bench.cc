@@ -131,8 +131,6 @@ main(int argc, char* argv[])
                  "glibc.malloc.hugetlb=1 unless GLIBC_TUNABLES sets it)",
                  hugePages);
     cmd.Parse(argc, argv);
-    std::cout << "heap on transparent huge pages: " << (HugePagesHelper::IsActive() ? "yes" : "no")
-              << "\n";
     // every value is checked before anything is built
     const std::vector<uint32_t> ks = cmd.EvenList("k", list, 2, 32);
     cmd.InRange<uint64_t>("bytes", bytes, 1, uint64_t(1) << 40);
@@ -144,6 +142,8 @@ main(int argc, char* argv[])
                      tid.IsChildOf(Scheduler::GetTypeId()) && tid.HasConstructor()),
                 "empty (ns-3's default) or the TypeId name of an ns3::Scheduler subclass, e.g. "
                 "ns3::MapScheduler");
+    std::cout << "heap on transparent huge pages: " << (HugePagesHelper::IsActive() ? "yes" : "no")
+              << "\n"; // after every check
     std::vector<Result> best(ks.size());
     std::vector<bool> have(ks.size(), false);
     for (uint32_t rep = 0; rep < repeat; ++rep)

@@ -457,8 +457,6 @@ main(int argc, char* argv[])
                  "glibc.malloc.hugetlb=1 unless GLIBC_TUNABLES sets it)",
                  hugePages);
     cmd.Parse(argc, argv);
-    std::cout << "heap on transparent huge pages: " << (HugePagesHelper::IsActive() ? "yes" : "no")
-              << "\n";
 
     // every value is checked before anything is built
     const std::vector<uint32_t> ks = cmd.EvenList("k", list, 2, 32);
@@ -506,6 +504,8 @@ main(int argc, char* argv[])
         width = std::max(width, c.name.size() + 1);
     }
 
+    std::cout << "heap on transparent huge pages: " << (HugePagesHelper::IsActive() ? "yes" : "no")
+              << "\n"; // after every check
     std::cout << "ring-bench: ring step on k-ary fat-trees, 100 Gb/s 1 us links, " << bytes
               << " B per host, " << mtu << " B payload per packet; one fresh process per case\n"
               << "  module: FatTreeHelper + RdmaHelper (DCQCN, PFC, ECN), one RDMA WRITE per "
