@@ -426,6 +426,15 @@ ParseOptions(int argc, char* argv[])
     o.run = ParseUint("run", V("run"), 1, 4294967295ULL);
     o.progress =
         Choose("progress", V("progress"), {{"auto", "auto"}, {"on", "on"}, {"off", "off"}});
+    o.progressInterval = ParseTime("progressInterval",
+                                   V("progressInterval"),
+                                   MilliSeconds(10),
+                                   Seconds(3600),
+                                   "a wall time 10ms..1h with a unit, e.g. 10s");
+    if (given("progressInterval") && o.progress == "off")
+    {
+        Fail("--progressInterval has no effect with --progress=off");
+    }
     o.queueInterval = ParseTime("queueInterval",
                                 V("queueInterval"),
                                 Time(0),

@@ -114,6 +114,8 @@ const std::vector<FlagDef> FLAGS = {
     {"seed", "1", "random seed (1..4294967295)"},
     {"run", "1", "run number, for independent replications (1..4294967295)"},
     {"progress", "auto", "progress line on stderr: auto (when a terminal)|on|off"},
+    {"progressInterval", "1s", "wall time between two progress lines (10ms..1h with a unit, "
+                               "e.g. 10s for a log file)"},
     {"queueInterval", "10us", "queue-depth sampling interval (0 = off, else 100ns..1s)"},
     {"plots", "true", "draw the figures with gnuplot from the CSVs (true|false; each as "
                       "NAME.dat + NAME.gp + the image, see README)"},

@@ -98,6 +98,7 @@ struct Options
     uint32_t seed;
     uint32_t run;
     std::string progress; //!< auto|on|off
+    ns3::Time progressInterval; //!< wall time between two progress lines
     ns3::Time queueInterval;
     bool plots;
     std::string plotFormat{"png"}; //!< --plotFormat: png|svg|pdf

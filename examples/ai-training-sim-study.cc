@@ -49,12 +49,15 @@ class Progress
      * \param work a finer share of the work done (completed ops of every rank), for the
      *        percentage and the estimate of the remaining wall time
      * \param detail what is done, as text (e.g. "ops 12/40, steps 0/1")
+     * \param interval wall seconds between two lines
      */
     Progress(bool on,
              std::function<double()> fraction,
              std::function<double()> work,
-             std::function<std::string()> detail)
+             std::function<std::string()> detail,
+             double interval)
         : m_on(on),
+          m_interval(interval),
           m_fraction(fraction),
           m_work(work),
           m_detail(detail),
@@ -68,7 +71,7 @@ class Progress
     void Tick()
     {
         const auto now = std::chrono::steady_clock::now();
-        if (m_on && std::chrono::duration<double>(now - m_last).count() >= 1.0)
+        if (m_on && std::chrono::duration<double>(now - m_last).count() >= m_interval)
         {
             m_last = now;
             const double wall = std::chrono::duration<double>(now - m_start).count();
@@ -101,6 +104,7 @@ class Progress
 
   private:
     bool m_on;
+    double m_interval;
     std::function<double()> m_fraction;
     std::function<double()> m_work;
     std::function<std::string()> m_detail;
@@ -453,7 +457,7 @@ Study::Run()
 {
     const bool show = RoceMpiHelper::GetRank() == 0 &&
                       (m_o.progress == "on" || (m_o.progress == "auto" && isatty(STDERR_FILENO)));
-    Progress progress(show, m_fraction, m_work, m_detail);
+    Progress progress(show, m_fraction, m_work, m_detail, m_o.progressInterval.GetSeconds());
     Simulator::Stop(LIMIT);
     const auto wall0 = std::chrono::steady_clock::now();
     timespec cpu0{};

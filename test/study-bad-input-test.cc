@@ -86,6 +86,10 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
         {"--linkDelay=1s", "--linkDelay=1s is not allowed"},      // above the limit
         {"--queueInterval=1x", "--queueInterval=1x is not allowed"},
         {"--queueInterval=1ns", "--queueInterval=1ns is not allowed"},
+        {"--progressInterval=1ms", "--progressInterval=1ms is not allowed (a wall time 10ms..1h"},
+        {"--progressInterval=2h", "--progressInterval=2h is not allowed"},
+        {"--progressInterval=1s --progress=off",
+         "--progressInterval has no effect with --progress=off"},
         {"--bufferSize=1KB", "--bufferSize=1KB is too small for this fabric"},
         {"--bufferSize=32XB", "--bufferSize=32XB is not allowed (a size"},
         {"--bufferSize=17GiB", "--bufferSize=17GiB is not allowed"},

@@ -2,7 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * The progress line of ai-training-sim (--progress=on) moves within a long training step: a
- * one-step job whose step takes several seconds of wall time prints lines whose share of the
+ * one-step job whose step takes about a second of wall time, with a line every 20 ms
+ * (--progressInterval), prints lines whose share of the
  * work done and count of completed ops grow while the step count is still 0/1, with an estimate
  * of the wall time left. Standalone builds only (the test needs the program's path).
  */
@@ -67,8 +68,8 @@ TEST(StudyProgress, TheLineMovesWithinALongStep)
     }
     const std::string dir = "/tmp/ait-progress-" + std::to_string(getpid());
     ns3::test::Shell("rm -rf " + dir + " && mkdir -p " + dir);
-    // one step of 12 back-to-back 4 MiB all-reduces over 16 ranks (about 4 M packet-hops, a few
-    // seconds of wall time): the line prints once a second, so several times in the step
+    // one step of 12 back-to-back 4 MiB all-reduces over 16 ranks (about 4 M packet-hops, about
+    // a second of wall time on a quiet machine): a line every 20 ms, so many times in the step
     std::ofstream w(dir + "/long.workload");
     w << "ai-training-workload 1\nname long\nprogram all\n";
     for (int i = 0; i < 12; ++i)
@@ -79,7 +80,7 @@ TEST(StudyProgress, TheLineMovesWithinALongStep)
     w.close();
     const ns3::test::ProgramRun r = ns3::test::RunSim(
         "--workload=" + dir + "/long.workload --ranks=16 --steps=1 --plots=false" +
-            " --progress=on --outputDir=" + dir + "/out",
+            " --progress=on --progressInterval=20ms --outputDir=" + dir + "/out",
         600);
     ASSERT_EQ(r.rc, 0) << r.err;
     std::stringstream text(r.err);
