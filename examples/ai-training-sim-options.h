@@ -97,7 +97,7 @@ struct Options
     std::vector<std::pair<uint32_t, uint32_t>> qpTrace;
     uint32_t seed;
     uint32_t run;
-    std::string progress; //!< auto|on|off
+    std::string progress;       //!< auto|on|off
     ns3::Time progressInterval; //!< wall time between two progress lines
     ns3::Time queueInterval;
     bool plots;

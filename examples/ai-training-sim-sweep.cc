@@ -36,7 +36,11 @@ namespace
 {
 
 /// The flags a sweep cannot vary.
-const std::set<std::string> NOT_SWEPT = {"sweep", "outputDir", "processes", "progress", "progressInterval"};
+const std::set<std::string> NOT_SWEPT = {"sweep",
+                                         "outputDir",
+                                         "processes",
+                                         "progress",
+                                         "progressInterval"};
 
 /// Wait for a child. \return its exit status (-1: killed by a signal)
 int
@@ -253,9 +257,10 @@ RunSweep(int argc, char* argv[])
     {
         return -1;
     }
-    const std::string allowed = " (FLAG=V1,V2,...: a flag of ai-training-sim other than "
-                                "sweep, outputDir, processes, progress and progressInterval, and two or more "
-                                "different values, e.g. --sweep=cc=dcqcn,hpcc,none)";
+    const std::string allowed =
+        " (FLAG=V1,V2,...: a flag of ai-training-sim other than "
+        "sweep, outputDir, processes, progress and progressInterval, and two or more "
+        "different values, e.g. --sweep=cc=dcqcn,hpcc,none)";
     const size_t eq = spec.find('=');
     if (eq == std::string::npos || eq == 0)
     {
