@@ -11,12 +11,13 @@
  */
 #include "ai-training-sim-options.h"
 
+#include "child-process.h"
+
 #include "ns3/decimal-text.h"
 
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <fcntl.h>
 #include <functional>
 #include <iomanip>
 #include <iostream>
@@ -528,47 +529,16 @@ HandleHardOptions(int argc, char* argv[])
 std::string
 InChild(const std::function<void()>& work)
 {
-    int fds[2];
-    if (pipe(fds) != 0)
+    const aitexample::ChildRun run = aitexample::RunInChild(work);
+    if (!run.failure.empty() || run.ExitedCleanly())
     {
-        return "";
+        return ""; // no child could be made: let the run itself decide
     }
-    std::cout.flush();
-    std::cerr.flush();
-    const pid_t pid = fork();
-    if (pid < 0)
-    {
-        close(fds[0]);
-        close(fds[1]);
-        return "";
-    }
-    if (pid == 0)
-    {
-        dup2(fds[1], STDERR_FILENO);
-        const int devnull = open("/dev/null", O_WRONLY);
-        dup2(devnull, STDOUT_FILENO);
-        close(fds[0]);
-        work();
-        _exit(0);
-    }
-    close(fds[1]);
-    std::string text;
-    char buf[4096];
-    ssize_t n;
-    while ((n = read(fds[0], buf, sizeof(buf))) > 0)
-    {
-        text.append(buf, n);
-    }
-    close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-    {
-        return "";
-    }
+    const std::string& text = run.err;
     size_t a = text.find("msg=\"");
     if (a == std::string::npos)
     {
+        const int status = run.status;
         return "it stops the simulation (exit status " +
                std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status)) +
                ")";

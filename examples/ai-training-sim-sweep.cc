@@ -12,6 +12,7 @@
  */
 #include "ai-training-sim-options.h"
 #include "ai-training-sim-study.h"
+#include "child-process.h"
 
 #include <cctype>
 #include <cstdio>
@@ -42,15 +43,6 @@ const std::set<std::string> NOT_SWEPT = {"sweep",
                                          "progress",
                                          "progressInterval"};
 
-/// Wait for a child. \return its exit status (-1: killed by a signal)
-int
-Wait(pid_t pid)
-{
-    int status = 0;
-    waitpid(pid, &status, 0);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 /// Run a program (args[0]) and wait. \return its exit status (-1: it could not run)
 int
 Spawn(const std::vector<std::string>& args)
@@ -74,7 +66,9 @@ Spawn(const std::vector<std::string>& args)
         std::fprintf(stderr, "ai-training-sim: error: cannot run %s\n", args[0].c_str());
         _exit(127);
     }
-    return Wait(pid);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 /**
@@ -84,27 +78,7 @@ Spawn(const std::vector<std::string>& args)
 std::string
 Check(const std::vector<std::string>& args)
 {
-    int fds[2];
-    if (pipe(fds) != 0)
-    {
-        return "cannot create a pipe";
-    }
-    std::cout.flush();
-    std::cerr.flush();
-    const pid_t pid = fork();
-    if (pid < 0)
-    {
-        return "cannot fork";
-    }
-    if (pid == 0)
-    {
-        dup2(fds[1], STDERR_FILENO);
-        close(fds[0]);
-        close(fds[1]);
-        if (!std::freopen("/dev/null", "w", stdout))
-        {
-            _exit(3);
-        }
+    const aitexample::ChildRun run = aitexample::RunInChild([&args]() {
         std::vector<char*> v;
         for (const auto& a : args)
         {
@@ -116,24 +90,16 @@ Check(const std::vector<std::string>& args)
         {
             TrialBuild(o);
         }
-        std::fflush(nullptr);
-        _exit(0);
-    }
-    close(fds[1]);
-    std::string err;
-    char buf[4096];
-    ssize_t n;
-    while ((n = read(fds[0], buf, sizeof(buf))) > 0)
+    });
+    if (!run.failure.empty())
     {
-        err.append(buf, n);
+        return run.failure;
     }
-    close(fds[0]);
-    const int rc = Wait(pid);
-    if (rc == 0)
+    if (run.ExitedCleanly())
     {
         return "";
     }
-    std::stringstream es(err);
+    std::stringstream es(run.err);
     std::string line;
     while (std::getline(es, line))
     {
@@ -142,7 +108,7 @@ Check(const std::vector<std::string>& args)
             return line.substr(24);
         }
     }
-    return "exit status " + std::to_string(rc);
+    return "exit status " + std::to_string(WIFEXITED(run.status) ? WEXITSTATUS(run.status) : -1);
 }
 
 /// The program's own path.
