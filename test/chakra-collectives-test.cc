@@ -9,7 +9,7 @@
  * program keep one copy. Traces come from our generator (bench/make-chakra-et.cc); the tests
  * skip without it (no protobuf, or in-tree).
  */
-#include "ait-test-fixture.h"
+#include "chakra-test-traces.h"
 
 #include "ns3/chakra-reader.h"
 
@@ -27,55 +27,13 @@ using namespace ns3;
 namespace
 {
 
-#ifdef AIT_SIM_BINARY
-const std::string SIM = AIT_SIM_BINARY; //!< the study program
-#else
-const std::string SIM;
-#endif
-#ifdef AIT_CHAKRA_GEN
-const std::string GEN = AIT_CHAKRA_GEN; //!< make-chakra-et
-#else
-const std::string GEN;
-#endif
-
-std::string
-Slurp(const std::string& path)
-{
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-/// Run a command; \return its exit code, stderr in *err
-int
-Exec(const std::string& cmd, std::string* err)
-{
-    const std::string file = "/tmp/ait-chakra2-" + std::to_string(getpid()) + ".err";
-    const int st = std::system(("timeout 120 " + cmd + " > /dev/null 2> " + file).c_str());
-    *err = Slurp(file);
-    std::remove(file.c_str());
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-std::string
-TmpDir(const std::string& name)
-{
-    const std::string d = "/tmp/ait-chakra2-" + name + "-" + std::to_string(getpid());
-    ns3::test::Shell("rm -rf " + d + " && mkdir -p " + d);
-    return d;
-}
-
-/// Write PREFIX.<rank>.et[.gz] from a make-chakra-et description; \return PREFIX
-std::string
-WriteTrace(const std::string& dir, const std::string& name, const std::string& spec)
-{
-    const std::string specPath = dir + "/" + name + ".spec";
-    std::ofstream(specPath) << spec;
-    std::string err;
-    EXPECT_EQ(Exec(GEN + " " + specPath + " " + dir + "/" + name, &err), 0) << err;
-    return dir + "/" + name;
-}
+using Outcome = ns3::test::ProgramRun;
+using ns3::test::ChakraTmpDir;
+using ns3::test::CsvRows;
+using ns3::test::RunProgram;
+using ns3::test::RunSim;
+using ns3::test::Slurp;
+using ns3::test::WriteChakraTrace;
 
 /// \return every rank's copy of the same nodes (rank r's lines of `body`, with R = r)
 std::string
@@ -99,37 +57,23 @@ std::map<std::pair<int, int>, uint64_t>
 Flows(const std::string& path)
 {
     std::map<std::pair<int, int>, uint64_t> m;
-    std::istringstream in(Slurp(path));
-    std::string line;
-    std::getline(in, line); // src,dst,qpn,sport,priority,msg_id,bytes,...
-    while (std::getline(in, line))
+    for (const auto& f : CsvRows(path)) // src,dst,qpn,sport,priority,msg_id,bytes,...
     {
-        std::vector<std::string> f;
-        std::stringstream ls(line);
-        std::string x;
-        while (std::getline(ls, x, ','))
-        {
-            f.push_back(x);
-        }
         m[{std::stoi(f[0]), std::stoi(f[1])}] += std::stoull(f[6]);
     }
     return m;
 }
-
-#define SKIP_WITHOUT_CHAKRA()                                                                      \
-    if (SIM.empty() || GEN.empty())                                                                \
-    {                                                                                              \
-        GTEST_SKIP() << "no Chakra generator or study program here (no protobuf, or in-tree)";     \
-    }
 
 } // namespace
 
 TEST(ChakraCollectives, ReduceRunsAsNcclsRingReduceChain)
 {
     SKIP_WITHOUT_CHAKRA();
-    const std::string dir = TmpDir("reduce");
+    const std::string dir = ChakraTmpDir("reduce");
     const std::string prefix =
-        WriteTrace(dir, "r", Each(4, "1 COLL coll=REDUCE size=4194304\n2 COMP dur=10 data=1"));
+        WriteChakraTrace(dir,
+                         "r",
+                         Each(4, "1 COLL coll=REDUCE size=4194304\n2 COMP dur=10 data=1"));
     TrainingWorkload w;
     std::string error;
     std::vector<std::string> notices;
@@ -145,12 +89,9 @@ TEST(ChakraCollectives, ReduceRunsAsNcclsRingReduceChain)
 
     // on the wire: rank r on host r; the chain 1 -> 2 -> 3 -> 0 carries S on each hop, and
     // nothing leaves the root 0 or reaches rank 1 (a broadcast from 0 would be 0 -> 1 -> 2 -> 3)
-    std::string err;
-    ASSERT_EQ(Exec(SIM + " --workload=chakra:" + prefix +
-                       " --steps=1 --plots=false --outputDir=" + dir + "/out",
-                   &err),
-              0)
-        << err;
+    const Outcome r = RunSim("--workload=chakra:" + prefix +
+                             " --steps=1 --plots=false --outputDir=" + dir + "/out");
+    ASSERT_EQ(r.rc, 0) << r.err;
     const auto flows = Flows(dir + "/out/flows.csv");
     const std::map<std::pair<int, int>, uint64_t> want{{{1, 2}, 4194304},
                                                        {{2, 3}, 4194304},
@@ -162,16 +103,17 @@ TEST(ChakraCollectives, ReduceRunsAsNcclsRingReduceChain)
 TEST(ChakraCollectives, BarrierAndReduceScatterBlockRunAsTheirEquivalents)
 {
     SKIP_WITHOUT_CHAKRA();
-    const std::string dir = TmpDir("barrier");
+    const std::string dir = ChakraTmpDir("barrier");
     // DP 4: a barrier (comm_size unused), a reduce-scatter (block), compute after each
-    const std::string prefix = WriteTrace(dir,
-                                          "b",
-                                          Each(4,
-                                               "1 COMP dur=100\n"
-                                               "2 COLL coll=BARRIER size=999 data=1\n"
-                                               "3 COLL coll=REDUCE_SCATTER_BLOCK size=1048576 "
-                                               "data=2\n"
-                                               "4 COMP dur=50 data=3"));
+    const std::string prefix =
+        WriteChakraTrace(dir,
+                         "b",
+                         Each(4,
+                              "1 COMP dur=100\n"
+                              "2 COLL coll=BARRIER size=999 data=1\n"
+                              "3 COLL coll=REDUCE_SCATTER_BLOCK size=1048576 "
+                              "data=2\n"
+                              "4 COMP dur=50 data=3"));
     TrainingWorkload w;
     std::string error;
     std::vector<std::string> notices;
@@ -194,13 +136,13 @@ TEST(ChakraCollectives, BarrierAndReduceScatterBlockRunAsTheirEquivalents)
                            "b allreduce group=dp bytes=4B\n"
                            "c reducescatter group=dp bytes=1MiB\n"
                            "d compute 50us\n";
-    std::string err;
     const std::string common = " --steps=1 --plots=false --outputDir=";
-    ASSERT_EQ(Exec(SIM + " --workload=chakra:" + prefix + common + dir + "/chakra", &err), 0)
-        << err;
-    EXPECT_NE(err.find("note: chakra:" + prefix + ": 4 BARRIER node(s)"), std::string::npos) << err;
-    ASSERT_EQ(Exec(SIM + " --workload=" + text + " --ranks=4" + common + dir + "/text", &err), 0)
-        << err;
+    const Outcome c = RunSim("--workload=chakra:" + prefix + common + dir + "/chakra");
+    ASSERT_EQ(c.rc, 0) << c.err;
+    EXPECT_NE(c.err.find("note: chakra:" + prefix + ": 4 BARRIER node(s)"), std::string::npos)
+        << c.err;
+    const Outcome t = RunSim("--workload=" + text + " --ranks=4" + common + dir + "/text");
+    ASSERT_EQ(t.rc, 0) << t.err;
     EXPECT_EQ(Slurp(dir + "/chakra/steps.csv"), Slurp(dir + "/text/steps.csv"));
     EXPECT_EQ(Slurp(dir + "/chakra/flows.csv"), Slurp(dir + "/text/flows.csv"));
     ns3::test::Shell("rm -rf " + dir);
@@ -209,75 +151,76 @@ TEST(ChakraCollectives, BarrierAndReduceScatterBlockRunAsTheirEquivalents)
 TEST(ChakraCollectives, GatherAndScatterAreRefusedNamingTheNode)
 {
     SKIP_WITHOUT_CHAKRA();
-    const std::string dir = TmpDir("gather");
+    const std::string dir = ChakraTmpDir("gather");
     for (const std::string kind : {"GATHER", "SCATTER"})
     {
-        const std::string prefix = WriteTrace(
+        const std::string prefix = WriteChakraTrace(
             dir,
             kind,
             "ranks 2\nnode 0 1 COMP dur=1\nnode 1 1 COMP dur=1\nnode 1 7 COLL coll=" + kind +
                 " size=64 data=1\n");
-        std::string err;
         const std::string out = dir + "/out-" + kind;
-        EXPECT_EQ(Exec(SIM + " --workload=chakra:" + prefix + " --outputDir=" + out, &err), 2);
-        EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
-        EXPECT_NE(err.find(prefix + ".1.et: node 7: comm_type " + kind + " is not supported"),
+        const Outcome o = RunSim("--workload=chakra:" + prefix + " --outputDir=" + out);
+        EXPECT_EQ(o.rc, 2);
+        EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+        EXPECT_NE(o.err.find(prefix + ".1.et: node 7: comm_type " + kind + " is not supported"),
                   std::string::npos)
-            << err;
+            << o.err;
         struct stat st;
         EXPECT_NE(stat(out.c_str(), &st), 0) << "nothing written";
     }
     // a REDUCE on one stage and a BROADCAST (other root) on the other, over every rank: the
     // stages would enter one collective differently, so the schedule check refuses it
-    const std::string prefix = WriteTrace(dir,
-                                          "roots",
-                                          "ranks 2\nnode 0 1 SEND dst=1 size=64\n"
-                                          "node 0 2 COLL coll=REDUCE size=64 data=1\n"
-                                          "node 1 1 RECV src=0 size=64\n"
-                                          "node 1 2 COLL coll=BROADCAST size=64 data=1\n");
-    std::string err;
-    EXPECT_EQ(Exec(SIM + " --workload=chakra:" + prefix + " --outputDir=" + dir + "/o", &err), 2);
-    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
-    EXPECT_NE(err.find("stages 0 and 1 call different pp/world collectives"), std::string::npos)
-        << err;
+    const std::string prefix = WriteChakraTrace(dir,
+                                                "roots",
+                                                "ranks 2\nnode 0 1 SEND dst=1 size=64\n"
+                                                "node 0 2 COLL coll=REDUCE size=64 data=1\n"
+                                                "node 1 1 RECV src=0 size=64\n"
+                                                "node 1 2 COLL coll=BROADCAST size=64 data=1\n");
+    const Outcome o = RunSim("--workload=chakra:" + prefix + " --outputDir=" + dir + "/o");
+    EXPECT_EQ(o.rc, 2);
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+    EXPECT_NE(o.err.find("stages 0 and 1 call different pp/world collectives"), std::string::npos)
+        << o.err;
     ns3::test::Shell("rm -rf " + dir);
 }
 
 TEST(ChakraCollectives, GzipTracesReadAsThePlainFiles)
 {
     SKIP_WITHOUT_CHAKRA();
-    const std::string dir = TmpDir("gz");
+    const std::string dir = ChakraTmpDir("gz");
     const std::string body = "1 COMP dur=100\n2 COLL coll=ALL_REDUCE size=2097152 data=1\n"
                              "3 COMP dur=30 data=2\n";
-    const std::string plain = WriteTrace(dir, "plain", Each(4, body));
-    std::string err;
+    const std::string plain = WriteChakraTrace(dir, "plain", Each(4, body));
     if (!ChakraReader::IsGzipAvailable())
     {
-        const std::string gz = WriteTrace(dir, "gz", "ranks 1\nnode 0 1 COMP dur=1\n");
+        const std::string gz = WriteChakraTrace(dir, "gz", "ranks 1\nnode 0 1 COMP dur=1\n");
         ASSERT_EQ(std::system(("gzip " + gz + ".0.et").c_str()), 0);
-        EXPECT_EQ(Exec(SIM + " --workload=chakra:" + gz + " --outputDir=" + dir + "/o", &err), 2);
-        EXPECT_NE(err.find(gz + ".0.et.gz: a gzip-compressed trace, and this build has no zlib"),
+        const Outcome o = RunSim("--workload=chakra:" + gz + " --outputDir=" + dir + "/o");
+        EXPECT_EQ(o.rc, 2);
+        EXPECT_NE(o.err.find(gz + ".0.et.gz: a gzip-compressed trace, and this build has no zlib"),
                   std::string::npos)
-            << err;
+            << o.err;
         GTEST_SKIP() << "this build has no zlib";
     }
     // every rank compressed, and a mix (ranks 1 and 3 compressed)
     const std::string all =
-        WriteTrace(dir, "all", Each(4, body) + "gzip 0\ngzip 1\ngzip 2\ngzip 3\n");
-    const std::string mix = WriteTrace(dir, "mix", Each(4, body) + "gzip 1\ngzip 3\n");
+        WriteChakraTrace(dir, "all", Each(4, body) + "gzip 0\ngzip 1\ngzip 2\ngzip 3\n");
+    const std::string mix = WriteChakraTrace(dir, "mix", Each(4, body) + "gzip 1\ngzip 3\n");
     struct stat st;
     ASSERT_EQ(stat((all + ".2.et.gz").c_str(), &st), 0);
     ASSERT_NE(stat((all + ".2.et").c_str(), &st), 0);
     const std::string common = " --steps=1 --plots=false --outputDir=";
-    ASSERT_EQ(Exec(SIM + " --workload=chakra:" + plain + common + dir + "/o-plain", &err), 0)
-        << err;
+    const Outcome r = RunSim("--workload=chakra:" + plain + common + dir + "/o-plain");
+    ASSERT_EQ(r.rc, 0) << r.err;
     for (const std::string& p : {all, mix})
     {
         TrainingWorkload w;
         std::string error;
         ASSERT_TRUE(ChakraReader::TryRead(p, w, error)) << error;
         EXPECT_EQ(w.declaredRanks, 4u);
-        ASSERT_EQ(Exec(SIM + " --workload=chakra:" + p + common + p + "-out", &err), 0) << err;
+        const Outcome o = RunSim("--workload=chakra:" + p + common + p + "-out");
+        ASSERT_EQ(o.rc, 0) << o.err;
         EXPECT_EQ(Slurp(p + "-out/steps.csv"), Slurp(dir + "/o-plain/steps.csv"));
         EXPECT_EQ(Slurp(p + "-out/flows.csv"), Slurp(dir + "/o-plain/flows.csv"));
     }
@@ -299,7 +242,7 @@ TEST(ChakraCollectives, GzipTracesReadAsThePlainFiles)
     };
     for (const Case& c : cases)
     {
-        const std::string p = WriteTrace(dir, c.name, Each(2, body));
+        const std::string p = WriteChakraTrace(dir, c.name, Each(2, body));
         std::string cmd = c.shell;
         for (size_t at; (at = cmd.find("$P")) != std::string::npos;)
         {
@@ -307,9 +250,10 @@ TEST(ChakraCollectives, GzipTracesReadAsThePlainFiles)
         }
         ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
         const std::string out = dir + "/out-" + c.name;
-        EXPECT_EQ(Exec(SIM + " --workload=chakra:" + p + " --outputDir=" + out, &err), 2) << c.name;
-        EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << c.name << ": " << err;
-        EXPECT_NE(err.find(p + c.want), std::string::npos) << c.name << ": " << err;
+        const Outcome o = RunSim("--workload=chakra:" + p + " --outputDir=" + out);
+        EXPECT_EQ(o.rc, 2) << c.name;
+        EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << c.name << ": " << o.err;
+        EXPECT_NE(o.err.find(p + c.want), std::string::npos) << c.name << ": " << o.err;
         EXPECT_NE(stat(out.c_str(), &st), 0) << c.name << ": nothing written";
     }
     ns3::test::Shell("rm -rf " + dir);
@@ -318,7 +262,7 @@ TEST(ChakraCollectives, GzipTracesReadAsThePlainFiles)
 TEST(ChakraCollectives, RanksWithTheSameProgramShareOneCopy)
 {
     SKIP_WITHOUT_CHAKRA();
-    const std::string dir = TmpDir("share");
+    const std::string dir = ChakraTmpDir("share");
     // 32 ranks, TP 2 x PP 2 x DP 8 (bench/make-chakra-spec.py): each stage's 16 ranks have the
     // same program once process groups are slots and peers offsets: 2 programs are kept
     const std::string spec = dir + "/gpt.spec";
@@ -326,8 +270,9 @@ TEST(ChakraCollectives, RanksWithTheSameProgramShareOneCopy)
         std::system(
             ("python3 " AIT_SOURCE_DIR "/bench/make-chakra-spec.py 32 2 2 3 > " + spec).c_str()),
         0);
-    std::string err;
-    ASSERT_EQ(Exec(GEN + " " + spec + " " + dir + "/gpt", &err), 0) << err;
+    const Outcome g =
+        RunProgram(ns3::test::ChakraGenerator() + " " + spec + " " + dir + "/gpt", 120);
+    ASSERT_EQ(g.rc, 0) << g.err;
     TrainingWorkload w;
     std::string error;
     ChakraReader::Stats stats;
@@ -344,10 +289,10 @@ TEST(ChakraCollectives, RanksWithTheSameProgramShareOneCopy)
 
     // names differ between two ranks of a stage: two programs kept, the same layout (names
     // are not part of a stage's program)
-    const std::string named = WriteTrace(dir,
-                                         "named",
-                                         "ranks 2\nnode 0 1 COMP dur=5 name=a\n"
-                                         "node 1 1 COMP dur=5 name=b\n");
+    const std::string named = WriteChakraTrace(dir,
+                                               "named",
+                                               "ranks 2\nnode 0 1 COMP dur=5 name=a\n"
+                                               "node 1 1 COMP dur=5 name=b\n");
     ASSERT_TRUE(ChakraReader::TryRead(named, w, error, nullptr, &stats)) << error;
     EXPECT_EQ(stats.programs, 2u);
     EXPECT_EQ(w.pp, 1u);

@@ -8,7 +8,7 @@
  * standalone build with protobuf: elsewhere the tests skip (a build without protobuf checks
  * that --workload=chakra: says so).
  */
-#include "ait-test-fixture.h"
+#include "chakra-test-traces.h"
 
 #include "ns3/chakra-reader.h"
 
@@ -26,58 +26,13 @@ namespace
 {
 
 using Outcome = ns3::test::ProgramRun;
-using ns3::test::RunProgram;
+using ns3::test::ChakraTmpDir;
+using ns3::test::CsvRows;
 using ns3::test::RunSim;
 using ns3::test::Slurp;
+using ns3::test::WriteChakraTrace;
 
 const std::string SIM = ns3::test::SimProgram(); //!< the study program ("" in-tree)
-#ifdef AIT_CHAKRA_GEN
-const std::string GEN = AIT_CHAKRA_GEN; //!< make-chakra-et
-#else
-const std::string GEN;
-#endif
-
-/// A fresh directory for one test.
-std::string
-TmpDir(const std::string& name)
-{
-    const std::string d = "/tmp/ait-chakra-" + name + "-" + std::to_string(getpid());
-    ns3::test::Shell("rm -rf " + d + " && mkdir -p " + d);
-    return d;
-}
-
-/// Write PREFIX.<rank>.et from a make-chakra-et description; \return PREFIX
-std::string
-WriteTrace(const std::string& dir, const std::string& name, const std::string& spec)
-{
-    const std::string specPath = dir + "/" + name + ".spec";
-    std::ofstream(specPath) << spec;
-    const Outcome o = RunProgram(GEN + " " + specPath + " " + dir + "/" + name, 60);
-    EXPECT_EQ(o.rc, 0) << o.err;
-    return dir + "/" + name;
-}
-
-/// \return the data rows of a CSV file
-std::vector<std::vector<std::string>>
-Rows(const std::string& path)
-{
-    std::vector<std::vector<std::string>> rows;
-    std::istringstream in(Slurp(path));
-    std::string line;
-    std::getline(in, line); // header
-    while (std::getline(in, line))
-    {
-        std::vector<std::string> f;
-        std::stringstream ls(line);
-        std::string x;
-        while (std::getline(ls, x, ','))
-        {
-            f.push_back(x);
-        }
-        rows.push_back(f);
-    }
-    return rows;
-}
 
 /// The ops of stage 0 of traces/pp.workload for rank `me` (peer = its stage-1 rank), plus a
 /// MEM_LOAD_NODE between the last backward and the gradient all-reduce (dropped, its
@@ -118,19 +73,13 @@ PpSpec()
            PpStage1(3, 1, "dp1");
 }
 
-#define SKIP_WITHOUT_CHAKRA()                                                                      \
-    if (SIM.empty() || GEN.empty())                                                                \
-    {                                                                                              \
-        GTEST_SKIP() << "no Chakra generator or study program here (no protobuf, or in-tree)";     \
-    }
-
 } // namespace
 
 TEST(ChakraReader, DpPpTraceRunsAsTheEquivalentTextWorkload)
 {
     SKIP_WITHOUT_CHAKRA();
-    const std::string dir = TmpDir("pp");
-    const std::string prefix = WriteTrace(dir, "pp", PpSpec());
+    const std::string dir = ChakraTmpDir("pp");
+    const std::string prefix = WriteChakraTrace(dir, "pp", PpSpec());
 
     // read: the layout, stage offsets of sends/receives, groups, durations, pass-through deps
     TrainingWorkload w;
@@ -169,7 +118,7 @@ TEST(ChakraReader, DpPpTraceRunsAsTheEquivalentTextWorkload)
                              dir + "/text");
     ASSERT_EQ(t.rc, 0) << t.err;
     const std::string steps = Slurp(dir + "/chakra/steps.csv");
-    EXPECT_EQ(Rows(dir + "/chakra/steps.csv").size(), 2u);
+    EXPECT_EQ(CsvRows(dir + "/chakra/steps.csv").size(), 2u);
     EXPECT_EQ(steps, Slurp(dir + "/text/steps.csv"));
     EXPECT_EQ(Slurp(dir + "/chakra/flows.csv"), Slurp(dir + "/text/flows.csv"));
     ns3::test::Shell("rm -rf " + dir);
@@ -178,7 +127,7 @@ TEST(ChakraReader, DpPpTraceRunsAsTheEquivalentTextWorkload)
 TEST(ChakraReader, EveryCollectiveKindOnItsGroupAsTheTextWorkload)
 {
     SKIP_WITHOUT_CHAKRA();
-    const std::string dir = TmpDir("kinds");
+    const std::string dir = ChakraTmpDir("kinds");
     // TP 2 x DP 2: process groups tp0 {0,1}, tp1 {2,3}, dp0 {0,2}, dp1 {1,3}; no pg = world
     std::string spec = "ranks 4\n";
     for (int r = 0; r < 4; ++r)
@@ -194,7 +143,7 @@ TEST(ChakraReader, EveryCollectiveKindOnItsGroupAsTheTextWorkload)
                 "7 COLL coll=ALL_REDUCE size=2097152 pg=" + dp + " data=6\n" + n +
                 "8 COMP dur=20 data=7\n";
     }
-    const std::string prefix = WriteTrace(dir, "k", spec);
+    const std::string prefix = WriteChakraTrace(dir, "k", spec);
     TrainingWorkload w;
     std::string error;
     std::vector<std::string> notices;
@@ -248,7 +197,7 @@ TEST(ChakraReader, EveryCollectiveKindOnItsGroupAsTheTextWorkload)
 TEST(ChakraReader, ComputeAfterCollectiveStartsWhenItEnds)
 {
     SKIP_WITHOUT_CHAKRA();
-    const std::string dir = TmpDir("deps");
+    const std::string dir = ChakraTmpDir("deps");
     // DP 2: a 16 MiB all-reduce, then 2 ms of compute that depends on it by a data dependency,
     // a control dependency, or not at all
     std::map<std::string, std::pair<int64_t, int64_t>> endOf; // -> (step end, all-reduce end)
@@ -262,12 +211,12 @@ TEST(ChakraReader, ComputeAfterCollectiveStartsWhenItEnds)
                 n + "1 COLL coll=ALL_REDUCE size=16777216\n" + n + "2 COMP dur=2000 " + dep + "\n";
         }
         const std::string name = dep.empty() ? "none" : dep.substr(0, 4);
-        const std::string prefix = WriteTrace(dir, name, spec);
+        const std::string prefix = WriteChakraTrace(dir, name, spec);
         const Outcome o = RunSim("--workload=chakra:" + prefix +
                                  " --steps=1 --plots=false --outputDir=" + dir + "/" + name);
         ASSERT_EQ(o.rc, 0) << o.err;
-        const auto steps = Rows(dir + "/" + name + "/steps.csv");
-        const auto colls = Rows(dir + "/" + name + "/collectives.csv");
+        const auto steps = CsvRows(dir + "/" + name + "/steps.csv");
+        const auto colls = CsvRows(dir + "/" + name + "/collectives.csv");
         ASSERT_EQ(steps.size(), 1u);
         ASSERT_EQ(colls.size(), 1u);
         ASSERT_EQ(colls[0][5], "AllReduce");
@@ -288,7 +237,7 @@ TEST(ChakraReader, ComputeAfterCollectiveStartsWhenItEnds)
 TEST(ChakraBadInput, EveryBadTraceExits2WithOneLineNamingFileAndNode)
 {
     SKIP_WITHOUT_CHAKRA();
-    const std::string dir = TmpDir("bad");
+    const std::string dir = ChakraTmpDir("bad");
     const std::string two = "ranks 2\nnode 0 1 COMP dur=10\nnode 1 1 COMP dur=10\n";
 
     struct Case
@@ -350,7 +299,7 @@ TEST(ChakraBadInput, EveryBadTraceExits2WithOneLineNamingFileAndNode)
     for (const Case& c : cases)
     {
         const std::string prefix =
-            c.spec.empty() ? dir + "/" + c.name : WriteTrace(dir, c.name, c.spec);
+            c.spec.empty() ? dir + "/" + c.name : WriteChakraTrace(dir, c.name, c.spec);
         const std::string out = dir + "/out-" + c.name;
         const Outcome o =
             RunSim("--workload=chakra:" + prefix + " " + c.args + " --outputDir=" + out);
@@ -367,7 +316,7 @@ TEST(ChakraBadInput, EveryBadTraceExits2WithOneLineNamingFileAndNode)
         }
     }
     // a missing rank file among others
-    const std::string prefix = WriteTrace(dir, "gap", "ranks 3\n");
+    const std::string prefix = WriteChakraTrace(dir, "gap", "ranks 3\n");
     std::remove((prefix + ".1.et").c_str());
     const Outcome o = RunSim("--workload=chakra:" + prefix + " --outputDir=" + dir + "/o");
     EXPECT_EQ(o.rc, 2);
