@@ -5,6 +5,7 @@
  * bandwidths, channels and QPs, bad input.
  */
 #include "ait-test-fixture.h"
+#include "one-switch-collective.h"
 
 #include "ns3/communicator.h"
 #include "ns3/fat-tree-helper.h"
@@ -19,53 +20,6 @@
 
 using namespace ns3;
 using namespace ns3::test;
-
-namespace
-{
-
-constexpr double LINE = 100e9; //!< link rate
-constexpr double DELAY = 1e-6; //!< cable delay
-
-/// Wire bytes of one RDMA WRITE of b payload bytes at RoCE MTU 4096.
-double
-WireBytes(uint64_t b)
-{
-    const uint64_t packets = (b + 4095) / 4096;
-    const uint64_t pad = (4 - b % 4) % 4;
-    return b + pad + packets * (12 + 8 + 20 + 4 + 14 + 4) + 16; // + RETH on the first packet
-}
-
-/// Run one collective of `bytes` on n ranks of a one-leaf fabric (a non-blocking switch).
-Communicator::Result
-RunRing(Communicator::Kind kind,
-        uint32_t n,
-        uint64_t bytes,
-        uint32_t channels = 1,
-        uint32_t qps = 1,
-        uint64_t chunk = 1ULL << 40)
-{
-    Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("None"));
-    LeafSpineHelper fabric(n, 1, 1);
-    fabric.Install();
-    RdmaHelper rdma;
-    std::vector<Ptr<RdmaNic>> nics = rdma.Install(fabric);
-    Ptr<Communicator> comm = CreateObject<Communicator>();
-    comm->SetAttribute("Channels", UintegerValue(channels));
-    comm->SetAttribute("QpsPerConnection", UintegerValue(qps));
-    comm->SetAttribute("ChunkBytes", UintegerValue(chunk));
-    comm->Setup(nics);
-    comm->Start(kind, bytes);
-    Simulator::Stop(Seconds(1));
-    Simulator::Run();
-    EXPECT_EQ(comm->GetResults().size(), 1u);
-    Communicator::Result r =
-        comm->GetResults().empty() ? Communicator::Result{} : comm->GetResults()[0];
-    Simulator::Destroy();
-    Config::Reset();
-    return r;
-}
-
-} // namespace
 
 TEST_F(Ns3Fixture, RingCollectivesMatchTheAlphaBetaClosedForm)
 {
@@ -100,7 +54,7 @@ TEST_F(Ns3Fixture, RingCollectivesMatchTheAlphaBetaClosedForm)
         const auto kind = c.kind;
         {
             {
-                const Communicator::Result r = RunRing(kind, n, bytes);
+                const Communicator::Result r = RunOnOneSwitch(kind, n, bytes);
                 const uint64_t b = (bytes + n - 1) / n;
                 const double alpha = 2 * DELAY + (std::min<uint64_t>(b, 4096) + 62 + 16) * 8 / LINE;
                 const double beta = WireBytes(b) * 8 / LINE;
@@ -125,7 +79,7 @@ TEST_F(Ns3Fixture, RingBusBandwidthApproachesTheLinkGoodputWithChunking)
     // 64 MB all-reduce on 8 ranks cut into 512 KB chunks (pipelined): busBw within 5 % of the
     // goodput of a 100 Gb/s link (payload / wire bytes), as nccl-tests shows on a good fabric.
     const Communicator::Result r =
-        RunRing(Communicator::ALL_REDUCE, 8, 64 * 1000 * 1000, 1, 1, 512 * 1024);
+        RunOnOneSwitch(Communicator::ALL_REDUCE, 8, 64 * 1000 * 1000, "", 1, 1, 512 * 1024);
     const double goodput = LINE / 8 * 4096.0 / 4158.0; // bytes/s
     EXPECT_GT(r.busBw, 0.95 * goodput) << r.busBw;
     EXPECT_LE(r.busBw, goodput * 1.001);
@@ -638,7 +592,7 @@ TEST_F(Ns3Fixture, EnteredCollectiveStartsWhenItsLastRankCalls)
     // Four ranks enter an all-reduce at 0, 0, 0 and 50 us: it runs exactly as one started at
     // 50 us (same duration as alone), every rank's callback fires once at its end, and the next
     // collective of each rank matches by order. Mismatched kinds stop the run.
-    const Communicator::Result alone = RunRing(Communicator::ALL_REDUCE, 4, 4 << 20);
+    const Communicator::Result alone = RunOnOneSwitch(Communicator::ALL_REDUCE, 4, 4 << 20);
     Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("None"));
     LeafSpineHelper fabric(4, 1, 1);
     fabric.Install();

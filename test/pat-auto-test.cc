@@ -6,6 +6,7 @@
  * that algorithm run alone.
  */
 #include "ait-test-fixture.h"
+#include "one-switch-collective.h"
 
 #include "ns3/auto-algorithm.h"
 #include "ns3/communicator.h"
@@ -23,40 +24,12 @@ using namespace ns3::test;
 namespace
 {
 
-constexpr double LINE = 100e9; //!< link rate
-constexpr double DELAY = 1e-6; //!< cable delay
-
-/// Wire bytes of one RDMA WRITE of b payload bytes at RoCE MTU 4096.
-double
-WireBytes(uint64_t b)
-{
-    const uint64_t packets = (b + 4095) / 4096;
-    const uint64_t pad = (4 - b % 4) % 4;
-    return b + pad + packets * (12 + 8 + 20 + 4 + 14 + 4) + 16; // + RETH on the first packet
-}
-
-/// One collective on n ranks of a one-switch fabric, one chunk per step, no CC.
+/// One collective on n ranks of a one-switch fabric, one chunk per step, no CC: its time.
 double
 RunOneSwitch(const std::string& algorithm, Communicator::Kind kind, uint32_t n, uint64_t bytes)
 {
-    Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("None"));
-    LeafSpineHelper fabric(n, 1, 1);
-    fabric.Install();
-    std::vector<Ptr<RdmaNic>> nics = RdmaHelper().Install(fabric);
-    Ptr<Communicator> comm = CreateObject<Communicator>();
-    comm->SetAttribute("Algorithm", StringValue(algorithm));
-    comm->SetAttribute("ChunkBytes", UintegerValue(1ULL << 40));
-    comm->Setup(nics);
-    comm->Start(kind, bytes);
-    Simulator::Stop(Seconds(1));
-    Simulator::Run();
-    EXPECT_EQ(comm->GetResults().size(), 1u);
-    const double t = comm->GetResults().empty()
-                         ? 0
-                         : (comm->GetResults()[0].end - comm->GetResults()[0].start).GetSeconds();
-    Simulator::Destroy();
-    Config::Reset();
-    return t;
+    const Communicator::Result r = RunOnOneSwitch(kind, n, bytes, algorithm);
+    return (r.end - r.start).GetSeconds();
 }
 
 /// The alpha-beta time of one step that moves b bytes per rank through one switch.
