@@ -167,9 +167,7 @@ main(int argc, char* argv[])
     cmd.OwnsDcqcnPreset("");
     cmd.Parse(argc, argv);
     // every value is checked before anything is built
-    cmd.FatTreeArity("k", k);
-    const uint32_t hosts = k * k * k / 4;
-    cmd.InRange<uint32_t>("senders", senders, 1, hosts - hosts / k, "the hosts of the other pods");
+    cmd.IncastSenders(k, senders);
     cmd.MessageBytes("bytes", bytes);
     cmd.ListOf("algorithms", algorithms, {"None", "Dcqcn", "Hpcc", "Timely", "Dctcp"});
     cmd.Require("maxQueueRatio", maxQueueRatio > 0, "must be > 0");

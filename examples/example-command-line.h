@@ -14,6 +14,9 @@
 #ifndef AIT_EXAMPLE_COMMAND_LINE_H
 #define AIT_EXAMPLE_COMMAND_LINE_H
 
+#include "child-process.h"
+#include "example-flag-syntax.h"
+
 #include "ns3/command-line.h"
 #include "ns3/config.h"
 #include "ns3/global-value.h"
@@ -23,21 +26,15 @@
 #include "ns3/type-id.h"
 
 #include <cctype>
-#include <cerrno>
-#include <cmath>
 #include <cstdlib>
-#include <fcntl.h>
 #include <functional>
 #include <iostream>
-#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
 #include <string>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <type_traits>
-#include <unistd.h>
 #include <vector>
 
 namespace aitexample
@@ -378,23 +375,6 @@ class ExampleCommandLine
     }
 
     /**
-     * \param v a text
-     * \return whether it is a time ns3::Time reads: a number and a unit s, ms, us, ns, ps,
-     *         fs, min, h, d or y (none: seconds); ns-3 aborts on any other
-     */
-    static bool IsTime(const std::string& v)
-    {
-        const size_t n = v.find_first_not_of("+-0123456789.eE");
-        const std::string num = v.substr(0, n);
-        const std::string unit = n == std::string::npos ? "" : v.substr(n);
-        char* end = nullptr;
-        std::strtod(num.c_str(), &end);
-        static const std::set<std::string> units =
-            {"", "s", "ms", "us", "ns", "ps", "fs", "min", "h", "d", "y"};
-        return !num.empty() && *end == '\0' && units.count(unit) > 0;
-    }
-
-    /**
      * \param name a flag's camelCase name
      * \return its value as given on the command line, or its default's text
      */
@@ -435,6 +415,22 @@ class ExampleCommandLine
     void Warn(const std::string& msg) const
     {
         std::cerr << m_program << ": warning: " << msg << std::endl;
+    }
+
+    /**
+     * \brief Stop (exit 2, one line) unless --k is a fat-tree arity (FatTreeArity) and
+     *        --senders is 1 .. the hosts outside pod 0: the incast examples' senders.
+     * \param k --k's value
+     * \param senders --senders's value
+     * \return the hosts of a pod (the senders are the hosts from there on)
+     */
+    uint32_t IncastSenders(uint32_t k, uint32_t senders) const
+    {
+        FatTreeArity("k", k);
+        const uint32_t hosts = k * k * k / 4;
+        const uint32_t perPod = hosts / k;
+        InRange<uint32_t>("senders", senders, 1, hosts - perPod, "the hosts of the other pods");
+        return perPod;
     }
 
     /**
@@ -604,42 +600,8 @@ class ExampleCommandLine
     }
 
     /**
-     * \brief A strict syntax check of an attribute's or global's value (ns-3's own parsers
-     *        abort on "5x" for an integer or a bad time unit, and wrap "-1").
-     * \param type the checker's value type name (ns3::UintegerValue, ...)
-     * \param v the text
-     * \return false if ns-3 would not read it cleanly
-     */
-    static bool ValueSyntaxOk(const std::string& type, const std::string& v)
-    {
-        std::string what;
-        if (type == "ns3::UintegerValue")
-        {
-            return ParsesAs<uint64_t>(v, what);
-        }
-        if (type == "ns3::IntegerValue")
-        {
-            return ParsesAs<int64_t>(v, what);
-        }
-        if (type == "ns3::DoubleValue")
-        {
-            return ParsesAs<double>(v, what);
-        }
-        if (type == "ns3::BooleanValue")
-        {
-            return v == "true" || v == "false" || v == "1" || v == "0";
-        }
-        if (type == "ns3::TimeValue")
-        {
-            return IsTime(v);
-        }
-        // the other ns-3 values read one word and abort on anything after it
-        return !v.empty() && v.find_first_of(" \t\n") == std::string::npos;
-    }
-
-    /**
      * \brief Whether an object of the type can be created with the attribute set to the
-     *        value: tried in a child process (whose messages are dropped), as some setters
+     *        value: tried in a child process (whose messages are not shown), as some setters
      *        stop the run on values their checker accepts. A type that cannot be created
      *        with its defaults is not tried (true).
      * \param tid the type
@@ -652,18 +614,7 @@ class ExampleCommandLine
                                   const std::string& value)
     {
         auto tryCreate = [&](bool withValue) {
-            std::cout.flush();
-            std::cerr.flush();
-            const pid_t pid = fork();
-            if (pid < 0)
-            {
-                return true; // cannot tell: let the run decide
-            }
-            if (pid == 0)
-            {
-                const int devNull = open("/dev/null", O_WRONLY);
-                dup2(devNull, 1);
-                dup2(devNull, 2);
+            const ChildRun run = RunInChild([&]() {
                 ns3::ObjectFactory factory;
                 factory.SetTypeId(tid);
                 if (withValue)
@@ -671,84 +622,10 @@ class ExampleCommandLine
                     factory.Set(attr, ns3::StringValue(value));
                 }
                 factory.Create();
-                _exit(0);
-            }
-            int status = 0;
-            waitpid(pid, &status, 0);
-            return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+            });
+            return !run.failure.empty() || run.ExitedCleanly(); // no child: let the run decide
         };
         return !tryCreate(false) || tryCreate(true);
-    }
-
-    /**
-     * \brief Whether text is a value of type T (strictly: "5x" is not a number).
-     * \tparam T the flag's type
-     * \param v the text
-     * \param[out] what what a value of this type looks like, for the message
-     * \return whether it is
-     */
-    template <typename T>
-    static bool ParsesAs(const std::string& v, std::string& what)
-    {
-        if constexpr (std::is_same_v<T, bool>)
-        {
-            what = "true or false (1 or 0)";
-            std::string l;
-            for (char c : v)
-            {
-                l += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-            }
-            return l.empty() || l == "1" || l == "0" || l == "true" || l == "false" || l == "t" ||
-                   l == "f";
-        }
-        else if constexpr (std::is_integral_v<T>)
-        {
-            std::ostringstream w;
-            w << "a whole number in " << +std::numeric_limits<T>::min() << " .. "
-              << +std::numeric_limits<T>::max();
-            what = w.str();
-            const bool neg = !v.empty() && v[0] == '-';
-            const std::string digits = neg ? v.substr(1) : v;
-            if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos ||
-                (neg && std::is_unsigned_v<T>))
-            {
-                return false;
-            }
-            errno = 0;
-            if (neg)
-            {
-                const long long x = std::strtoll(v.c_str(), nullptr, 10);
-                return errno == 0 && x >= static_cast<long long>(std::numeric_limits<T>::min());
-            }
-            const unsigned long long x = std::strtoull(v.c_str(), nullptr, 10);
-            return errno == 0 &&
-                   x <= static_cast<unsigned long long>(std::numeric_limits<T>::max());
-        }
-        else if constexpr (std::is_floating_point_v<T>)
-        {
-            what = "a number";
-            char* end = nullptr;
-            errno = 0;
-            const double x = std::strtod(v.c_str(), &end);
-            return !v.empty() && *end == '\0' && errno == 0 && std::isfinite(x);
-        }
-        else if constexpr (std::is_same_v<T, std::string>)
-        {
-            return true;
-        }
-        else if constexpr (std::is_same_v<T, ns3::Time>)
-        {
-            what = "a time: a number and a unit, e.g. 10us, 2ms, 1.5s";
-            return IsTime(v);
-        }
-        else
-        {
-            what = "a value of the flag's type (--help)";
-            std::istringstream in(v);
-            T x;
-            in >> x;
-            return !in.fail() && (in >> std::ws).eof();
-        }
     }
 
     ns3::CommandLine m_cmd;                                                   //!< ns-3's parser

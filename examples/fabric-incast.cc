@@ -59,10 +59,8 @@ main(int argc, char* argv[])
     cmd.Parse(argc, argv);
     const bool pcap = !outDir.empty();
     // every value is checked before anything is built or written
-    cmd.FatTreeArity("k", k);
-    const uint32_t hosts = k * k * k / 4;
-    const uint32_t perPod = hosts / k;
-    cmd.InRange<uint32_t>("senders", senders, 1, hosts - perPod, "the hosts of the other pods");
+    const uint32_t perPod = cmd.IncastSenders(k, senders);
+    const uint32_t hosts = perPod * k;
     cmd.Require("packets", packets >= 1, "must be >= 1");
     cmd.InRange<uint32_t>("payloadSize", payload, 1, 9000 - 52, "bytes (device Mtu 9000 - 52)");
     cmd.OneOf("loadBalancing", lb, {"Ecmp", "EEcmp", "Spray", "Adaptive", "Flowlet"});

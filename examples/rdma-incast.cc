@@ -81,10 +81,7 @@ main(int argc, char* argv[])
     const bool pcap = !outDir.empty();
 
     // every value is checked before anything is built or written
-    cmd.FatTreeArity("k", k);
-    const uint32_t hosts = k * k * k / 4;
-    const uint32_t perPod = hosts / k;
-    cmd.InRange<uint32_t>("senders", senders, 1, hosts - perPod, "the hosts of the other pods");
+    const uint32_t perPod = cmd.IncastSenders(k, senders);
     cmd.Require("bytes", bytes >= 1, "must be >= 1");
     cmd.CongestionControl("congestionControl", cc);
     cmd.OneOf("dcqcnPreset", preset, {"Mellanox", "Paper"});

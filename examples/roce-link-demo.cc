@@ -80,7 +80,7 @@ main(int argc, char* argv[])
                     rateValue.Get().GetBitRate() > 0,
                 "a rate > 0 with a unit, e.g. 100Gbps, 25Gb/s");
     cmd.Require("delay",
-                cmd.IsTime(delay) && !Time(delay).IsStrictlyNegative(),
+                aitexample::IsTime(delay) && !Time(delay).IsStrictlyNegative(),
                 "a time >= 0 with a unit, e.g. 1us, 500ns");
     cmd.Require("packets", packets >= 1, "must be >= 1");
     cmd.InRange<uint32_t>("payloadSize", payload, 1, 9000 - 52, "bytes (device Mtu 9000 - 52)");

@@ -1,0 +1,152 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The strict syntax of the examples' flag values (example-command-line.h): whether a text is a
+ * value of a flag's type, or of an ns-3 attribute's or global's value type, before ns-3's own
+ * parsers see it (they abort on "5x" for an integer or on a bad time unit, and wrap "-1").
+ */
+#ifndef AIT_EXAMPLE_FLAG_SYNTAX_H
+#define AIT_EXAMPLE_FLAG_SYNTAX_H
+
+#include "ns3/nstime.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <set>
+#include <sstream>
+#include <string>
+#include <type_traits>
+
+namespace aitexample
+{
+
+/**
+ * \param v a text
+ * \return whether it is a time ns3::Time reads: a number and a unit s, ms, us, ns, ps,
+ *         fs, min, h, d or y (none: seconds); ns-3 aborts on any other
+ */
+inline bool
+IsTime(const std::string& v)
+{
+    const size_t n = v.find_first_not_of("+-0123456789.eE");
+    const std::string num = v.substr(0, n);
+    const std::string unit = n == std::string::npos ? "" : v.substr(n);
+    char* end = nullptr;
+    std::strtod(num.c_str(), &end);
+    static const std::set<std::string> units =
+        {"", "s", "ms", "us", "ns", "ps", "fs", "min", "h", "d", "y"};
+    return !num.empty() && *end == '\0' && units.count(unit) > 0;
+}
+
+/**
+ * \brief Whether text is a value of type T (strictly: "5x" is not a number).
+ * \tparam T the flag's type
+ * \param v the text
+ * \param[out] what what a value of this type looks like, for the message
+ * \return whether it is
+ */
+template <typename T>
+bool
+ParsesAs(const std::string& v, std::string& what)
+{
+    if constexpr (std::is_same_v<T, bool>)
+    {
+        what = "true or false (1 or 0)";
+        std::string l;
+        for (char c : v)
+        {
+            l += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        }
+        return l.empty() || l == "1" || l == "0" || l == "true" || l == "false" || l == "t" ||
+               l == "f";
+    }
+    else if constexpr (std::is_integral_v<T>)
+    {
+        std::ostringstream w;
+        w << "a whole number in " << +std::numeric_limits<T>::min() << " .. "
+          << +std::numeric_limits<T>::max();
+        what = w.str();
+        const bool neg = !v.empty() && v[0] == '-';
+        const std::string digits = neg ? v.substr(1) : v;
+        if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos ||
+            (neg && std::is_unsigned_v<T>))
+        {
+            return false;
+        }
+        errno = 0;
+        if (neg)
+        {
+            const long long x = std::strtoll(v.c_str(), nullptr, 10);
+            return errno == 0 && x >= static_cast<long long>(std::numeric_limits<T>::min());
+        }
+        const unsigned long long x = std::strtoull(v.c_str(), nullptr, 10);
+        return errno == 0 && x <= static_cast<unsigned long long>(std::numeric_limits<T>::max());
+    }
+    else if constexpr (std::is_floating_point_v<T>)
+    {
+        what = "a number";
+        char* end = nullptr;
+        errno = 0;
+        const double x = std::strtod(v.c_str(), &end);
+        return !v.empty() && *end == '\0' && errno == 0 && std::isfinite(x);
+    }
+    else if constexpr (std::is_same_v<T, std::string>)
+    {
+        return true;
+    }
+    else if constexpr (std::is_same_v<T, ns3::Time>)
+    {
+        what = "a time: a number and a unit, e.g. 10us, 2ms, 1.5s";
+        return IsTime(v);
+    }
+    else
+    {
+        what = "a value of the flag's type (--help)";
+        std::istringstream in(v);
+        T x;
+        in >> x;
+        return !in.fail() && (in >> std::ws).eof();
+    }
+}
+
+/**
+ * \brief A strict syntax check of an attribute's or global's value (ns-3's own parsers
+ *        abort on "5x" for an integer or a bad time unit, and wrap "-1").
+ * \param type the checker's value type name (ns3::UintegerValue, ...)
+ * \param v the text
+ * \return false if ns-3 would not read it cleanly
+ */
+inline bool
+ValueSyntaxOk(const std::string& type, const std::string& v)
+{
+    std::string what;
+    if (type == "ns3::UintegerValue")
+    {
+        return ParsesAs<uint64_t>(v, what);
+    }
+    if (type == "ns3::IntegerValue")
+    {
+        return ParsesAs<int64_t>(v, what);
+    }
+    if (type == "ns3::DoubleValue")
+    {
+        return ParsesAs<double>(v, what);
+    }
+    if (type == "ns3::BooleanValue")
+    {
+        return v == "true" || v == "false" || v == "1" || v == "0";
+    }
+    if (type == "ns3::TimeValue")
+    {
+        return IsTime(v);
+    }
+    // the other ns-3 values read one word and abort on anything after it
+    return !v.empty() && v.find_first_of(" \t\n") == std::string::npos;
+}
+
+} // namespace aitexample
+
+#endif // AIT_EXAMPLE_FLAG_SYNTAX_H
