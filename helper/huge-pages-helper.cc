@@ -4,7 +4,6 @@
 #include "huge-pages-helper.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -39,13 +38,8 @@ TurnedOff(int argc, char* argv[], const std::string& flag)
     for (int i = 1; i < argc; ++i)
     {
         const std::string a = argv[i];
-        // the flag as given, or with its first letter in the other case (an old spelling)
-        std::string other = flag;
-        other[0] = std::isupper(static_cast<unsigned char>(other[0]))
-                       ? static_cast<char>(std::tolower(static_cast<unsigned char>(other[0])))
-                       : static_cast<char>(std::toupper(static_cast<unsigned char>(other[0])));
-        for (const std::string& prefix :
-             {"--" + flag + "=", "-" + flag + "=", "--" + other + "=", "-" + other + "="})
+        // the flag as given (no other spelling: no program ever had one for it)
+        for (const std::string& prefix : {"--" + flag + "=", "-" + flag + "="})
         {
             if (a.compare(0, prefix.size(), prefix) == 0)
             {
