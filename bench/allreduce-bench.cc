@@ -130,6 +130,7 @@ main(int argc, char* argv[])
                  "heap on transparent huge pages (HugePagesHelper: a re-execution with "
                  "glibc.malloc.hugetlb=1 unless GLIBC_TUNABLES sets it)",
                  hugePages);
+    cmd.AddOldSpellings({"Bytes", "Repeat", "Scheduler"});
     cmd.Parse(argc, argv);
     // every value is checked before anything is built
     const std::vector<uint32_t> ks = cmd.EvenList("k", list, 2, 32);
@@ -142,6 +143,7 @@ main(int argc, char* argv[])
                      tid.IsChildOf(Scheduler::GetTypeId()) && tid.HasConstructor()),
                 "empty (ns-3's default) or the TypeId name of an ns3::Scheduler subclass, e.g. "
                 "ns3::MapScheduler");
+    cmd.Checked();
     std::cout << "heap on transparent huge pages: " << (HugePagesHelper::IsActive() ? "yes" : "no")
               << "\n"; // after every check
     std::vector<Result> best(ks.size());

@@ -101,6 +101,7 @@ main(int argc, char* argv[])
     cmd.Parse(argc, argv);
     // every value is checked before anything is built
     const std::vector<uint32_t> ks = cmd.EvenList("k", list, 2, 128);
+    cmd.Checked();
     std::cout
         << "fabric-build-bench: k-ary fat-trees, one fresh process each\n"
         << "  KB/port = the whole fabric's memory (nodes, devices, NICs, switches, MMUs, "

@@ -69,6 +69,7 @@ main(int argc, char* argv[])
     cmd.AddValue("channels", "channels of the communicators", channels);
     cmd.AddValue("start", "also start the job at time 0 (each rank's first-step state)", start);
     cmd.Owns("ns3::RdmaNic::CongestionControl", "");
+    cmd.AddOldSpellings({"Workload", "Ranks", "HostsPerLeaf", "Channels", "Start"});
     cmd.Parse(argc, argv);
     // every value is checked before anything is built (the file's content when it is read:
     // reading it is measured)
@@ -104,6 +105,7 @@ main(int argc, char* argv[])
         w.declaredRanks
             ? "0 or " + std::to_string(w.declaredRanks) + ", the ranks the workload declares"
             : "a positive multiple of TP x PP x EP = " + std::to_string(w.tp * w.pp * w.ep));
+    cmd.Checked();
     std::ostringstream d;
     d << w.pp << " stage programs, " << ops << " ops; TP " << w.tp << " PP " << w.pp << " EP "
       << w.ep << " DP " << ranks / (w.tp * w.pp);

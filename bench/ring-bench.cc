@@ -456,6 +456,7 @@ main(int argc, char* argv[])
                  "heap on transparent huge pages (HugePagesHelper: a re-execution with "
                  "glibc.malloc.hugetlb=1 unless GLIBC_TUNABLES sets it)",
                  hugePages);
+    cmd.AddOldSpellings({"Bytes", "Mtu", "Cases", "Repeat", "Schedulers"});
     cmd.Parse(argc, argv);
 
     // every value is checked before anything is built
@@ -504,6 +505,7 @@ main(int argc, char* argv[])
         width = std::max(width, c.name.size() + 1);
     }
 
+    cmd.Checked();
     std::cout << "heap on transparent huge pages: " << (HugePagesHelper::IsActive() ? "yes" : "no")
               << "\n"; // after every check
     std::cout << "ring-bench: ring step on k-ary fat-trees, 100 Gb/s 1 us links, " << bytes

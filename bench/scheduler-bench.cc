@@ -172,6 +172,7 @@ main(int argc, char* argv[])
                  list);
     cmd.AddValue("repeat", "runs per scheduler, interleaved (the fastest is shown)", repeat);
     cmd.Owns("SchedulerType", "schedulers");
+    cmd.AddOldSpellings({"Steps", "Dist", "Schedulers", "Repeat"});
     cmd.Parse(argc, argv);
     FlatHeapScheduler::GetTypeId(); // links the module's library in (its TypeIds registered)
     // every value is checked before anything is built
@@ -200,6 +201,7 @@ main(int argc, char* argv[])
                 known && !types.empty(),
                 "a comma-separated list of map, heap, pis, mappis or ns3::Scheduler TypeId "
                 "names");
+    cmd.Checked();
 
     Simulator::Run(); // nothing to run: ends the marking of Time objects (see above)
     std::vector<double> best(types.size(), 0);

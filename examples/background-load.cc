@@ -130,6 +130,7 @@ main(int argc, char* argv[])
     cmd.AddValue("cc", "congestion control: Dcqcn, Hpcc, Timely, Dctcp, None", cc);
     cmd.Owns("ns3::RdmaNic::CongestionControl", "cc");
     cmd.OwnsDcqcnPreset("cc");
+    cmd.AddOldSpellings({"Ranks", "Bytes", "Repeat", "Background", "Cdf", "Load", "Cc"});
     cmd.Parse(argc, argv);
 
     // every value is checked before anything is built
@@ -152,6 +153,7 @@ main(int argc, char* argv[])
     cmd.Require("background",
                 !cdfFile.empty() || FlowSizeCdf::GetBuiltin(background, cdf),
                 "one of " + FlowSizeCdf::GetBuiltinNames());
+    cmd.Checked();
     Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue(cc));
     if (cc == "Dcqcn")
     {

@@ -165,12 +165,14 @@ main(int argc, char* argv[])
         maxQueueRatio);
     cmd.Owns("ns3::RdmaNic::CongestionControl", "algorithms");
     cmd.OwnsDcqcnPreset("");
+    cmd.AddOldSpellings({"Senders", "Bytes", "Algorithms", "MaxQueueRatio"});
     cmd.Parse(argc, argv);
     // every value is checked before anything is built
     cmd.IncastSenders(k, senders);
     cmd.MessageBytes("bytes", bytes);
     cmd.ListOf("algorithms", algorithms, {"None", "Dcqcn", "Hpcc", "Timely", "Dctcp"});
     cmd.Require("maxQueueRatio", maxQueueRatio > 0, "must be > 0");
+    cmd.Checked();
     RoceDcqcn::SetPresetDefaults("Mellanox");
 
     std::vector<Outcome> runs;

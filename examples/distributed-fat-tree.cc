@@ -108,6 +108,20 @@ main(int argc, char* argv[])
     cmd.Owns("ns3::SwitchMmu::BufferSize", "bufferBytes");
     cmd.Owns("ns3::SwitchMmu::EcnKmin", "");
     cmd.Owns("ns3::SwitchMmu::EcnKmax", "");
+    cmd.AddOldSpellings({"Distributed",
+                         "NullMessage",
+                         "Bytes",
+                         "FailLink",
+                         "FailAt",
+                         "RestoreAt",
+                         "StopAt",
+                         "CoreDelay",
+                         "Partitions",
+                         "Stagger",
+                         "BufferBytes",
+                         "Trace",
+                         "Scheduler",
+                         "Out"});
     cmd.Parse(argc, argv);
 
     // every value is checked before anything is built or written
@@ -172,6 +186,7 @@ main(int argc, char* argv[])
         }
     }
 
+    cmd.Checked();
     Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("Dcqcn"));
     Config::SetDefault("ns3::SwitchMmu::LosslessPriorities", StringValue("3"));
     Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(buffer));

@@ -170,6 +170,7 @@ main(int argc, char* argv[])
                  modes);
     cmd.AddValue("cc", "congestion control: Dcqcn, Hpcc, Timely, Dctcp, None", cc);
     cmd.Owns("ns3::RoceSwitch::LoadBalancing", "modes");
+    cmd.AddOldSpellings({"Bytes", "Shift", "Random", "ReorderThreshold", "Modes", "Cc"});
     cmd.Parse(argc, argv);
     // every value is checked before anything is built
     cmd.FatTreeArity("k", k);
@@ -184,6 +185,7 @@ main(int argc, char* argv[])
                     " hosts: that maps hosts onto themselves");
     cmd.ListOf("modes", modes, {"Ecmp", "EEcmp", "Spray", "Adaptive", "Flowlet"});
     cmd.CongestionControl("cc", cc);
+    cmd.Checked();
     if (shift == 0)
     {
         shift = hosts / 2; // pod p writes to pod p + k/2: every flow crosses the core

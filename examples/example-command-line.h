@@ -4,12 +4,15 @@
  * The command line of the module's examples: ns3::CommandLine with camelCase flags, the style of
  * the study program ai-training-sim (--bytes, --outputDir). The PascalCase spellings of
  * ai-training 0.1 (--Bytes, --OutDir) are deprecated: they still work in this release, with a
- * warning on stderr, and go away in the next one.
+ * warning on stderr, and go away in the next one. Each program names the spellings it had
+ * (AddOldSpellings, AddRenamed, AddRemoved): any other name is an unknown flag.
  *
  * Bad input stops before anything is built: an unknown flag, a value that is not of the flag's
  * type, and (with Require, InRange, OneOf after Parse) a value out of its range print ONE line
  * on stderr, "<program>: --flag=value is not allowed (what is allowed)", and exit with code 2.
- * The benchmark programs (bench/) use the same command line.
+ * The deprecation warnings wait until every check passed (Checked): a bad value given with an
+ * old spelling prints its error line only. The benchmark programs (bench/) use the same
+ * command line.
  */
 #ifndef AIT_EXAMPLE_COMMAND_LINE_H
 #define AIT_EXAMPLE_COMMAND_LINE_H
@@ -42,7 +45,8 @@ namespace aitexample
 
 /**
  * \brief ns3::CommandLine with camelCase flags that also takes the deprecated PascalCase
- *        spelling of each flag (--Bytes for --bytes), with one warning on stderr per flag.
+ *        spellings the program had in ai-training 0.1 (--Bytes for --bytes), with one warning
+ *        on stderr per flag once every check passed.
  */
 class ExampleCommandLine
 {
@@ -58,6 +62,15 @@ class ExampleCommandLine
         Usage("");
     }
 
+    /// Prints the deprecation warnings if Checked() was never called (they are not lost).
+    ~ExampleCommandLine()
+    {
+        Checked();
+    }
+
+    ExampleCommandLine(const ExampleCommandLine&) = delete;
+    ExampleCommandLine& operator=(const ExampleCommandLine&) = delete;
+
     /**
      * \brief The text --help prints above the flags, followed by the note on the old spellings.
      * \param text what the program does ("" for none)
@@ -72,8 +85,7 @@ class ExampleCommandLine
     }
 
     /**
-     * \brief Add a flag; its deprecated spelling is the name with a capital first letter
-     *        (names of one letter, like k, never had another spelling).
+     * \brief Add a flag (its deprecated spelling, if it had one: AddOldSpellings, AddRenamed).
      * \tparam T the value's type
      * \param name the flag's camelCase name
      * \param help its help text
@@ -96,17 +108,28 @@ class ExampleCommandLine
         std::ostringstream def;
         def << std::boolalpha << value;
         m_default[name] = def.str();
-        if (name.size() > 1)
+    }
+
+    /**
+     * \brief The deprecated spellings of ai-training 0.1 that are the flag's name with a
+     *        capital first letter (--Bytes for --bytes): only the program's real ones, so
+     *        that a spelling it never had is an unknown flag. Each flag is added with AddValue
+     *        (checked in Parse).
+     * \param oldNames the old flags' names
+     */
+    void AddOldSpellings(const std::vector<std::string>& oldNames)
+    {
+        for (const auto& old : oldNames)
         {
-            std::string old = name;
-            old[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(old[0])));
+            std::string name = old;
+            name[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(name[0])));
             m_renamed[old] = name;
         }
     }
 
     /**
      * \brief A deprecated spelling that is not just the capitalised name (--OutDir for
-     *        --outputDir).
+     *        --outputDir, --K for --k).
      * \param oldName the old flag's name
      * \param name the flag it now is (added with AddValue)
      */
@@ -409,12 +432,31 @@ class ExampleCommandLine
     }
 
     /**
-     * \brief Print "<program>: warning: <msg>" on stderr.
+     * \brief Print "<program>: warning: <msg>" on stderr; before Checked(), only then (a
+     *        Fail() in between drops it: a user error prints one line).
      * \param msg the warning
      */
-    void Warn(const std::string& msg) const
+    void Warn(const std::string& msg)
     {
-        std::cerr << m_program << ": warning: " << msg << std::endl;
+        m_warnings.push_back(m_program + ": warning: " + msg);
+        if (m_checked)
+        {
+            Checked();
+        }
+    }
+
+    /**
+     * \brief Every flag is checked (call it after the program's last check, before it builds
+     *        or prints anything): print the warnings held back until now.
+     */
+    void Checked()
+    {
+        m_checked = true;
+        for (const auto& w : m_warnings)
+        {
+            std::cerr << w << std::endl;
+        }
+        m_warnings.clear();
     }
 
     /**
@@ -444,6 +486,15 @@ class ExampleCommandLine
      */
     void Parse(int argc, char* argv[])
     {
+        for (const auto& [old, name] : m_renamed)
+        {
+            if (!m_names.count(name) || m_names.count(old))
+            {
+                std::cerr << m_program << ": program error: the old spelling --" << old
+                          << " names no flag of its own (--" << name << ")" << std::endl;
+                std::abort();
+            }
+        }
         std::vector<std::string> args;
         std::vector<std::pair<std::string, std::string>> removed; // name, value
         std::set<std::string> warned;
@@ -462,7 +513,7 @@ class ExampleCommandLine
                 continue;
             }
             auto r = m_renamed.find(name);
-            if (i > 0 && dashes > 0 && r != m_renamed.end() && !m_names.count(name))
+            if (i > 0 && dashes > 0 && r != m_renamed.end())
             {
                 if (warned.insert(name).second)
                 {
@@ -641,6 +692,8 @@ class ExampleCommandLine
     std::map<std::string, std::function<void()>> m_setEmpty;
     std::map<std::string, std::string> m_default; //!< per flag: its default's text
     std::map<std::string, std::string> m_given;   //!< per flag given: its value as given
+    std::vector<std::string> m_warnings;          //!< warning lines held back until Checked()
+    bool m_checked = false;                       //!< Checked() was called
 };
 
 } // namespace aitexample

@@ -56,6 +56,8 @@ main(int argc, char* argv[])
     cmd.Owns("ns3::SwitchMmu::EcnEnabled", "ecn");
     cmd.Owns("ns3::SwitchMmu::BufferSize", "bufferSize");
     cmd.Owns("ns3::RoceSwitch::LoadBalancing", "loadBalancing");
+    cmd.AddOldSpellings(
+        {"Senders", "Packets", "PayloadSize", "Pfc", "Ecn", "LoadBalancing", "BufferSize"});
     cmd.Parse(argc, argv);
     const bool pcap = !outDir.empty();
     // every value is checked before anything is built or written
@@ -66,6 +68,7 @@ main(int argc, char* argv[])
     cmd.OneOf("loadBalancing", lb, {"Ecmp", "EEcmp", "Spray", "Adaptive", "Flowlet"});
     cmd.Require("bufferSize", buffer >= 1, "must be >= 1 byte");
     cmd.MakeOutputDir("outputDir", outDir);
+    cmd.Checked();
 
     Config::SetDefault("ns3::SwitchMmu::LosslessPriorities", StringValue(pfc ? "3" : ""));
     Config::SetDefault("ns3::SwitchMmu::EcnEnabled", BooleanValue(ecn));

@@ -151,6 +151,8 @@ main(int argc, char* argv[])
     cmd.AddRenamed("OutDir", "outputDir");
     cmd.Owns("ns3::RdmaNic::CongestionControl", "cc");
     cmd.OwnsDcqcnPreset("cc");
+    cmd.AddOldSpellings(
+        {"Topology", "Background", "Load", "Duration", "Flows", "Cc", "Seed", "Bins"});
     cmd.Parse(argc, argv);
 
     // every value is checked before anything is built or written
@@ -230,6 +232,7 @@ main(int argc, char* argv[])
                 bins <= flows.size(),
                 "0 or at most the " + std::to_string(flows.size()) + " flows");
     cmd.MakeOutputDir("outputDir", outDir);
+    cmd.Checked();
     std::cout << "fct-slowdown: " << what << " on " << fabricName << " (" << hosts
               << " hosts, PFC + ECN)\n";
     for (const std::string& cc : ccList)

@@ -117,6 +117,7 @@ main(int argc, char* argv[])
     cmd.AddValue("restoreAfter", "bring it back after this long (0: never)", restoreAfter);
     cmd.AddValue("lossRecovery", "GoBackN or SelectiveRepeat", recovery);
     cmd.Owns("ns3::RdmaNic::LossRecovery", "lossRecovery");
+    cmd.AddOldSpellings({"Bytes", "Link", "FailAt", "RestoreAfter", "LossRecovery"});
     cmd.Parse(argc, argv);
     // every value is checked before anything is built
     cmd.FatTreeArity("k", k);
@@ -131,6 +132,7 @@ main(int argc, char* argv[])
     cmd.Require("failAt", !failAt.IsStrictlyNegative(), "must be >= 0");
     cmd.Require("restoreAfter", !restoreAfter.IsStrictlyNegative(), "must be >= 0");
     cmd.OneOf("lossRecovery", recovery, {"GoBackN", "SelectiveRepeat"});
+    cmd.Checked();
     Config::SetDefault("ns3::RdmaNic::LossRecovery", StringValue(recovery));
 
     const Outcome base = RunAllReduce(k, bytes, -1, Time(0), Time(0));

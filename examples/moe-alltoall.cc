@@ -133,6 +133,7 @@ main(int argc, char* argv[])
                  skew);
     cmd.AddValue("cc", "congestion control: Dcqcn, Hpcc, Timely, Dctcp, None", cc);
     cmd.Owns("ns3::RdmaNic::CongestionControl", "cc");
+    cmd.AddOldSpellings({"Ranks", "Tokens", "Hidden", "TopK", "BytesPerElement", "Skew", "Cc"});
     cmd.Parse(argc, argv);
     // every value is checked before anything is built
     cmd.FatTreeArity("k", k);
@@ -146,6 +147,7 @@ main(int argc, char* argv[])
     cmd.Require("tokens",
                 uint64_t(tokens) * topK * hidden * bytesPerElement <= uint64_t(1) << 40,
                 "--tokens x --topK x --hidden x --bytesPerElement must be at most 2^40 bytes");
+    cmd.Checked();
     // every rank's dispatch buffer: each token's hidden state once per chosen expert
     const uint64_t sendBytes = uint64_t(tokens) * topK * hidden * bytesPerElement;
 

@@ -83,10 +83,12 @@ main(int argc, char* argv[])
     cmd.AddValue("bytes", "size of the RDMA WRITE and of the all-reduce", bytes);
     cmd.AddValue("cc", "congestion control: Dcqcn, Hpcc, Timely, Dctcp or None", cc);
     cmd.Owns("ns3::RdmaNic::CongestionControl", "cc");
+    cmd.AddOldSpellings({"Bytes", "Cc"});
     cmd.Parse(argc, argv);
     // Bad input stops here, before anything is built: one line on stderr, exit code 2.
     cmd.MessageBytes("bytes", bytes);
     cmd.CongestionControl("cc", cc);
+    cmd.Checked(); // every flag is fine: now the warnings of old spellings (--Bytes), if any
 
     // 2. Defaults for objects the helpers create later (HPCC's QPs ask the switches for
     //    in-band telemetry, INT, by themselves).

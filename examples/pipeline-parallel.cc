@@ -154,6 +154,13 @@ main(int argc, char* argv[])
     cmd.AddValue("activationBytes", "bytes sent between stages per micro-batch", activationBytes);
     cmd.AddValue("gradientBytes", "weight-gradient bytes per stage (DP all-reduce)", gradientBytes);
     cmd.AddValue("microBatches", "micro-batch counts M to compare, comma-separated", microBatches);
+    cmd.AddOldSpellings({"Stages",
+                         "Dp",
+                         "LayersPerStage",
+                         "LayerForward",
+                         "ActivationBytes",
+                         "GradientBytes",
+                         "MicroBatches"});
     cmd.Parse(argc, argv);
     // every value is checked before anything is built
     cmd.FatTreeArity("k", k);
@@ -179,6 +186,7 @@ main(int argc, char* argv[])
                                             StageSchedule(stages, m, activationBytes));
         cmd.Require("microBatches", error.empty(), "M=" + std::to_string(m) + ": " + error);
     }
+    cmd.Checked();
 
     const Time f = fwd * layersPerStage; // F: a stage's forward of one micro-batch
     const Time b = 2 * f;                // B: its backward

@@ -77,6 +77,8 @@ main(int argc, char* argv[])
     cmd.Owns("ns3::RdmaNic::CongestionControl", "congestionControl");
     cmd.Owns("ns3::RdmaNic::LossRecovery", "lossRecovery");
     cmd.Owns("ns3::SwitchMmu::LosslessPriorities", "pfc");
+    cmd.AddOldSpellings(
+        {"Senders", "Bytes", "CongestionControl", "DcqcnPreset", "LossRecovery", "Pfc"});
     cmd.Parse(argc, argv);
     const bool pcap = !outDir.empty();
 
@@ -87,6 +89,7 @@ main(int argc, char* argv[])
     cmd.OneOf("dcqcnPreset", preset, {"Mellanox", "Paper"});
     cmd.OneOf("lossRecovery", recovery, {"GoBackN", "SelectiveRepeat"});
     cmd.MakeOutputDir("outputDir", outDir);
+    cmd.Checked();
 
     RoceDcqcn::SetPresetDefaults(preset);
     Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue(cc));

@@ -106,6 +106,7 @@ main(int argc, char* argv[])
                  "fail unless the largest all-reduce reaches this fraction of the payload rate",
                  minEfficiency);
     cmd.Owns("ns3::RdmaNic::CongestionControl", "cc");
+    cmd.AddOldSpellings({"Ranks", "Sizes", "Algorithm", "Channels", "Cc", "MinEfficiency"});
     cmd.Parse(argc, argv);
     // every value is checked before anything is built
     cmd.FatTreeArity("k", k);
@@ -126,6 +127,7 @@ main(int argc, char* argv[])
     cmd.InRange<uint32_t>("channels", channels, 1, 64);
     cmd.CongestionControl("cc", cc);
     cmd.Require("minEfficiency", minEfficiency >= 0 && minEfficiency <= 1, "must be in [0, 1]");
+    cmd.Checked();
 
     Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue(cc));
 

@@ -70,6 +70,8 @@ main(int argc, char* argv[])
     cmd.AddValue("resumeAt", "time B sends the resume (quanta 0), in microseconds", resumeAtUs);
     cmd.AddRenamed("OutDir", "outputDir");
     cmd.AddRemovedPcap(&outDir);
+    cmd.AddOldSpellings(
+        {"DataRate", "Delay", "Packets", "PayloadSize", "PauseQuanta", "PauseAt", "ResumeAt"});
     cmd.Parse(argc, argv);
     const bool pcap = !outDir.empty();
 
@@ -92,6 +94,7 @@ main(int argc, char* argv[])
     {
         PrepareOutDir(outDir, cmd);
     }
+    cmd.Checked();
 
     NodeContainer hosts;
     hosts.Create(2);

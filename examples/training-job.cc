@@ -236,9 +236,26 @@ main(int argc, char* argv[])
     cmd.AddValue("cc", "congestion control: Dcqcn, Hpcc, Timely, Dctcp, None", o.cc);
     cmd.AddValue("channels", "NCCL channels per communicator", o.channels);
     cmd.Owns("ns3::RdmaNic::CongestionControl", "cc");
+    cmd.AddOldSpellings({"Workload",
+                         "Ranks",
+                         "Tp",
+                         "Pp",
+                         "Ep",
+                         "MicroBatches",
+                         "Steps",
+                         "Layers",
+                         "Hidden",
+                         "Seq",
+                         "Placement",
+                         "Straggler",
+                         "Slowdown",
+                         "Jobs",
+                         "Cc",
+                         "Channels"});
     cmd.Parse(argc, argv);
     const TrainingWorkload w = CheckedWorkload(o, cmd);
     const uint32_t dp = w.CheckRanks(o.ranks);
+    cmd.Checked();
     std::cout << "training-job: k=" << o.k << " fat-tree, " << o.jobs << " job(s) of " << o.ranks
               << " ranks (DP " << dp << " x TP " << w.tp << " x PP " << w.pp << ", EP " << w.ep
               << "), workload " << (w.name.empty() ? o.workload : w.name) << ", " << o.cc
