@@ -215,8 +215,8 @@ ParseBool(const std::string& flag, const std::string& v)
 double
 ParseDouble(const std::string& flag, const std::string& v, double lo, double hi)
 {
-    const double d = IsDecimal(v) ? std::strtod(v.c_str(), nullptr) : -1;
-    if (!IsDecimal(v) || !std::isfinite(d) || d < lo || d > hi)
+    double d = -1;
+    if (!ParseDecimal(v, &d) || d < lo || d > hi)
     {
         Fail(Arg(flag, v) + " is not allowed (a number " + Num(lo, 0) + ".." + Num(hi, 0) + ")");
     }

@@ -153,8 +153,8 @@ class Parser
     /// An error rate: a decimal number in [0, 1).
     double ErrorRate(uint32_t line, const std::string& s) const
     {
-        const double v = IsDecimal(s) ? std::strtod(s.c_str(), nullptr) : -1;
-        if (!IsDecimal(s) || !(v >= 0 && v < 1))
+        double v = -1;
+        if (!ParseDecimal(s, &v) || !(v >= 0 && v < 1))
         {
             Fail(line, "error rate \"" + s + "\" is not allowed (a number 0 <= r < 1)");
         }

@@ -6,6 +6,7 @@
 #include "rdma-helper.h"
 
 #include "ns3/control-bus.h"
+#include "ns3/decimal-text.h"
 #include "ns3/event-id.h"
 #include "ns3/fatal-error.h"
 #include "ns3/log.h"
@@ -102,18 +103,12 @@ ParseUint(const std::string& s, uint64_t max, uint64_t* out)
     return true;
 }
 
-/// A strict plain non-negative decimal number of seconds, finite.
+/// A number of seconds 0 .. 1e6 (the flow files' number, ParseFileNumber).
 bool
 ParseSeconds(const std::string& s, double* out)
 {
-    if (s.empty() || !(std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '.'))
-    {
-        return false;
-    }
-    char* end = nullptr;
-    errno = 0;
-    const double v = std::strtod(s.c_str(), &end);
-    if (errno != 0 || end != s.c_str() + s.size() || !std::isfinite(v) || v > 1e6)
+    double v;
+    if (!ParseFileNumber(s, &v) || v > 1e6)
     {
         return false;
     }

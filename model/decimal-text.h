@@ -5,6 +5,9 @@
 #define AIT_DECIMAL_TEXT_H
 
 #include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <string>
 
 namespace ns3
@@ -51,6 +54,57 @@ IsDecimal(const std::string& s)
         }
     }
     return i == s.size();
+}
+
+/**
+ * \ingroup ai-training
+ * \brief Read a number of IsDecimal's grammar.
+ * \param s the text
+ * \param[out] out its value (set only on success)
+ * \return true if IsDecimal(s) and its value is finite
+ */
+inline bool
+ParseDecimal(const std::string& s, double* out)
+{
+    if (!IsDecimal(s))
+    {
+        return false;
+    }
+    const double v = std::strtod(s.c_str(), nullptr);
+    if (!std::isfinite(v))
+    {
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+/**
+ * \ingroup ai-training
+ * \brief The number reader of the flow-size CDF files (FlowSizeCdf) and of the flow files
+ *        (FlowHelper): a text that starts with a digit or '.' and that strtod reads to its end,
+ *        to a finite value without a range error. Wider than IsDecimal: ".5", "5.", "1.e3"
+ *        and hexadecimal numbers ("0x10") pass too, as these files have always read them.
+ * \param s the text
+ * \param[out] out its value (set only on success)
+ * \return true if s is such a number
+ */
+inline bool
+ParseFileNumber(const std::string& s, double* out)
+{
+    if (s.empty() || !(std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '.'))
+    {
+        return false;
+    }
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(s.c_str(), &end);
+    if (errno != 0 || end != s.c_str() + s.size() || !std::isfinite(v))
+    {
+        return false;
+    }
+    *out = v;
+    return true;
 }
 
 } // namespace ns3

@@ -3,6 +3,7 @@
  */
 #include "flow-size-cdf.h"
 
+#include "ns3/decimal-text.h"
 #include "ns3/fatal-error.h"
 #include "ns3/log.h"
 #include "ns3/random-variable-stream.h"
@@ -26,25 +27,6 @@ namespace
 
 /// Largest flow size a CDF may name (1 TiB).
 const double MAX_SIZE = 1099511627776.0;
-
-/// A strict plain decimal number (digits, optional fraction and exponent), finite.
-bool
-ParseNumber(const std::string& s, double* out)
-{
-    if (s.empty() || !(std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '.'))
-    {
-        return false;
-    }
-    char* end = nullptr;
-    errno = 0;
-    const double v = std::strtod(s.c_str(), &end);
-    if (errno != 0 || end != s.c_str() + s.size() || !std::isfinite(v))
-    {
-        return false;
-    }
-    *out = v;
-    return true;
-}
 
 std::string
 Fmt(double v)
@@ -94,13 +76,13 @@ FlowSizeCdf::TryParse(std::istream& in,
             return false;
         }
         Point p;
-        if (!ParseNumber(words[0], &p.size) || p.size > MAX_SIZE)
+        if (!ParseFileNumber(words[0], &p.size) || p.size > MAX_SIZE)
         {
             error = at + "size \"" + words[0] + "\" is not allowed (a number of bytes 0.." +
                     std::to_string(static_cast<uint64_t>(MAX_SIZE)) + ")";
             return false;
         }
-        if (!ParseNumber(words[1], &p.percent) || p.percent > 100)
+        if (!ParseFileNumber(words[1], &p.percent) || p.percent > 100)
         {
             error = at + "percentage \"" + words[1] + "\" is not allowed (a number 0..100)";
             return false;

@@ -179,3 +179,38 @@ TEST(DecimalText, AcceptsPlainDecimalsOnly)
         EXPECT_FALSE(IsDecimal(bad)) << bad;
     }
 }
+
+// ParseDecimal reads IsDecimal's numbers to a finite value (ai-training-sim's number flags,
+// topology files' error rates); ParseFileNumber is the wider reader of the flow-size CDF and
+// flow files (what they accepted before it was shared: ".5", "5.", hexadecimal; no range error)
+TEST(DecimalText, ParseDecimalAndParseFileNumber)
+{
+    double v = -7;
+    EXPECT_TRUE(ParseDecimal("2.5e-3", &v));
+    EXPECT_DOUBLE_EQ(v, 2.5e-3);
+    for (const char* bad : {"", ".5", "1.", "-1", "0x10", "1e400", "inf", "1e"})
+    {
+        v = -7;
+        EXPECT_FALSE(ParseDecimal(bad, &v)) << bad;
+        EXPECT_EQ(v, -7) << bad;
+    }
+    const std::vector<std::pair<const char*, double>> ok = {{"0", 0},
+                                                            {"42", 42},
+                                                            {"2.5e-3", 2.5e-3},
+                                                            {"7E+2", 700},
+                                                            {".5", 0.5},
+                                                            {"5.", 5},
+                                                            {"1.e3", 1000},
+                                                            {"0x10", 16}};
+    for (const auto& [text, value] : ok)
+    {
+        EXPECT_TRUE(ParseFileNumber(text, &v)) << text;
+        EXPECT_DOUBLE_EQ(v, value) << text;
+    }
+    for (const char* bad : {"", "-1", "+1", " 1", "1 ", "1e", "1e400", "1e-400", "inf", "nan", "x"})
+    {
+        v = -7;
+        EXPECT_FALSE(ParseFileNumber(bad, &v)) << bad;
+        EXPECT_EQ(v, -7) << bad;
+    }
+}
