@@ -63,6 +63,8 @@ def build(bld):
         'model/switch-mmu.cc',
         'model/vlan-header.cc',
         'model/workload-reader.cc',
+        'model/workload-reader-internal.cc',
+        'model/text-workload-reader.cc',
         'model/aicb-workload-reader.cc',
         'model/chakra-reader.cc',
         'model/chakra-layout.cc',
