@@ -6,6 +6,7 @@
 #include "collective-algorithm.h"
 #include "control-bus.h"
 #include "direct-all-to-all.h"
+#include "entered-collectives.h"
 #include "hierarchical-algorithm.h"
 #include "p2p-transfers.h"
 #include "pipelined-broadcast.h"
@@ -24,7 +25,6 @@
 
 #include <algorithm>
 #include <set>
-#include <sstream>
 
 namespace ns3
 {
@@ -114,6 +114,7 @@ Communicator::Communicator()
       m_running(false),
       m_lanesLeft(0)
 {
+    m_entries = std::make_unique<EnteredCollectives>();
 }
 
 Communicator::~Communicator() = default;
@@ -124,7 +125,7 @@ Communicator::DoDispose()
     m_ringTx.clear();
     m_ranks.clear();
     m_queue.clear();
-    m_entries.clear();
+    m_entries->Clear();
     if (m_p2p)
     {
         m_p2p->Dispose();
@@ -243,70 +244,15 @@ Communicator::Setup(const std::vector<Ptr<RdmaNic>>& ranks)
         NS_FATAL_ERROR("Communicator::Setup: every rank needs its own RdmaNic");
     }
     const uint32_t n = ranks.size();
-    std::vector<uint32_t> ids(n);
-    if (!m_serverIds.empty())
-    {
-        if (m_gpusPerServer != 1)
-        {
-            NS_FATAL_ERROR("Communicator::Setup: SetServers() and GpusPerServer "
-                           << m_gpusPerServer << " both place the ranks (use one of them)");
-        }
-        if (m_serverIds.size() != n)
-        {
-            NS_FATAL_ERROR("Communicator::Setup: SetServers() gave servers for "
-                           << m_serverIds.size() << " ranks, not allowed (" << n << ")");
-        }
-        ids = m_serverIds;
-    }
-    else
-    {
-        if (n % m_gpusPerServer != 0)
-        {
-            NS_FATAL_ERROR("Communicator::Setup: GpusPerServer "
-                           << m_gpusPerServer << " does not divide " << n << " ranks");
-        }
-        for (uint32_t r = 0; r < n; ++r)
-        {
-            ids[r] = r / m_gpusPerServer;
-        }
-    }
-    std::map<uint32_t, uint32_t> index; // server id -> server index, by first rank
-    m_servers.clear();
-    m_serverOf.assign(n, 0);
-    m_localOf.assign(n, 0);
-    std::vector<uint32_t> idOf; // server index -> id
-    for (uint32_t r = 0; r < n; ++r)
-    {
-        auto it = index.find(ids[r]);
-        if (it == index.end())
-        {
-            it = index.emplace(ids[r], m_servers.size()).first;
-            m_servers.emplace_back();
-            idOf.push_back(ids[r]);
-        }
-        m_serverOf[r] = it->second;
-        m_localOf[r] = m_servers[it->second].size();
-        m_servers[it->second].push_back(r);
-    }
-    for (uint32_t s = 1; s < m_servers.size(); ++s)
-    {
-        if (m_servers[s].size() != m_servers[0].size())
-        {
-            NS_FATAL_ERROR("Communicator::Setup: server "
-                           << idOf[s] << " has " << m_servers[s].size() << " ranks but server "
-                           << idOf[0] << " has " << m_servers[0].size()
-                           << " (every server needs the same number of ranks)");
-        }
-    }
-    const uint32_t g = m_servers[0].size();
-    const uint32_t m = m_servers.size();
+    m_layout.Place(n, m_gpusPerServer, m_serverIds);
+    const std::vector<std::vector<uint32_t>>& servers = m_layout.GetServers();
+    const uint32_t g = servers[0].size();
+    const uint32_t m = servers.size();
     m_selected = CollectiveAlgorithm::Create(m_algorithm);
     if (g == 1)
     {
         m_selected->CheckRanks(n);
     }
-    m_nvFree.assign(n, Time(0));
-    m_nvBytes.assign(n, 0);
     if (g > 1 && m > 1)
     {
         for (uint32_t j = 0; j < g; ++j)
@@ -319,7 +265,7 @@ Communicator::Setup(const std::vector<Ptr<RdmaNic>>& ranks)
             rail->SetAttribute("StepLatency", TimeValue(m_stepLatency));
             rail->SetAttribute("Priority", UintegerValue(m_priority));
             std::vector<Ptr<RdmaNic>> nics;
-            for (const auto& server : m_servers)
+            for (const auto& server : servers)
             {
                 nics.push_back(ranks[server[j]]);
             }
@@ -365,22 +311,6 @@ Communicator::Setup(const std::vector<Ptr<RdmaNic>>& ranks)
     {
         a->Attach(this);
     }
-}
-
-std::string
-Communicator::Describe(Kind kind, uint64_t bytes, uint32_t root)
-{
-    std::ostringstream os;
-    if (kind == ALL_TO_ALL_V)
-    {
-        return KindName(kind);
-    }
-    os << KindName(kind) << " of " << bytes << " B";
-    if (kind == BROADCAST)
-    {
-        os << " from root " << root;
-    }
-    return os.str();
 }
 
 void
@@ -448,39 +378,13 @@ Communicator::Enter(uint32_t rank, Kind kind, uint64_t bytes, DoneCallback cb, u
                                                     << ")");
     }
     CheckArgs("Enter", kind, bytes, root);
-    const uint64_t seq = EnterEntry(rank, kind, bytes, root);
-    Entry& e = m_entries.at(seq);
-    e.rankCb[rank] = cb;
-    if (++e.arrived == n)
+    uint64_t seq;
+    if (m_entries->Enter(rank, n, kind, bytes, root, cb, &seq))
     {
-        NS_LOG_INFO("collective #" << seq << " (" << Describe(kind, bytes, root) << "): last rank "
-                                   << rank << " entered");
+        NS_LOG_INFO("collective #" << seq << " (" << EnteredCollectives::Describe(kind, bytes, root)
+                                   << "): last rank " << rank << " entered");
         Start(kind, bytes, MakeCallback(&Communicator::EntryDone, this, seq), root);
     }
-}
-
-uint64_t
-Communicator::EnterEntry(uint32_t rank, Kind kind, uint64_t bytes, uint32_t root)
-{
-    const uint32_t n = m_ranks.size();
-    m_entered.resize(n, 0);
-    const uint64_t seq = m_entered[rank]++;
-    auto it = m_entries.find(seq);
-    if (it == m_entries.end())
-    {
-        it = m_entries.emplace(seq, Entry{kind, bytes, root, 0, std::vector<DoneCallback>(n), {}})
-                 .first;
-    }
-    const Entry& e = it->second;
-    if (e.kind != kind || e.bytes != bytes || e.root != root)
-    {
-        NS_FATAL_ERROR("Communicator::Enter: rank "
-                       << rank << " calls collective #" << seq << " as "
-                       << Describe(kind, bytes, root) << " but another rank called it as "
-                       << Describe(e.kind, e.bytes, e.root)
-                       << " (every rank must call the same collectives in the same order)");
-    }
-    return seq;
 }
 
 void
@@ -551,32 +455,18 @@ Communicator::EnterAllToAllV(uint32_t rank, const std::vector<uint64_t>& row, Do
                        << rank << " gives a row of " << row.size() << " entries, not allowed (" << n
                        << ")");
     }
-    const uint64_t seq = EnterEntry(rank, ALL_TO_ALL_V, 0, 0);
-    Entry& e = m_entries.at(seq);
-    e.rows.resize(n);
-    e.rows[rank] = row;
-    e.rankCb[rank] = cb;
-    if (++e.arrived == n)
+    uint64_t seq;
+    if (m_entries->Enter(rank, n, ALL_TO_ALL_V, 0, 0, cb, &seq, &row))
     {
         NS_LOG_INFO("collective #" << seq << " (AllToAllV): last rank " << rank << " entered");
-        StartAllToAllV(e.rows, MakeCallback(&Communicator::EntryDone, this, seq));
+        StartAllToAllV(m_entries->GetRows(seq), MakeCallback(&Communicator::EntryDone, this, seq));
     }
 }
 
 void
 Communicator::EntryDone(uint64_t seq, const Result& result)
 {
-    auto it = m_entries.find(seq);
-    NS_ASSERT(it != m_entries.end());
-    const std::vector<DoneCallback> cbs = it->second.rankCb;
-    m_entries.erase(it);
-    for (const auto& cb : cbs)
-    {
-        if (!cb.IsNull())
-        {
-            cb(result);
-        }
-    }
+    m_entries->Done(seq, result);
 }
 
 void
@@ -597,7 +487,7 @@ Communicator::Begin()
     {
         m_current = PeekPointer(m_broadcast);
     }
-    else if (m_servers[0].size() > 1)
+    else if (m_layout.GetGpusPerServer() > 1)
     {
         m_current = PeekPointer(m_hierarchical);
     }
@@ -698,41 +588,31 @@ Communicator::SetServers(const std::vector<uint32_t>& serverOfRank)
 uint32_t
 Communicator::GetNServers() const
 {
-    return m_servers.size();
+    return m_layout.GetNServers();
 }
 
 uint64_t
 Communicator::GetNvLinkBytes(uint32_t rank) const
 {
-    if (rank >= m_nvBytes.size())
-    {
-        NS_FATAL_ERROR("Communicator::GetNvLinkBytes: rank "
-                       << rank << " is not allowed (0.." << int64_t(m_nvBytes.size()) - 1 << ")");
-    }
-    return m_nvBytes[rank];
+    return m_layout.GetNvLinkBytes(rank);
 }
 
 bool
 Communicator::SameServer(uint32_t a, uint32_t b) const
 {
-    return m_serverOf[a] == m_serverOf[b];
+    return m_layout.SameServer(a, b);
 }
 
 uint32_t
 Communicator::ServerSuccessor(uint32_t rank) const
 {
-    const auto& server = m_servers[m_serverOf[rank]];
-    return server[(m_localOf[rank] + 1) % server.size()];
+    return m_layout.ServerSuccessor(rank);
 }
 
 Time
 Communicator::NvTransfer(uint32_t src, uint64_t bytes)
 {
-    const Time now = Simulator::Now();
-    const Time start = std::max(now, m_nvFree[src]);
-    m_nvFree[src] = start + Seconds(double(bytes) * 8 / m_nvRate.GetBitRate());
-    m_nvBytes[src] += bytes;
-    return m_nvFree[src] + m_nvLatency - now;
+    return m_layout.NvTransfer(src, bytes, m_nvRate, m_nvLatency);
 }
 
 void

@@ -5,6 +5,7 @@
 #define COMMUNICATOR_H
 
 #include "rdma-queue-pair.h"
+#include "server-layout.h"
 
 #include "ns3/callback.h"
 #include "ns3/data-rate.h"
@@ -14,6 +15,7 @@
 
 #include <deque>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,7 @@ namespace ns3
 {
 
 class CollectiveAlgorithm;
+class EnteredCollectives;
 class P2pTransfers;
 class RdmaNic;
 
@@ -405,40 +408,12 @@ class Communicator : public Object
      */
     void CheckArgs(const char* where, Kind kind, uint64_t bytes, uint32_t root) const;
     /**
-     * \param kind a collective
-     * \param bytes S
-     * \param root the root
-     * \return e.g. "AllReduce of 1000 B" or "Broadcast of 1000 B from root 2", for messages
-     */
-    static std::string Describe(Kind kind, uint64_t bytes, uint32_t root);
-    /**
      * \brief Setter of Algorithm.
      * \param name the algorithm name
      */
     void SetAlgorithm(std::string name);
     /// \return Algorithm
     std::string GetAlgorithm() const;
-
-    /// A collective some ranks have entered (Enter()).
-    struct Entry
-    {
-        Kind kind;                               //!< what
-        uint64_t bytes;                          //!< S
-        uint32_t root;                           //!< broadcast root
-        uint32_t arrived{0};                     //!< ranks that called it
-        std::vector<DoneCallback> rankCb;        //!< per rank
-        std::vector<std::vector<uint64_t>> rows; //!< all-to-all-v: per rank its send row
-    };
-
-    /**
-     * \brief Find or create the entered collective of a rank's next call.
-     * \param rank the calling rank
-     * \param kind its kind
-     * \param bytes S
-     * \param root the root
-     * \return the sequence number
-     */
-    uint64_t EnterEntry(uint32_t rank, Kind kind, uint64_t bytes, uint32_t root);
 
     /**
      * \brief An entered collective completed.
@@ -447,19 +422,14 @@ class Communicator : public Object
      */
     void EntryDone(uint64_t seq, const Result& result);
 
-    std::map<uint64_t, Entry> m_entries; //!< entered collectives not yet complete, by sequence
-    std::vector<uint64_t> m_entered;     //!< per rank: collectives it entered
+    std::unique_ptr<EnteredCollectives> m_entries; //!< entered collectives not yet complete
 
-    uint32_t m_gpusPerServer;                     //!< GpusPerServer attribute
-    DataRate m_nvRate;                            //!< NVLink bandwidth per GPU and direction
-    Time m_nvLatency;                             //!< NVLink latency per transfer
-    std::vector<uint32_t> m_serverIds;            //!< SetServers() argument
-    std::vector<uint32_t> m_serverOf;             //!< per rank: server index (0..m-1)
-    std::vector<uint32_t> m_localOf;              //!< per rank: GPU index in its server
-    std::vector<std::vector<uint32_t>> m_servers; //!< per server: its ranks
-    std::vector<Ptr<Communicator>> m_rails;       //!< per GPU index: the rail's communicator
-    std::vector<Time> m_nvFree;                   //!< per rank: NVLink egress free from
-    std::vector<uint64_t> m_nvBytes;              //!< per rank: NVLink bytes sent
+    uint32_t m_gpusPerServer;               //!< GpusPerServer attribute
+    DataRate m_nvRate;                      //!< NVLink bandwidth per GPU and direction
+    Time m_nvLatency;                       //!< NVLink latency per transfer
+    std::vector<uint32_t> m_serverIds;      //!< SetServers() argument
+    ServerLayout m_layout;                  //!< the ranks' servers and NVLink egress
+    std::vector<Ptr<Communicator>> m_rails; //!< per GPU index: the rail's communicator
 
     // attributes
     uint32_t m_channels;     //!< rings

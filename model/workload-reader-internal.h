@@ -1,8 +1,9 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * Internal to WorkloadReader (workload-reader.cc, aicb-workload-reader.cc): the pieces the text
- * and the AICB/SimAI parsers share. Not installed, not API.
+ * Internal to WorkloadReader (workload-reader.cc, text-workload-reader.cc,
+ * aicb-workload-reader.cc): the pieces the text and the AICB/SimAI parsers share, defined in
+ * workload-reader-internal.cc, and the parsers' entry points. Not API.
  */
 #ifndef WORKLOAD_READER_INTERNAL_H
 #define WORKLOAD_READER_INTERNAL_H
@@ -18,6 +19,11 @@ namespace ns3
 {
 namespace reader
 {
+
+/// Header keyword of the text format.
+constexpr const char* TEXT_MAGIC = "ai-training-workload";
+/// The text format version this reader understands.
+constexpr uint32_t TEXT_VERSION = 1;
 
 /// A malformed input: what TryRead reports (never leaves the reader).
 class ReaderError : public std::exception
@@ -66,8 +72,45 @@ std::vector<std::string> Tokens(const std::string& line, bool comments);
  */
 bool ParseUnsigned(const std::string& s, uint64_t* v, bool* tooLarge = nullptr);
 
+/**
+ * \brief Parse a duration "<number><unit>", unit ns, us, ms or s, rounded to whole ns.
+ * \param s the text
+ * \param [out] t the duration
+ * \return an empty string, or why s is not a duration
+ */
+std::string ParseDuration(const std::string& s, Time* t);
+
+/**
+ * \brief Parse a size "<number><unit>", unit B, KB, MB, GB (1000^n) or KiB, MiB, GiB (1024^n).
+ * \param s the text
+ * \param [out] bytes the size (> 0)
+ * \return an empty string, or why s is not an allowed size
+ */
+std::string ParseSize(const std::string& s, uint64_t* bytes);
+
+/**
+ * \param v the parts
+ * \param sep the separator
+ * \return "a, b, c"
+ */
+std::string Join(const std::vector<std::string>& v, const std::string& sep = ", ");
+
 /// \param path a file name \return it without directories and extension (the workload's label)
 std::string Stem(const std::string& path);
+
+/// \param c a character \return whether c may appear in an op id
+bool IsIdChar(char c);
+
+/**
+ * \brief Run the stage programs abstractly to find a deadlock: an op that can never start
+ *        (see workload-reader-internal.cc for the rules).
+ * \param w the workload (one program per stage; sends and receives already pair up)
+ * \param [out] stage the stage of the blocked op
+ * \param [out] index the blocked op (the first op of that stage that can never start)
+ * \param [out] why what it waits for
+ * \return false if every op of every stage can run
+ */
+bool FindDeadlock(const TrainingWorkload& w, uint32_t* stage, uint32_t* index, std::string* why);
 
 /**
  * \brief Check a workload read from a file (Fail with "path: reason").
@@ -75,6 +118,13 @@ std::string Stem(const std::string& path);
  * \param w the workload
  */
 void CheckOrFail(const std::string& path, const TrainingWorkload& w);
+
+/**
+ * \brief Parse a text workload file (WorkloadReader::TryReadText).
+ * \param path file name
+ * \return the workload
+ */
+TrainingWorkload ParseText(const std::string& path);
 
 /**
  * \brief Parse an AICB/SimAI file (WorkloadReader::TryReadAicb).
