@@ -6,6 +6,11 @@
  * same traffic in the same run (the baseline)?
  *
  * The traffic is one "ring step": every host i sends S bytes to host (i + 1) mod H, all at once.
+ * With --stride=pod host i sends to host (i + k*k/4) mod H instead, the same host of the next
+ * pod: every path is 6 links long at every k (host, edge, aggregation, core, aggregation, edge,
+ * host), so CPU per packet-hop compares fabrics of different sizes with the same work per
+ * packet (in the ring most packets stay in their rack: about 2.3 links per packet at k=16, 3.5
+ * at k=4, and a packet's NIC work is shared by fewer hops).
  *  - module: FatTreeHelper(k) (100 Gb/s, 1 us links) + RdmaHelper (an RdmaNic on every host,
  *    DCQCN, PFC and ECN on: the defaults); host i opens one RC QP to host i + 1 and posts one
  *    RDMA WRITE of S bytes, RoCE MTU = --mtu. The run stops when the last message completes.
@@ -142,6 +147,19 @@ OnPhyTx(Ptr<const Packet>)
  * \param scheduler TypeId name of the event scheduler
  * \return the measurements
  */
+/// --stride=pod: send to the next pod's host (else to the next host)
+bool g_podStride = false;
+
+/**
+ * \param k the radix
+ * \return how far ahead of host i its destination is
+ */
+uint32_t
+Stride(uint32_t k)
+{
+    return g_podStride ? k * k / 4 : 1;
+}
+
 Result
 RunModule(uint32_t k, uint64_t bytes, uint32_t mtu, const std::string& scheduler)
 {
@@ -162,7 +180,7 @@ RunModule(uint32_t k, uint64_t bytes, uint32_t mtu, const std::string& scheduler
     g_digest = 0;
     for (uint32_t i = 0; i < h; ++i)
     {
-        Ptr<RdmaQueuePair> qp = rdma.Connect(nics[i], nics[(i + 1) % h]).first;
+        Ptr<RdmaQueuePair> qp = rdma.Connect(nics[i], nics[(i + Stride(k)) % h]).first;
         qp->SetSendCompletionCallback(MakeBoundCallback(&OnSendComplete, i));
         Simulator::ScheduleWithContext(fabric.GetHostNode(i)->GetId(), Seconds(0), [qp, bytes]() {
             qp->PostSend(bytes, RdmaQueuePair::WRITE);
@@ -294,7 +312,7 @@ RunStock(uint32_t k, uint64_t bytes, uint32_t payload)
         UdpServerHelper server(port);
         ApplicationContainer s = server.Install(hosts.Get(i));
         servers.push_back(DynamicCast<UdpServer>(s.Get(0)));
-        UdpClientHelper client(hostAddress[(i + 1) % h], port);
+        UdpClientHelper client(hostAddress[(i + Stride(k)) % h], port);
         client.SetAttribute("MaxPackets", UintegerValue(packets));
         client.SetAttribute("Interval", TimeValue(interval));
         client.SetAttribute("PacketSize", UintegerValue(payload));
@@ -437,11 +455,16 @@ main(int argc, char* argv[])
     uint32_t repeat = 1;
     std::string schedulerList; // "" = heap, not given
     bool hugePages = true;
+    std::string stride = "1";
     aitexample::ExampleCommandLine cmd(__FILE__, "ring-bench");
     cmd.AddValue("k", "comma-separated list of fat-tree radices (even, 2..32)", list);
     cmd.AddRenamed("K", "k");
     cmd.AddValue("bytes", "bytes each host sends to the next (S)", bytes);
     cmd.AddValue("mtu", "RoCE MTU and UDP payload per packet (256, 512, 1024, 2048 or 4096)", mtu);
+    cmd.AddValue("stride",
+                 "1 (host i sends to host i + 1) or pod (to host i + k*k/4, the next pod's: "
+                 "every path 6 links long)",
+                 stride);
     cmd.AddValue("cases", "both, module or stock", only);
     cmd.AddValue("repeat", "runs per case, interleaved (the fastest run is reported)", repeat);
     cmd.AddValue("schedulers",
@@ -466,6 +489,8 @@ main(int argc, char* argv[])
                 mtu == 256 || mtu == 512 || mtu == 1024 || mtu == 2048 || mtu == 4096,
                 "one of 256, 512, 1024, 2048, 4096");
     cmd.OneOf("cases", only, {"both", "module", "stock"});
+    cmd.OneOf("stride", stride, {"1", "pod"});
+    g_podStride = stride == "pod";
     cmd.InRange<uint32_t>("repeat", repeat, 1, 100);
     std::vector<SchedulerChoice> schedulers;
     const std::string why =
@@ -508,7 +533,8 @@ main(int argc, char* argv[])
     cmd.Checked();
     std::cout << "heap on transparent huge pages: " << (HugePagesHelper::IsActive() ? "yes" : "no")
               << "\n"; // after every check
-    std::cout << "ring-bench: ring step on k-ary fat-trees, 100 Gb/s 1 us links, " << bytes
+    std::cout << "ring-bench: " << (g_podStride ? "pod-stride step (to host i + k*k/4)" : "ring step")
+              << " on k-ary fat-trees, 100 Gb/s 1 us links, " << bytes
               << " B per host, " << mtu << " B payload per packet; one fresh process per case\n"
               << "  module: FatTreeHelper + RdmaHelper (DCQCN, PFC, ECN), one RDMA WRITE per "
                  "host;\n          hops = data + ACK/NAK/CNP frames (txFrames of every "
@@ -588,6 +614,27 @@ main(int argc, char* argv[])
         {
             std::cout << "module k=" << row.k << ": " << m.dataHops << " data + " << m.ctrlHops
                       << " ACK/NAK/CNP + " << m.pfcFrames << " PFC frame-hops" << std::endl;
+        }
+    }
+    if (runModule && rows.size() > 1 && rows[0].best[0].runCpu > 0)
+    {
+        // the flatness in scale: CPU per packet-hop against the first k's, and links per packet
+        const Result& base = rows[0].best[0];
+        const double baseUs = base.runCpu / base.hops * 1e6;
+        const uint64_t packets0 = (bytes + mtu - 1) / mtu;
+        for (const Row& row : rows)
+        {
+            const Result& m = row.best[0];
+            if (m.runCpu <= 0)
+            {
+                continue;
+            }
+            const double us = m.runCpu / m.hops * 1e6;
+            const double links = double(m.dataHops) / (double(packets0) * row.k * row.k * row.k / 4);
+            std::cout << std::fixed << std::setprecision(3) << "module k=" << row.k << ": "
+                      << us << " us CPU per packet-hop, x" << std::setprecision(2) << us / baseUs
+                      << " of k=" << rows[0].k << "'s; " << links << " links per data packet"
+                      << std::endl;
         }
     }
     if (runModule && schedulers.size() > 1)

@@ -34,11 +34,13 @@ constexpr int64_t WINDOW_US = 10;
  * \param b another event
  * \return 1 if a's key is smaller than b's, else 0
  */
+template <typename E>
 std::size_t
-Before(const Scheduler::Event& a, const Scheduler::Event& b)
+Before(const E& a, const E& b)
 {
-    return std::size_t(a.key.m_ts < b.key.m_ts) |
-           (std::size_t(a.key.m_ts == b.key.m_ts) & std::size_t(a.key.m_uid < b.key.m_uid));
+    return std::size_t(a.ev.key.m_ts < b.ev.key.m_ts) |
+           (std::size_t(a.ev.key.m_ts == b.ev.key.m_ts) &
+            std::size_t(a.ev.key.m_uid < b.ev.key.m_uid));
 }
 
 } // namespace
@@ -65,22 +67,22 @@ FlatHeapScheduler::~FlatHeapScheduler()
 {
     NS_LOG_FUNCTION(this);
     // the events still queued belong to the caller; the removed ones hold our reference
-    for (const Event& ev : m_removed)
+    for (const Entry& e : m_removed)
     {
-        ev.impl->Unref();
+        e.ev.impl->Unref();
     }
 }
 
 void
-FlatHeapScheduler::Push(std::vector<Event>& heap, const Event& ev)
+FlatHeapScheduler::Push(std::vector<Entry>& heap, const Entry& ev)
 {
     std::size_t i = heap.size();
     heap.push_back(ev);
-    Event* h = heap.data();
+    Entry* h = heap.data();
     while (i > 0)
     {
         const std::size_t parent = (i - 1) / ARITY;
-        if (!(ev.key < h[parent].key))
+        if (!(ev.ev.key < h[parent].ev.key))
         {
             break;
         }
@@ -91,20 +93,20 @@ FlatHeapScheduler::Push(std::vector<Event>& heap, const Event& ev)
 }
 
 void
-FlatHeapScheduler::Pop(std::vector<Event>& heap)
+FlatHeapScheduler::Pop(std::vector<Entry>& heap)
 {
     // bottom-up: move the hole at the top down to a leaf along the smaller children, then sift
     // the last entry up from there. The last entry is usually one of the latest events, so it
     // belongs near the bottom: this needs ARITY - 1 comparisons per level instead of ARITY,
     // and they select without branches.
-    const Event last = heap.back();
+    const Entry last = heap.back();
     heap.pop_back();
     const std::size_t n = heap.size();
     if (n == 0)
     {
         return;
     }
-    Event* h = heap.data();
+    Entry* h = heap.data();
     std::size_t i = 0;
     for (;;)
     {
@@ -159,7 +161,7 @@ FlatHeapScheduler::Pop(std::vector<Event>& heap)
     while (i > 0)
     {
         const std::size_t parent = (i - 1) / ARITY;
-        if (!(last.key < h[parent].key))
+        if (!(last.ev.key < h[parent].ev.key))
         {
             break;
         }
@@ -175,9 +177,9 @@ FlatHeapScheduler::Refill() const
     // the next window: every far event earlier than the first far one plus WINDOW. They come
     // out of the far heap in order, so appending them keeps the near heap a heap.
     m_cachedSource = NO_SOURCE;
-    const uint64_t first = m_far[0].key.m_ts;
+    const uint64_t first = m_far[0].ev.key.m_ts;
     m_boundary = first > UINT64_MAX - m_window ? UINT64_MAX : first + m_window;
-    while (!m_far.empty() && (m_far[0].key.m_ts < m_boundary || m_boundary == UINT64_MAX))
+    while (!m_far.empty() && (m_far[0].ev.key.m_ts < m_boundary || m_boundary == UINT64_MAX))
     {
         // (at the largest time stamp nothing can be later: take them all)
         m_near.push_back(m_far[0]);
@@ -190,11 +192,11 @@ std::size_t
 FlatHeapScheduler::NextSource() const
 {
     std::size_t source = NEAR_HEAP;
-    const Event* best = m_near.empty() ? nullptr : &m_near[0];
+    const Entry* best = m_near.empty() ? nullptr : &m_near[0];
     for (std::size_t r = 0; r < N_RUNS; ++r)
     {
         const Run& run = m_runs[r];
-        if (run.head < run.events.size() && (!best || run.events[run.head].key < best->key))
+        if (run.head < run.events.size() && (!best || run.events[run.head].ev.key < best->ev.key))
         {
             best = &run.events[run.head];
             source = r;
@@ -214,6 +216,12 @@ FlatHeapScheduler::PopSource(std::size_t source) const
         return;
     }
     Run& run = m_runs[source];
+#if defined(__GNUC__)
+    // a run is read front to back, its entries written long ago: load a few ahead
+    // (as an integer: the address may be past the vector's end, where a prefetch is harmless)
+    __builtin_prefetch(reinterpret_cast<const void*>(
+        reinterpret_cast<std::uintptr_t>(run.events.data()) + (run.head + 4) * sizeof(Entry)));
+#endif
     if (++run.head == run.events.size())
     {
         run.events.clear(); // keeps the capacity
@@ -251,14 +259,14 @@ FlatHeapScheduler::DropRemoved() const
         {
             return source;
         }
-        const Event& next =
+        const Entry& next =
             source == NEAR_HEAP ? m_near[0] : m_runs[source].events[m_runs[source].head];
-        if (next.key.m_uid != m_removed[0].key.m_uid)
+        if (next.ev.key.m_uid != m_removed[0].ev.key.m_uid)
         {
             return source;
         }
-        NS_LOG_LOGIC("drop removed event " << next.key.m_uid);
-        EventImpl* impl = next.impl;
+        NS_LOG_LOGIC("drop removed event " << next.ev.key.m_uid);
+        EventImpl* impl = next.ev.impl;
         PopSource(source);
         Pop(m_removed);
         impl->Unref();
@@ -269,23 +277,39 @@ void
 FlatHeapScheduler::Insert(const Event& ev)
 {
     m_cachedSource = NO_SOURCE;
+    const Entry e{ev, {s_hint[0], s_hint[1], s_hint[2], s_hint[3]}};
+    s_hint[0] = nullptr;
+    s_hint[1] = nullptr;
+    s_hint[2] = nullptr;
+    s_hint[3] = nullptr;
     if (ev.key.m_ts >= m_boundary)
     {
-        Push(m_far, ev);
+        Push(m_far, e);
         return;
     }
     ++m_nearSize;
-    // a run whose last event is earlier takes it (events of a constant delay, e.g. a cable's,
-    // arrive in order), else the near heap
+    // the run whose last event is the latest one still earlier takes it (best fit: events of
+    // one constant delay, e.g. a cable's arrivals of full-size frames, come in order and keep
+    // to one run), else the near heap
+    Run* fit = nullptr;
     for (Run& run : m_runs)
     {
-        if (run.events.empty() || run.events.back().key < ev.key)
+        if (run.events.empty())
         {
-            run.events.push_back(ev);
-            return;
+            fit = fit ? fit : &run;
+        }
+        else if (run.events.back().ev.key < ev.key &&
+                 (!fit || fit->events.empty() || fit->events.back().ev.key < run.events.back().ev.key))
+        {
+            fit = &run;
         }
     }
-    Push(m_near, ev);
+    if (fit)
+    {
+        fit->events.push_back(e);
+        return;
+    }
+    Push(m_near, e);
 }
 
 bool
@@ -299,7 +323,7 @@ FlatHeapScheduler::PeekNext() const
 {
     const std::size_t source = DropRemoved();
     NS_ASSERT_MSG(source <= N_RUNS, "PeekNext on an empty FlatHeapScheduler");
-    return source == NEAR_HEAP ? m_near[0] : m_runs[source].events[m_runs[source].head];
+    return source == NEAR_HEAP ? m_near[0].ev : m_runs[source].events[m_runs[source].head].ev;
 }
 
 Scheduler::Event
@@ -307,18 +331,23 @@ FlatHeapScheduler::RemoveNext()
 {
     const std::size_t source = DropRemoved();
     NS_ASSERT_MSG(source <= N_RUNS, "RemoveNext on an empty FlatHeapScheduler");
-    const Event next = source == NEAR_HEAP ? m_near[0] : m_runs[source].events[m_runs[source].head];
+    const Event next =
+        source == NEAR_HEAP ? m_near[0].ev : m_runs[source].events[m_runs[source].head].ev;
     PopSource(source);
     if (m_nearSize > 0)
     {
         // the event after this one, as far as known now (the one running may insert an earlier
-        // one): start loading its EventImpl, which at scale is cold in the cache, while this
-        // event runs
+        // one): start loading its EventImpl and the memory it touches first (its hint), which at
+        // scale are cold in the cache, while this event runs
         m_cachedSource = NextSource();
-        const Event& after = m_cachedSource == NEAR_HEAP
+        const Entry& after = m_cachedSource == NEAR_HEAP
                                  ? m_near[0]
                                  : m_runs[m_cachedSource].events[m_runs[m_cachedSource].head];
-        __builtin_prefetch(after.impl);
+        __builtin_prefetch(after.ev.impl);
+        __builtin_prefetch(after.hint[0]); // (of nullptr: no fault, no load)
+        __builtin_prefetch(after.hint[1]);
+        __builtin_prefetch(after.hint[2]);
+        __builtin_prefetch(after.hint[3]);
     }
     return next;
 }
@@ -330,7 +359,7 @@ FlatHeapScheduler::Remove(const Event& ev)
     NS_ASSERT_MSG(m_removed.size() < m_nearSize + m_far.size(),
                   "Remove of an event that is not queued");
     ev.impl->Ref(); // the simulator unreferences it after Remove; the heap entry still holds it
-    Push(m_removed, ev);
+    Push(m_removed, Entry{ev, {}});
 }
 
 std::size_t

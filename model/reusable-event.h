@@ -4,6 +4,8 @@
 #ifndef REUSABLE_EVENT_H
 #define REUSABLE_EVENT_H
 
+#include "flat-heap-scheduler.h"
+
 #include "ns3/event-impl.h"
 #include "ns3/nstime.h"
 #include "ns3/simulator.h"
@@ -58,6 +60,48 @@ class ReusableEvent : public EventImpl
     {
         Ref(); // the reference the simulator releases after running the event
         Simulator::ScheduleWithContext(context, delay, this);
+    }
+
+    /**
+     * \brief Schedule the call after \p delay in another context, with prefetch hints: memory
+     *        the call touches first (see FlatHeapScheduler::HintNextInsert).
+     * \param context the context (node id)
+     * \param delay the delay
+     * \param hint memory the call touches first
+     * \param other more memory it touches, or nullptr
+     * \param third more memory, or nullptr
+     * \param fourth more memory, or nullptr
+     */
+    void ScheduleWithContext(uint32_t context,
+                             const Time& delay,
+                             const void* hint,
+                             const void* other,
+                             const void* third = nullptr,
+                             const void* fourth = nullptr)
+    {
+        Ref();
+        FlatHeapScheduler::HintNextInsert(hint, other, third, fourth);
+        Simulator::ScheduleWithContext(context, delay, this);
+        FlatHeapScheduler::HintNextInsert(nullptr); // another scheduler left it unread
+    }
+
+    /**
+     * \brief Schedule the call after \p delay in the current context, with prefetch hints.
+     * \param delay the delay
+     * \param hint memory the call touches first
+     * \param other more memory it touches, or nullptr
+     * \param third more memory, or nullptr
+     * \param fourth more memory, or nullptr
+     */
+    void Schedule(const Time& delay,
+                  const void* hint,
+                  const void* other,
+                  const void* third = nullptr,
+                  const void* fourth = nullptr)
+    {
+        FlatHeapScheduler::HintNextInsert(hint, other, third, fourth);
+        Simulator::Schedule(delay, Ptr<EventImpl>(this));
+        FlatHeapScheduler::HintNextInsert(nullptr);
     }
 
     /// Forget the object: a pending event does nothing.

@@ -68,6 +68,12 @@ class RingFifo
         return *Slot(m_head);
     }
 
+    /// \return the newest element (the FIFO must not be empty)
+    T& back()
+    {
+        return *Slot((m_head + m_size - 1) & (m_cap - 1));
+    }
+
     /**
      * \param i position from the front (< size())
      * \return the element

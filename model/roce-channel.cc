@@ -163,9 +163,13 @@ RoceChannel::TransmitStart(RoceWireFrame&& frame, RoceNetDevice* src, Time txTim
                                                        dir == 0 ? &RoceChannel::DeliverNext0
                                                                 : &RoceChannel::DeliverNext1);
     }
+    const void* state;
+    const void* lane;
+    dst->ReceiveHints(frame, state, lane);
     d.frames.push_back({std::move(frame), m_generation});
     d.lastArrival = arrival;
-    d.arrival->ScheduleWithContext(d.context, delay);
+    // the arrival touches this direction, the frame's slot and the receiving device first
+    d.arrival->ScheduleWithContext(d.context, delay, &d, &d.frames.back(), state, lane);
 }
 
 void

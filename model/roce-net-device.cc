@@ -907,7 +907,13 @@ RoceNetDevice::TryTransmit()
         m_txCompleteEvent =
             Create<ReusableEvent<RoceNetDevice>>(this, &RoceNetDevice::TransmitComplete);
     }
-    m_txCompleteEvent->Schedule(txTime);
+    // TransmitComplete touches this device's transmit and receive lines first, then (likely)
+    // the next frame of the same queue: start loading them when it is the next event
+    m_txCompleteEvent->Schedule(txTime,
+                                &m_txBusy,
+                                &m_sink,
+                                &m_prio[sel],
+                                q.frames.empty() ? nullptr : &q.frames.front());
     if (m_channel)
     {
         m_channel->TransmitStart(std::move(f), this, txTime);

@@ -231,6 +231,22 @@ class alignas(64) RoceNetDevice : public NetDevice
     void Receive(RoceWireFrame& frame);
 
     /**
+     * \brief Where Receive touches the device first: prefetch hints for the cable's arrival
+     *        event (FlatHeapScheduler::HintNextInsert).
+     * \param frame the frame that will arrive
+     * \param[out] state the receive state's cache line
+     * \param[out] lane the cache line of the frame's priority (queue and counters)
+     */
+    void ReceiveHints(const RoceWireFrame& frame, const void*& state, const void*& lane) const
+    {
+        state = &m_sink;
+        const uint8_t priority = frame.state == RoceWireFrame::UNFRAMED_VLAN
+                                     ? frame.pcp
+                                     : static_cast<uint8_t>(frame.desc.tos >> 5);
+        lane = &m_prio[priority & (NUM_PRIORITIES - 1)];
+    }
+
+    /**
      * \brief Write a frame's Ethernet header (tag, padding) into its bytes, as this device
      *        sends it; nothing if it is framed already.
      * \param frame a frame this device sent
