@@ -533,9 +533,10 @@ main(int argc, char* argv[])
     cmd.Checked();
     std::cout << "heap on transparent huge pages: " << (HugePagesHelper::IsActive() ? "yes" : "no")
               << "\n"; // after every check
-    std::cout << "ring-bench: " << (g_podStride ? "pod-stride step (to host i + k*k/4)" : "ring step")
-              << " on k-ary fat-trees, 100 Gb/s 1 us links, " << bytes
-              << " B per host, " << mtu << " B payload per packet; one fresh process per case\n"
+    std::cout << "ring-bench: "
+              << (g_podStride ? "pod-stride step (to host i + k*k/4)" : "ring step")
+              << " on k-ary fat-trees, 100 Gb/s 1 us links, " << bytes << " B per host, " << mtu
+              << " B payload per packet; one fresh process per case\n"
               << "  module: FatTreeHelper + RdmaHelper (DCQCN, PFC, ECN), one RDMA WRITE per "
                  "host;\n          hops = data + ACK/NAK/CNP frames (txFrames of every "
                  "RoceNetDevice) + PFC frames\n"
@@ -630,9 +631,10 @@ main(int argc, char* argv[])
                 continue;
             }
             const double us = m.runCpu / m.hops * 1e6;
-            const double links = double(m.dataHops) / (double(packets0) * row.k * row.k * row.k / 4);
-            std::cout << std::fixed << std::setprecision(3) << "module k=" << row.k << ": "
-                      << us << " us CPU per packet-hop, x" << std::setprecision(2) << us / baseUs
+            const double links =
+                double(m.dataHops) / (double(packets0) * row.k * row.k * row.k / 4);
+            std::cout << std::fixed << std::setprecision(3) << "module k=" << row.k << ": " << us
+                      << " us CPU per packet-hop, x" << std::setprecision(2) << us / baseUs
                       << " of k=" << rows[0].k << "'s; " << links << " links per data packet"
                       << std::endl;
         }

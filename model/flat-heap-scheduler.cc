@@ -299,7 +299,8 @@ FlatHeapScheduler::Insert(const Event& ev)
             fit = fit ? fit : &run;
         }
         else if (run.events.back().ev.key < ev.key &&
-                 (!fit || fit->events.empty() || fit->events.back().ev.key < run.events.back().ev.key))
+                 (!fit || fit->events.empty() ||
+                  fit->events.back().ev.key < run.events.back().ev.key))
         {
             fit = &run;
         }
@@ -366,6 +367,12 @@ std::size_t
 FlatHeapScheduler::GetHeapSize() const
 {
     return m_nearSize + m_far.size();
+}
+
+std::size_t
+FlatHeapScheduler::GetNearHeapSize() const
+{
+    return m_near.size();
 }
 
 std::size_t

@@ -199,6 +199,44 @@ TEST_F(Ns3Fixture, FlatHeapSchedulerGivesMapSchedulersOrder)
     }
 }
 
+TEST_F(Ns3Fixture, FlatHeapSchedulerKeepsEachConstantDelayInARunOfItsOwn)
+{
+    // eight streams of events, each of one constant delay (as a fabric's cable arrivals of
+    // full-size frames and of ACKs, and its devices' transmit-completes), inserted round by
+    // round 10 ns apart: best fit gives each stream a run, so the near heap stays empty (first
+    // fit lets the first run take several streams until one no longer fits, then the near heap
+    // fills); hints on every insert, some to freed memory, change nothing
+    Ptr<FlatHeapScheduler> s = CreateObject<FlatHeapScheduler>();
+    ASSERT_EQ(FlatHeapScheduler::N_RUNS, 8u);
+    const uint64_t delays[] = {5, 83, 1005, 1083, 2000, 3000, 4000, 5000};
+    std::vector<Scheduler::Event> all;
+    uint32_t uid = 0;
+    const char* freed = new char[64];
+    delete[] freed;
+    for (uint64_t t = 0; t < 2000; t += 10)
+    {
+        for (uint64_t d : delays)
+        {
+            FlatHeapScheduler::HintNextInsert(&all, uid % 2 ? freed : nullptr, &d);
+            all.push_back(NewEvent(t + d, uid++));
+            s->Insert(all.back());
+        }
+    }
+    EXPECT_EQ(s->GetNearHeapSize(), 0u);
+    EXPECT_EQ(s->GetHeapSize(), all.size());
+    std::sort(all.begin(), all.end(), [](const Scheduler::Event& a, const Scheduler::Event& b) {
+        return a.key < b.key;
+    });
+    for (const Scheduler::Event& want : all)
+    {
+        ASSERT_FALSE(s->IsEmpty());
+        const Scheduler::Event got = s->RemoveNext();
+        ASSERT_EQ(got.key.m_uid, want.key.m_uid);
+        got.impl->Unref();
+    }
+    EXPECT_TRUE(s->IsEmpty());
+}
+
 TEST_F(Ns3Fixture, FlatHeapSchedulerRemovesLazilyWithoutLeaks)
 {
     Probe::s_destroyed = 0;
