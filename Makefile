@@ -68,6 +68,7 @@ bench: configure
 	./$(BUILD)/ait-fabric-build-bench
 	./$(BUILD)/ait-ring-bench
 	./$(BUILD)/ait-ring-bench --k=4,16 --cases=module
+	./$(BUILD)/ait-ring-bench --k=4,16 --cases=module --stride=pod
 	./$(BUILD)/ait-ring-bench --k=4,8 --cases=module --schedulers=map,heap,mappis,pis --repeat=3
 	./$(BUILD)/ait-scheduler-bench --schedulers=map,heap,mappis,pis
 	./$(BUILD)/ait-allreduce-bench
