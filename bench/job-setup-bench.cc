@@ -27,6 +27,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <sstream>
 
 using namespace ns3;
 
@@ -41,15 +42,24 @@ Wall()
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+/// One phase's line: its wall time and the memory now.
+std::string
+PhaseLine(const std::string& what, double since, const std::string& detail = "")
+{
+    std::ostringstream out;
+    out << std::left << std::setw(34) << what << std::right << std::fixed << std::setprecision(2)
+        << std::setw(8) << Wall() - since << " s   RSS " << std::setw(7) << std::setprecision(0)
+        << bench::StatusKb("VmRSS") / 1024.0 << " MB   peak " << std::setw(7)
+        << bench::StatusKb("VmHWM") / 1024.0 << " MB" << (detail.empty() ? "" : "   " + detail)
+        << "\n";
+    return out.str();
+}
+
 /// Print one phase: its wall time and the memory now.
 void
 Phase(const std::string& what, double since, const std::string& detail = "")
 {
-    std::cout << std::left << std::setw(34) << what << std::right << std::fixed
-              << std::setprecision(2) << std::setw(8) << Wall() - since << " s   RSS "
-              << std::setw(7) << std::setprecision(0) << bench::StatusKb("VmRSS") / 1024.0
-              << " MB   peak " << std::setw(7) << bench::StatusKb("VmHWM") / 1024.0 << " MB"
-              << (detail.empty() ? "" : "   " + detail) << std::endl;
+    std::cout << PhaseLine(what, since, detail) << std::flush;
 }
 
 } // namespace
@@ -80,7 +90,7 @@ main(int argc, char* argv[])
     cmd.InRange<uint32_t>("hostsPerLeaf", hostsPerLeaf, 1, 1024);
     cmd.InRange<uint32_t>("channels", channels, 1, 64);
     Wall();
-    Phase("start", 0);
+    const std::string startLine = PhaseLine("start", 0); // printed once the file passed its checks
 
     double t = Wall();
     TrainingWorkload w;
@@ -106,6 +116,7 @@ main(int argc, char* argv[])
             ? "0 or " + std::to_string(w.declaredRanks) + ", the ranks the workload declares"
             : "a positive multiple of TP x PP x EP = " + std::to_string(w.tp * w.pp * w.ep));
     cmd.Checked();
+    std::cout << startLine;
     std::ostringstream d;
     d << w.pp << " stage programs, " << ops << " ops; TP " << w.tp << " PP " << w.pp << " EP "
       << w.ep << " DP " << ranks / (w.tp * w.pp);
