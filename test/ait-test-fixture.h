@@ -15,6 +15,7 @@
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <vector>
 
 namespace ns3
 {
@@ -103,6 +104,36 @@ struct ProgramRun
  * \param timeoutSeconds stop it after this long (timeout(1), exit code 124); 0: no limit
  * \return what the run did
  */
+/**
+ * \brief A CSV file's lines (the header first), split at commas ("a,b," gives three fields, the
+ *        last one empty).
+ * \param path the file
+ * \return its rows (none if the file is missing)
+ */
+inline std::vector<std::vector<std::string>>
+CsvLines(const std::string& path)
+{
+    std::vector<std::vector<std::string>> rows;
+    std::istringstream in(Slurp(path));
+    std::string line;
+    while (std::getline(in, line))
+    {
+        std::vector<std::string> f;
+        std::stringstream ss(line);
+        std::string x;
+        while (std::getline(ss, x, ','))
+        {
+            f.push_back(x);
+        }
+        if (!line.empty() && line.back() == ',')
+        {
+            f.emplace_back();
+        }
+        rows.push_back(f);
+    }
+    return rows;
+}
+
 inline ProgramRun
 RunProgram(const std::string& cmd, int timeoutSeconds)
 {

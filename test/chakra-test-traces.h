@@ -75,20 +75,10 @@ WriteChakraTrace(const std::string& dir, const std::string& name, const std::str
 inline std::vector<std::vector<std::string>>
 CsvRows(const std::string& path)
 {
-    std::vector<std::vector<std::string>> rows;
-    std::istringstream in(Slurp(path));
-    std::string line;
-    std::getline(in, line); // header
-    while (std::getline(in, line))
+    std::vector<std::vector<std::string>> rows = CsvLines(path);
+    if (!rows.empty())
     {
-        std::vector<std::string> f;
-        std::stringstream ls(line);
-        std::string x;
-        while (std::getline(ls, x, ','))
-        {
-            f.push_back(x);
-        }
-        rows.push_back(f);
+        rows.erase(rows.begin());
     }
     return rows;
 }

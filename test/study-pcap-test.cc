@@ -65,30 +65,7 @@ Pcaps(const std::string& dir)
     return names;
 }
 
-/// CSV rows, split into fields (the header first).
-std::vector<std::vector<std::string>>
-Csv(const std::string& path)
-{
-    std::vector<std::vector<std::string>> rows;
-    std::istringstream in(Slurp(path));
-    std::string line;
-    while (std::getline(in, line))
-    {
-        std::vector<std::string> f;
-        std::stringstream ss(line);
-        std::string x;
-        while (std::getline(ss, x, ','))
-        {
-            f.push_back(x);
-        }
-        if (!line.empty() && line.back() == ',')
-        {
-            f.emplace_back();
-        }
-        rows.push_back(f);
-    }
-    return rows;
-}
+using ns3::test::CsvLines;
 
 } // namespace
 
@@ -187,7 +164,7 @@ TEST(StudyPcap, RanksInNamesFollowThePlacement)
     ASSERT_EQ(hostOfRank.size(), 4u);
     EXPECT_NE(hostOfRank[1], 1u) << "round-robin placement should not put rank 1 on host 1";
     std::set<std::pair<std::string, std::string>> pairs;
-    for (const auto& row : Csv(d + "/flows.csv"))
+    for (const auto& row : CsvLines(d + "/flows.csv"))
     {
         pairs.insert({row.at(0), row.at(1)});
     }
@@ -392,7 +369,7 @@ TEST(StudyQpTrace, DcqcnIncastCutsTheRateAtEveryCnp)
     const Outcome r = RunSim("--flows=" + flows +
                              " --cc=dcqcn --qpTrace=0:2,1:2 --progress=off --outputDir=" + d);
     ASSERT_EQ(r.rc, 0) << r.err;
-    const auto rows = Csv(d + "/qp-trace.csv");
+    const auto rows = CsvLines(d + "/qp-trace.csv");
     ASSERT_GT(rows.size(), 4u);
     EXPECT_EQ(rows[0],
               (std::vector<std::string>{"time_ns",
@@ -472,7 +449,7 @@ TEST(StudyQpTrace, DcqcnIncastCutsTheRateAtEveryCnp)
         RunSim("--flows=" + flows + " --cc=hpcc --qpTrace=1:2 --plots=false --progress=off " +
                "--outputDir=" + h);
     ASSERT_EQ(rh.rc, 0) << rh.err;
-    const auto hr = Csv(h + "/qp-trace.csv");
+    const auto hr = CsvLines(h + "/qp-trace.csv");
     ASSERT_GT(hr.size(), 2u);
     for (size_t i = 1; i < hr.size(); ++i)
     {

@@ -42,26 +42,7 @@ OutDir(const std::string& name)
     return d;
 }
 
-/// CSV rows (header first), split into fields.
-std::vector<std::vector<std::string>>
-Csv(const std::string& path)
-{
-    std::vector<std::vector<std::string>> rows;
-    std::ifstream in(path);
-    std::string line;
-    while (std::getline(in, line))
-    {
-        std::vector<std::string> f;
-        std::stringstream ss(line);
-        std::string x;
-        while (std::getline(ss, x, ','))
-        {
-            f.push_back(x);
-        }
-        rows.push_back(f);
-    }
-    return rows;
-}
+using ns3::test::CsvLines;
 
 /// Column index of a CSV header.
 size_t
@@ -128,7 +109,7 @@ TEST(Study, SummaryJsonAgreesWithTheCsvFiles)
     EXPECT_EQ(js.get<std::string>("config.workload"), AIT_SOURCE_DIR "/traces/dp.workload");
     EXPECT_EQ(js.get<uint32_t>("config.ranks"), 8u);
     // steps: 2 rows in both, same durations
-    const auto steps = Csv(dir + "/steps.csv");
+    const auto steps = CsvLines(dir + "/steps.csv");
     ASSERT_EQ(steps.size(), 3u);
     ASSERT_EQ(js.get_child("steps").size(), 2u);
     uint32_t i = 1;
@@ -138,7 +119,7 @@ TEST(Study, SummaryJsonAgreesWithTheCsvFiles)
         ++i;
     }
     // collectives: same count and bytes
-    const auto colls = Csv(dir + "/collectives.csv");
+    const auto colls = CsvLines(dir + "/collectives.csv");
     ASSERT_EQ(js.get_child("collectives").size(), colls.size() - 1);
     uint64_t jsonBytes = 0;
     for (const auto& [k, c] : js.get_child("collectives"))
@@ -153,7 +134,7 @@ TEST(Study, SummaryJsonAgreesWithTheCsvFiles)
     EXPECT_EQ(jsonBytes, csvBytes);
     EXPECT_GT(csvBytes, 0u);
     // flows: count = rows of flows.csv = lines of fct.txt; max FCT agrees
-    const auto flows = Csv(dir + "/flows.csv");
+    const auto flows = CsvLines(dir + "/flows.csv");
     const uint64_t nFlows = js.get<uint64_t>("flows.count");
     EXPECT_GT(nFlows, 0u);
     EXPECT_EQ(nFlows, flows.size() - 1);
@@ -172,7 +153,7 @@ TEST(Study, SummaryJsonAgreesWithTheCsvFiles)
     }
     EXPECT_EQ(lines, nFlows);
     // network: pause frames in summary.json = pause rows of pfc.csv
-    const auto pfc = Csv(dir + "/pfc.csv");
+    const auto pfc = CsvLines(dir + "/pfc.csv");
     uint64_t pauses = 0;
     for (size_t r = 1; r < pfc.size(); ++r)
     {
@@ -372,7 +353,7 @@ struct FlowTotals
 FlowTotals
 ReadFlows(const std::string& dir)
 {
-    const auto flows = Csv(dir + "/flows.csv");
+    const auto flows = CsvLines(dir + "/flows.csv");
     FlowTotals t;
     std::set<std::tuple<std::string, std::string, std::string>> ids;
     for (size_t r = 1; r < flows.size(); ++r)
@@ -459,7 +440,7 @@ TEST(Study, EveryPostedMessageIsRecorded)
     EXPECT_GT(t.lastEndNs, workDone);
     EXPECT_GE(js.get<uint64_t>("sim.sim_time_ns"), t.lastEndNs);
     const auto colls =
-        Csv("/tmp/ait-study-" + std::to_string(getpid()) + "-a2a-4m/collectives.csv");
+        CsvLines("/tmp/ait-study-" + std::to_string(getpid()) + "-a2a-4m/collectives.csv");
     ASSERT_EQ(colls.size(), 2u);
     EXPECT_EQ(colls[1][Col(colls[0], "algorithm")], "Direct");
 
@@ -603,5 +584,5 @@ TEST(Study, ZeroTimesNeedNoUnit)
                   &out),
               0)
         << out;
-    EXPECT_EQ(Csv(dir + "/queues.csv").size(), 1u); // the header only: sampling is off
+    EXPECT_EQ(CsvLines(dir + "/queues.csv").size(), 1u); // the header only: sampling is off
 }
