@@ -399,6 +399,17 @@ ParseOptions(int argc, char* argv[])
         g.count("lossRecovery") ? V("lossRecovery") : (reorders ? "sr" : "gbn");
     o.recovery =
         Choose("lossRecovery", recoveryFlag, {{"gbn", "GoBackN"}, {"sr", "SelectiveRepeat"}});
+    o.transport = Choose("transport", V("transport"), {{"rc", "Rc"}, {"uet", "Uet"}});
+    if (o.transport == "Uet" && o.cc == "Hpcc")
+    {
+        Fail("--cc=hpcc needs INT records, which the switches add to RC packets only: it is "
+             "not allowed with --transport=uet (dcqcn|timely|dctcp|none)");
+    }
+    if (o.transport == "Uet" && g.count("lossRecovery"))
+    {
+        Fail("--lossRecovery=" + V("lossRecovery") +
+             " applies to --transport=rc only (uet always recovers selectively)");
+    }
     for (auto& [name, value] : o.config)
     {
         if (name == "lossRecovery")
@@ -615,6 +626,7 @@ ApplyConfiguration(const Options& o)
     }
     Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue(o.cc));
     Config::SetDefault("ns3::RdmaNic::LossRecovery", StringValue(o.recovery));
+    Config::SetDefault("ns3::RdmaNic::Transport", StringValue(o.transport));
     Config::SetDefault("ns3::RdmaNic::Mtu", UintegerValue(o.mtu));
     Config::SetDefault("ns3::RdmaNic::EcnCapable", BooleanValue(o.ecn));
     Config::SetDefault("ns3::SwitchMmu::LosslessPriorities", StringValue(o.pfc ? "3" : ""));

@@ -67,6 +67,8 @@ const std::vector<FlagDef> FLAGS = {
     {"ecn", "true", "switches mark ECN (RED between Kmin and Kmax)"},
     {"lb", "ecmp", "load balancing: ecmp|spray|adaptive|flowlet"},
     {"lossRecovery", "gbn", "gbn (go-back-N) | sr (selective repeat); sr with --lb=spray|adaptive"},
+    {"transport", "rc", "rc (RoCEv2 reliable connection) | uet (Ultra Ethernet-style: per-packet "
+                        "entropy, unordered delivery, selective ACK; --lossRecovery is RC's)"},
     {"collective", "", "benchmark one collective: allreduce|allgather|reducescatter|alltoall|broadcast"},
     {"algorithm", "", "ring|tree|hd|pat|auto|direct|file:PATH (default: ring; direct for "
                       "alltoall, which only runs direct; tree is all-reduce only, pat all-gather "
@@ -147,6 +149,7 @@ const std::vector<FlagDef> FLAGS = {
 const std::map<std::string, std::string> OWNED = {
     {"ns3::RdmaNic::CongestionControl", "cc"},
     {"ns3::RdmaNic::LossRecovery", "lossRecovery"},
+    {"ns3::RdmaNic::Transport", "transport"},
     {"ns3::RdmaNic::Mtu", "mtu"},
     {"ns3::RdmaNic::EcnCapable", "ecn"},
     {"ns3::SwitchMmu::EcnEnabled", "ecn"},

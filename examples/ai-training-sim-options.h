@@ -65,6 +65,7 @@ struct Options
     std::string lbFlag;   //!< as given
     std::string lb;       //!< RoceSwitch::LoadBalancing
     std::string recovery; //!< RdmaNic::LossRecovery
+    std::string transport; //!< RdmaNic::Transport
     bool benchmark;       //!< --collective
     ns3::Communicator::Kind kind{ns3::Communicator::ALL_REDUCE};
     std::string algorithm;       //!< Communicator::Algorithm

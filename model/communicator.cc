@@ -78,6 +78,13 @@ Communicator::GetTypeId()
                           UintegerValue(3),
                           MakeUintegerAccessor(&Communicator::m_priority),
                           MakeUintegerChecker<uint8_t>(0, 7))
+            .AddAttribute("Transport",
+                          "Transport of the collective's queue pairs: Nic (each NIC's "
+                          "ns3::RdmaNic::Transport), Rc or Uet (see UetTransport).",
+                          StringValue("Nic"),
+                          MakeStringAccessor(&Communicator::SetTransport,
+                                             &Communicator::GetTransport),
+                          MakeStringChecker())
             .AddAttribute("GpusPerServer",
                           "Ranks per server: rank r is GPU r mod g of server r / g (must divide "
                           "the number of ranks; 1 = every rank on its own server). Servers of "
@@ -110,6 +117,7 @@ Communicator::Communicator()
       m_qps(1),
       m_chunkBytes(1024 * 1024),
       m_priority(3),
+      m_transport("Nic"),
       m_algorithm("Ring"),
       m_running(false),
       m_lanesLeft(0)
@@ -314,6 +322,22 @@ Communicator::Setup(const std::vector<Ptr<RdmaNic>>& ranks)
 }
 
 void
+Communicator::SetTransport(std::string name)
+{
+    if (name != "Nic" && name != "Rc" && name != "Uet")
+    {
+        NS_FATAL_ERROR("Communicator: Transport \"" << name << "\" is not allowed (Nic, Rc, Uet)");
+    }
+    m_transport = name;
+}
+
+std::string
+Communicator::GetTransport() const
+{
+    return m_transport;
+}
+
+void
 Communicator::CheckArgs(const char* where, Kind kind, uint64_t bytes, uint32_t root) const
 {
     const uint32_t n = m_ranks.size();
@@ -346,8 +370,13 @@ Communicator::CheckArgs(const char* where, Kind kind, uint64_t bytes, uint32_t r
 std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>
 Communicator::Connect(uint32_t a, uint32_t b, uint16_t sport)
 {
-    Ptr<RdmaQueuePair> x = m_ranks[a]->CreateQp(m_priority, sport);
-    Ptr<RdmaQueuePair> y = m_ranks[b]->CreateQp(m_priority, sport);
+    const auto t = [this](Ptr<RdmaNic> nic) {
+        return m_transport == "Rc"    ? RdmaQueuePair::RC
+               : m_transport == "Uet" ? RdmaQueuePair::UET
+                                      : nic->GetTransport();
+    };
+    Ptr<RdmaQueuePair> x = m_ranks[a]->CreateQp(m_priority, sport, t(m_ranks[a]));
+    Ptr<RdmaQueuePair> y = m_ranks[b]->CreateQp(m_priority, sport, x->GetTransport());
     m_ranks[a]->Connect(x, m_ranks[b]->GetAddress(), y->GetQpn());
     m_ranks[b]->Connect(y, m_ranks[a]->GetAddress(), x->GetQpn());
     return {x, y};

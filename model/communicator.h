@@ -400,6 +400,13 @@ class Communicator : public Object
      */
     void OnNotice(const std::vector<uint64_t>& words);
     /**
+     * \brief Setter of Transport.
+     * \param name Nic, Rc or Uet (anything else is fatal)
+     */
+    void SetTransport(std::string name);
+    /// \return Transport
+    std::string GetTransport() const;
+    /**
      * \brief Check a collective's arguments (fatal error if bad).
      * \param where the calling method, for the message
      * \param kind the collective
@@ -437,6 +444,7 @@ class Communicator : public Object
     uint64_t m_chunkBytes;   //!< largest chunk
     Time m_stepLatency;      //!< software latency per step (alpha)
     uint8_t m_priority;      //!< data priority
+    std::string m_transport; //!< Transport: Nic, Rc or Uet
     std::string m_algorithm; //!< algorithm name
 
     std::vector<Ptr<RdmaNic>> m_ranks; //!< NICs

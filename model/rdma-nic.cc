@@ -12,6 +12,8 @@
 #include "roce-icrc-trailer.h"
 #include "roce-net-device.h"
 #include "roce-raw-header.h"
+#include "uet-header.h"
+#include "uet-transport.h"
 
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
@@ -20,6 +22,7 @@
 #include "ns3/node.h"
 #include "ns3/object-vector.h"
 #include "ns3/packet.h"
+#include "ns3/pointer.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/trace-source-accessor.h"
@@ -116,6 +119,20 @@ RdmaNic::GetTypeId()
                                           "GoBackN",
                                           RdmaNic::SELECTIVE_REPEAT,
                                           "SelectiveRepeat"))
+            .AddAttribute("Transport",
+                          "Transport of the queue pairs CreateQp(priority, sourcePort) makes: Rc "
+                          "(RoCEv2 reliable connection) or Uet (Ultra Ethernet-style: per-packet "
+                          "entropy, unordered delivery, selective ACK, NACKs of trimmed packets; "
+                          "see UetTransport).",
+                          EnumValue(RdmaQueuePair::RC),
+                          MakeAitEnumAccessor<RdmaQueuePair::Transport>(&RdmaNic::m_transport),
+                          MakeEnumChecker(RdmaQueuePair::RC, "Rc", RdmaQueuePair::UET, "Uet"))
+            .AddAttribute("Uet",
+                          "The UET transport of the NIC (null until the first UET queue pair).",
+                          TypeId::ATTR_GET,
+                          PointerValue(),
+                          MakePointerAccessor(&RdmaNic::m_uet),
+                          MakePointerChecker<UetTransport>())
             .AddAttribute("AckInterval",
                           "The responder acknowledges every N packets and at the end of each "
                           "message (1 = every packet, as HPCC needs).",
@@ -228,6 +245,7 @@ RdmaNic::RdmaNic()
     : m_mtu(4096),
       m_ackInterval(1),
       m_recovery(GO_BACK_N),
+      m_transport(RdmaQueuePair::RC),
       m_controlPriority(6),
       m_ecnCapable(true),
       m_ipId(0),
@@ -257,6 +275,11 @@ RdmaNic::DoDispose()
         r.clear();
     }
     m_waiting = std::priority_queue<Waiting>();
+    if (m_uet)
+    {
+        m_uet->Dispose();
+        m_uet = nullptr;
+    }
     m_device = nullptr;
     m_node = nullptr;
     Object::DoDispose();
@@ -408,6 +431,30 @@ RdmaNic::GetLossRecovery() const
 Ptr<RdmaQueuePair>
 RdmaNic::CreateQp(uint8_t priority, uint16_t sourcePort)
 {
+    return CreateQp(priority, sourcePort, m_transport);
+}
+
+RdmaQueuePair::Transport
+RdmaNic::GetTransport() const
+{
+    return m_transport;
+}
+
+Ptr<UetTransport>
+RdmaNic::GetUetTransport() const
+{
+    return m_uet;
+}
+
+bool
+RdmaNic::IsSelective(const RdmaQueuePair& qp) const
+{
+    return m_recovery == SELECTIVE_REPEAT || qp.m_transport == RdmaQueuePair::UET;
+}
+
+Ptr<RdmaQueuePair>
+RdmaNic::CreateQp(uint8_t priority, uint16_t sourcePort, RdmaQueuePair::Transport transport)
+{
     NS_ABORT_MSG_IF(!m_device, "RdmaNic::CreateQp: call Setup() first");
     if (priority >= RoceNetDevice::NUM_PRIORITIES)
     {
@@ -417,8 +464,22 @@ RdmaNic::CreateQp(uint8_t priority, uint16_t sourcePort)
     qp->m_nic = this;
     qp->m_qpn = m_qpnBase + m_qps.size();
     qp->m_priority = priority;
+    qp->m_transport = transport;
+    if (transport == RdmaQueuePair::UET && !m_uet)
+    {
+        m_uet = CreateObject<UetTransport>();
+        m_uet->SetNic(this);
+    }
     qp->m_sport = sourcePort ? sourcePort : static_cast<uint16_t>(49152 + (qp->m_qpn % 16384));
     qp->m_cc = m_ccFactory.Create<RoceCongestionOps>();
+    if (transport == RdmaQueuePair::UET && qp->m_cc->NeedsInt())
+    {
+        NS_FATAL_ERROR("RdmaNic: CongestionControl "
+                       << qp->m_cc->GetName()
+                       << " needs INT records, which the switches add to RC packets only: "
+                          "choose another congestion control for Transport Uet (Dcqcn, Timely, "
+                          "Dctcp, None)");
+    }
     if (qp->m_cc->NeedsEcn() && !m_ecnCapable)
     {
         NS_FATAL_ERROR("RdmaNic: CongestionControl " << qp->m_cc->GetName()
@@ -553,7 +614,7 @@ RdmaNic::PayloadOf(Ptr<const RdmaQueuePair> qp, uint64_t seq) const
 bool
 RdmaNic::HasSendable(Ptr<RdmaQueuePair> qp) const
 {
-    const bool retx = m_recovery == SELECTIVE_REPEAT && !qp->m_retxQueue.empty();
+    const bool retx = IsSelective(*qp) && !qp->m_retxQueue.empty();
     if (!retx && qp->m_nxt >= qp->m_endSeq)
     {
         return false;
@@ -741,6 +802,11 @@ RdmaNic::FrameDequeued(uint32_t port,
 void
 RdmaNic::SendNext(Ptr<RdmaQueuePair> qp)
 {
+    if (qp->m_transport == RdmaQueuePair::UET)
+    {
+        m_uet->SendNext(qp);
+        return;
+    }
     uint64_t seq;
     bool retx;
     if (m_recovery == SELECTIVE_REPEAT && !qp->m_retxQueue.empty())
@@ -892,6 +958,60 @@ RdmaNic::HeadersAsBytes(Ptr<const Packet> p)
 }
 
 void
+RdmaNic::WriteIpv4Udp(uint8_t* raw,
+                      Ipv4Address dst,
+                      uint16_t sport,
+                      uint16_t dport,
+                      uint8_t dscp,
+                      uint8_t ecn,
+                      uint32_t total)
+{
+    const uint32_t udpLength = total - 20;
+    const uint16_t id = m_ipId++;
+    const uint32_t src = m_address.Get();
+    const uint32_t to = dst.Get();
+    uint8_t* ip = raw;
+    ip[0] = 0x45;
+    ip[1] = static_cast<uint8_t>((dscp << 2) | ecn);
+    ip[2] = static_cast<uint8_t>(total >> 8);
+    ip[3] = static_cast<uint8_t>(total);
+    ip[4] = static_cast<uint8_t>(id >> 8);
+    ip[5] = static_cast<uint8_t>(id);
+    ip[6] = 0x40; // don't fragment
+    ip[7] = 0;
+    ip[8] = 64; // TTL
+    ip[9] = 17; // UDP
+    ip[10] = 0;
+    ip[11] = 0;
+    for (int i = 0; i < 4; ++i)
+    {
+        ip[12 + i] = static_cast<uint8_t>(src >> (24 - 8 * i));
+        ip[16 + i] = static_cast<uint8_t>(to >> (24 - 8 * i));
+    }
+    uint32_t sum = 0;
+    for (int i = 0; i < 20; i += 2)
+    {
+        sum += (uint32_t(ip[i]) << 8) | ip[i + 1];
+    }
+    while (sum >> 16)
+    {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    const uint16_t checksum = static_cast<uint16_t>(~sum);
+    ip[10] = static_cast<uint8_t>(checksum >> 8);
+    ip[11] = static_cast<uint8_t>(checksum);
+    uint8_t* udp = raw + 20;
+    udp[0] = static_cast<uint8_t>(sport >> 8);
+    udp[1] = static_cast<uint8_t>(sport);
+    udp[2] = static_cast<uint8_t>(dport >> 8);
+    udp[3] = static_cast<uint8_t>(dport & 0xff);
+    udp[4] = static_cast<uint8_t>(udpLength >> 8);
+    udp[5] = static_cast<uint8_t>(udpLength);
+    udp[6] = 0; // no UDP checksum
+    udp[7] = 0;
+}
+
+void
 RdmaNic::Transmit(Ptr<Packet> p,
                   uint8_t* raw,
                   Ipv4Address dst,
@@ -913,49 +1033,7 @@ RdmaNic::Transmit(Ptr<Packet> p,
         const uint32_t headerBytes = IP_UDP_BYTES + transportHeaderBytes;
         const uint32_t length = headerBytes + p->GetSize(); // without the ICRC
         const uint32_t total = length + RoceIcrcTrailer::SIZE;
-        const uint32_t udpLength = total - 20;
-        const uint16_t id = m_ipId++;
-        const uint32_t src = m_address.Get();
-        const uint32_t to = dst.Get();
-        uint8_t* ip = raw;
-        ip[0] = 0x45;
-        ip[1] = static_cast<uint8_t>((dscp << 2) | ecn);
-        ip[2] = static_cast<uint8_t>(total >> 8);
-        ip[3] = static_cast<uint8_t>(total);
-        ip[4] = static_cast<uint8_t>(id >> 8);
-        ip[5] = static_cast<uint8_t>(id);
-        ip[6] = 0x40; // don't fragment
-        ip[7] = 0;
-        ip[8] = 64; // TTL
-        ip[9] = 17; // UDP
-        ip[10] = 0;
-        ip[11] = 0;
-        for (int i = 0; i < 4; ++i)
-        {
-            ip[12 + i] = static_cast<uint8_t>(src >> (24 - 8 * i));
-            ip[16 + i] = static_cast<uint8_t>(to >> (24 - 8 * i));
-        }
-        uint32_t sum = 0;
-        for (int i = 0; i < 20; i += 2)
-        {
-            sum += (uint32_t(ip[i]) << 8) | ip[i + 1];
-        }
-        while (sum >> 16)
-        {
-            sum = (sum & 0xffff) + (sum >> 16);
-        }
-        const uint16_t checksum = static_cast<uint16_t>(~sum);
-        ip[10] = static_cast<uint8_t>(checksum >> 8);
-        ip[11] = static_cast<uint8_t>(checksum);
-        uint8_t* udp = raw + 20;
-        udp[0] = static_cast<uint8_t>(sport >> 8);
-        udp[1] = static_cast<uint8_t>(sport);
-        udp[2] = static_cast<uint8_t>(BthHeader::UDP_PORT >> 8);
-        udp[3] = static_cast<uint8_t>(BthHeader::UDP_PORT & 0xff);
-        udp[4] = static_cast<uint8_t>(udpLength >> 8);
-        udp[5] = static_cast<uint8_t>(udpLength);
-        udp[6] = 0; // no UDP checksum
-        udp[7] = 0;
+        WriteIpv4Udp(raw, dst, sport, BthHeader::UDP_PORT, dscp, ecn, total);
         icrc.SetIcrc(RoceIcrcTrailer::ComputeZeroPayload(raw, headerBytes, length));
         p->AddHeader(RoceRawHeader(raw, headerBytes));
     }
@@ -1051,7 +1129,7 @@ RdmaNic::OnRto(Ptr<RdmaQueuePair> qp)
     ++qp->m_stats.timeouts;
     ++qp->m_rtoBackoff;
     qp->m_cc->OnTimeout();
-    if (m_recovery == GO_BACK_N)
+    if (!IsSelective(*qp))
     {
         qp->m_nxt = qp->m_una;
     }
@@ -1088,6 +1166,11 @@ RdmaNic::Receive(Ptr<RoceNetDevice> dev, Ptr<Packet> packet, uint16_t protocol, 
         return;
     }
     const uint32_t ihl = (b[0] & 0x0f) * 4;
+    if (m_uet && n >= ihl + 8 && Rd16(b + ihl + 2) == UetHeader::UDP_PORT)
+    {
+        m_uet->Receive(packet);
+        return;
+    }
     if (n < ihl + 8 + 12 || Rd16(b + ihl + 2) != BthHeader::UDP_PORT)
     {
         return;
@@ -1399,18 +1482,7 @@ RdmaNic::ReceiveAck(Ptr<RdmaQueuePair> qp, const Parsed& h, Ptr<Packet> packet)
         }
         qp->m_rtoBackoff = 0;
         ArmRto(qp);
-        while (!qp->m_messages.empty() && qp->m_messages.front().lastSeq < qp->m_una)
-        {
-            const RdmaQueuePair::Message m = qp->m_messages.front();
-            qp->m_messages.pop_front();
-            ++qp->m_stats.messagesCompleted;
-            qp->m_msgCompleteTrace(m.id, m.bytes, now - m.posted);
-            m_messageTrace(qp, m.id, m.bytes, m.posted, now);
-            if (!qp->m_sendDone.IsNull())
-            {
-                qp->m_sendDone(m.id, m.bytes, m.posted, now);
-            }
-        }
+        CompleteMessages(qp, now);
     }
     ack.ackedTotal = qp->m_stats.bytesAcked;
     ack.sentTotal = qp->m_stats.bytesSent;
@@ -1459,6 +1531,23 @@ RdmaNic::ReceiveAck(Ptr<RdmaQueuePair> qp, const Parsed& h, Ptr<Packet> packet)
     }
     qp->m_cc->OnAck(ack);
     Schedule(qp);
+}
+
+void
+RdmaNic::CompleteMessages(Ptr<RdmaQueuePair> qp, Time now)
+{
+    while (!qp->m_messages.empty() && qp->m_messages.front().lastSeq < qp->m_una)
+    {
+        const RdmaQueuePair::Message m = qp->m_messages.front();
+        qp->m_messages.pop_front();
+        ++qp->m_stats.messagesCompleted;
+        qp->m_msgCompleteTrace(m.id, m.bytes, now - m.posted);
+        m_messageTrace(qp, m.id, m.bytes, m.posted, now);
+        if (!qp->m_sendDone.IsNull())
+        {
+            qp->m_sendDone(m.id, m.bytes, m.posted, now);
+        }
+    }
 }
 
 // ------------------------------------------------------------------ time-based loss detection

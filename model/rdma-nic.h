@@ -28,6 +28,7 @@ namespace ns3
 class Node;
 class Packet;
 class RoceNetDevice;
+class UetTransport;
 
 /**
  * \ingroup ai-training
@@ -100,6 +101,25 @@ class RdmaNic : public Object, public RoceFrameSink
     Ptr<RdmaQueuePair> CreateQp(uint8_t priority, uint16_t sourcePort = 0);
 
     /**
+     * \brief Create a queue pair of a given transport (connect it with Connect(); both ends of
+     *        a connection must use the same transport).
+     * \param priority data priority (0..7)
+     * \param sourcePort UDP source port (RC: ECMP entropy; UET: the base of its entropies);
+     *        0 = derived from the QPN
+     * \param transport RC or UET
+     * \return the QP
+     */
+    Ptr<RdmaQueuePair> CreateQp(uint8_t priority,
+                                uint16_t sourcePort,
+                                RdmaQueuePair::Transport transport);
+
+    /// \return the transport of the QPs CreateQp(priority, sourcePort) makes (Transport)
+    RdmaQueuePair::Transport GetTransport() const;
+
+    /// \return the UET transport (null until the first UET queue pair is created)
+    Ptr<UetTransport> GetUetTransport() const;
+
+    /**
      * \brief Connect a local QP to a remote one.
      * \param qp a QP of this NIC
      * \param peer the remote NIC's address
@@ -149,6 +169,7 @@ class RdmaNic : public Object, public RoceFrameSink
 
   private:
     friend class RdmaQueuePair;
+    friend class UetTransport;
 
     /// Pacing heap entry.
     struct Waiting
@@ -293,6 +314,36 @@ class RdmaNic : public Object, public RoceFrameSink
     /// Bytes of the IPv4 (20) and UDP (8) headers.
     static constexpr uint32_t IP_UDP_BYTES = 28;
     /**
+     * \brief Write the IPv4 and UDP headers (IP_UDP_BYTES) as Ipv4Header/UdpHeader serialize
+     *        them (DF, TTL 64, no UDP checksum), with the next IPv4 identification of the NIC.
+     * \param raw out: IP_UDP_BYTES bytes
+     * \param dst destination
+     * \param sport UDP source port
+     * \param dport UDP destination port
+     * \param dscp DSCP
+     * \param ecn ECN codepoint
+     * \param total IPv4 total length
+     */
+    void WriteIpv4Udp(uint8_t* raw,
+                      Ipv4Address dst,
+                      uint16_t sport,
+                      uint16_t dport,
+                      uint8_t dscp,
+                      uint8_t ecn,
+                      uint32_t total);
+    /**
+     * \brief Report the messages of a QP whose packets are all acknowledged (m_una passed
+     *        their last sequence number), in posting order.
+     * \param qp the QP
+     * \param now the time
+     */
+    void CompleteMessages(Ptr<RdmaQueuePair> qp, Time now);
+    /**
+     * \param qp a QP
+     * \return true if it recovers selectively (LossRecovery SelectiveRepeat or transport UET)
+     */
+    bool IsSelective(const RdmaQueuePair& qp) const;
+    /**
      * \brief Make a QP eligible to send if it has something to send.
      * \param qp the QP
      */
@@ -406,6 +457,8 @@ class RdmaNic : public Object, public RoceFrameSink
     uint32_t m_mtu;                        //!< payload bytes per packet
     uint32_t m_ackInterval;                //!< ACK every N packets (and at message end)
     LossRecovery m_recovery;               //!< loss recovery
+    RdmaQueuePair::Transport m_transport;  //!< transport of new QPs
+    Ptr<UetTransport> m_uet;               //!< the UET transport (made on first use)
     uint8_t m_controlPriority;             //!< priority of ACK/NAK/CNP
     bool m_ecnCapable;                     //!< data packets are ECT(0)
     uint16_t m_ipId;                       //!< IPv4 identification

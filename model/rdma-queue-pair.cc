@@ -147,6 +147,12 @@ RdmaQueuePair::GetNic() const
     return m_nic;
 }
 
+RdmaQueuePair::Transport
+RdmaQueuePair::GetTransport() const
+{
+    return m_transport;
+}
+
 Ptr<RoceCongestionOps>
 RdmaQueuePair::GetCongestionControl() const
 {

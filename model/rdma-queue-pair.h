@@ -43,6 +43,13 @@ class RdmaQueuePair : public Object
         SEND = 1   //!< SEND
     };
 
+    /// The transport of a queue pair.
+    enum Transport
+    {
+        RC = 0, //!< RoCEv2 reliable connection (BTH, PSN order, go-back-N or selective repeat)
+        UET = 1 //!< Ultra Ethernet-style: sprayed, unordered, selective ACK (UetTransport)
+    };
+
     /// Completion callback: message id, bytes, time posted, time completed.
     typedef Callback<void, uint64_t, uint64_t, Time, Time> CompletionCallback;
 
@@ -110,6 +117,8 @@ class RdmaQueuePair : public Object
     uint16_t GetSourcePort() const;
     /// \return the NIC
     Ptr<RdmaNic> GetNic() const;
+    /// \return the transport (set when the QP was created)
+    Transport GetTransport() const;
     /// \return the congestion control instance
     Ptr<RoceCongestionOps> GetCongestionControl() const;
     /// \return the statistics
@@ -131,6 +140,7 @@ class RdmaQueuePair : public Object
 
   private:
     friend class RdmaNic;
+    friend class UetTransport;
 
     /// A posted message.
     struct Message
@@ -200,6 +210,23 @@ class RdmaQueuePair : public Object
     CompletionCallback m_sendDone;                               //!< requester completion
     CompletionCallback m_recvDone;                               //!< responder completion
     TracedCallback<uint64_t, uint64_t, Time> m_msgCompleteTrace; //!< (id, bytes, duration)
+
+    /// UET receiver: a message being received (packets in any order).
+    struct UetRxMessage
+    {
+        uint32_t left{0};    //!< packets still missing
+        bool started{false}; //!< a packet of it arrived
+        uint64_t bytes{0};   //!< payload bytes so far
+        Time first;          //!< when its first packet arrived
+    };
+
+    Transport m_transport{RC};             //!< transport
+    uint64_t m_uetSprayed{0};              //!< UET: packets sent (the entropy index)
+    RingFifo<uint16_t> m_uetGoodEntropies; //!< UET sender: entropies to reuse (REPS)
+    RingFifo<UetRxMessage> m_uetRx;        //!< UET receiver: message m_uetRxBase + i
+    uint64_t m_uetRxBase{0};               //!< UET receiver: oldest incomplete message id
+    Time m_uetLastEcnCnp;                  //!< UET sender: last ECN echo given to OnCnp()
+    bool m_uetEcnCnpOnce{false};           //!< UET sender: an ECN echo was given to OnCnp()
 };
 
 } // namespace ns3

@@ -137,6 +137,9 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
         {"--collective=allreduce --bytes=-1M", "--bytes=-1M is not allowed"},
         {"--mtu=1500", "--mtu=1500 is not allowed (256|512|1024|2048|4096)"},
         {"--pfc=yes", "--pfc=yes is not allowed (true|false)"},
+        {"--transport=roce", "--transport=roce is not allowed (rc|uet)"},
+        {"--transport=uet --lossRecovery=sr", "--lossRecovery=sr applies to --transport=rc only"},
+        {"--transport=uet --cc=hpcc", "--cc=hpcc needs INT records"},
         // largest fabric: a stated limit, not found by allocating
         {"--k=32 --oversubscription=4", "above the largest fabric (16384 hosts"},
         {"--topology=leaf-spine --leaves=512 --hostsPerLeaf=512", "above the largest fabric"},

