@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <string>
 #include <unistd.h>
 
 using namespace ns3;
@@ -184,9 +185,14 @@ RunIncast(const std::vector<Kind>& kinds,
     {
         f.sw[0]->SetRoute(h, {f.ConnectHost(h, 0)});
     }
-    if (trimming)
+    if (trimming) // off: the default; on through the documented Config path
     {
-        f.sw[0]->SetAttribute("Trimming", BooleanValue(true)); // off: the default
+        Config::Set("/NodeList/" + std::to_string(f.switchNodes.Get(0)->GetId()) +
+                        "/$ns3::RoceSwitch/Trimming",
+                    BooleanValue(true));
+        BooleanValue on;
+        f.sw[0]->GetAttribute("Trimming", on);
+        EXPECT_TRUE(on.Get());
     }
     if (trimPrio >= 0)
     {
