@@ -137,6 +137,7 @@ def build(bld):
         'test/study-traffic-test.cc',
         'test/study-plots-test.cc',
         'test/switch-test.cc',
+        'test/switch-trim-test.cc',
         'test/topology-test.cc',
         'test/workload-reader-test.cc',
         'test/aicb-leniency-test.cc',

@@ -6,6 +6,7 @@
 #include "int-tag.h"
 #include "pfc-header.h"
 #include "roce-channel.h"
+#include "uet-header.h"
 
 #include "ns3/boolean.h"
 #include "ns3/log.h"
@@ -86,6 +87,21 @@ RoceSwitch::GetTypeId()
                 BooleanValue(false),
                 MakeBooleanAccessor(&RoceSwitch::m_intEnabled),
                 MakeBooleanChecker())
+            .AddAttribute("Trimming",
+                          "Forward a UET DATA frame (UDP to port 4793) that a lossy priority "
+                          "would drop for lack of buffer as a trimmed 52-byte copy (headers "
+                          "only, TRIMMED flag) at TrimPriority instead; other frames are "
+                          "dropped as usual. false = no trimming.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RoceSwitch::m_trimming),
+                          MakeBooleanChecker())
+            .AddAttribute(
+                "TrimPriority",
+                "Priority (0..7; also DSCP 8 x priority) of trimmed frames; the "
+                "default is RdmaNic's ControlPriority (ACKs and NACKs).",
+                UintegerValue(6),
+                MakeUintegerAccessor(&RoceSwitch::SetTrimPriority, &RoceSwitch::GetTrimPriority),
+                MakeUintegerChecker<uint32_t>())
             .AddAttribute("Mmu",
                           "The shared-buffer manager.",
                           PointerValue(),
@@ -95,6 +111,11 @@ RoceSwitch::GetTypeId()
                             "A packet was dropped (packet, ingress port, reason code).",
                             MakeTraceSourceAccessor(&RoceSwitch::m_dropTrace),
                             "ns3::RoceSwitch::DropTracedCallback")
+            .AddTraceSource("Trim",
+                            "A UET DATA frame was trimmed instead of dropped (the trimmed "
+                            "packet, ingress port, egress port).",
+                            MakeTraceSourceAccessor(&RoceSwitch::m_trimTrace),
+                            "ns3::RoceSwitch::TrimTracedCallback")
             .AddTraceSource("Enqueue",
                             "A packet was admitted to an egress queue (packet, port, priority).",
                             MakeTraceSourceAccessor(&RoceSwitch::m_enqueueTrace),
@@ -126,10 +147,14 @@ RoceSwitch::RoceSwitch()
       m_seedAttr(0),
       m_seed(0),
       m_intEnabled(false),
+      m_trimming(false),
+      m_trimPriority(6),
       m_configured(false),
       m_sprayCounter(0),
       m_dropsByReason(N_REASONS, 0),
-      m_totalDrops(0)
+      m_totalDrops(0),
+      m_trimmedPackets(0),
+      m_trimmedBytes(0)
 {
     NS_LOG_FUNCTION(this);
     m_mmu = CreateObject<SwitchMmu>();
@@ -192,6 +217,22 @@ std::string
 RoceSwitch::GetLoadBalancingName() const
 {
     return LB_NAMES[m_lb];
+}
+
+void
+RoceSwitch::SetTrimPriority(uint32_t priority)
+{
+    if (priority >= NPRIO)
+    {
+        NS_FATAL_ERROR("RoceSwitch: TrimPriority " << priority << " is not allowed (0..7)");
+    }
+    m_trimPriority = static_cast<uint8_t>(priority);
+}
+
+uint32_t
+RoceSwitch::GetTrimPriority() const
+{
+    return m_trimPriority;
 }
 
 int64_t
@@ -491,12 +532,21 @@ RoceSwitch::ReceiveFrame(uint32_t inPort,
         return;
     }
     const uint32_t out = Choose(d, m_hostGroup[idx], priority);
-    const uint32_t bytes = frame.ipBytes;
+    uint32_t bytes = frame.ipBytes;
     const SwitchMmu::DropReason r = m_mmu->CheckAdmission(inPort, priority, out, bytes);
     if (r != SwitchMmu::DROP_NONE)
     {
-        Drop(frame.packet.Share(), inPort, priority, r);
-        return;
+        // trimming: only lossy drops for lack of buffer; d refers to frame.desc, so from here
+        // on it describes the trimmed frame
+        if (!m_trimming ||
+            (r != SwitchMmu::DROP_BUFFER_FULL && r != SwitchMmu::DROP_EGRESS_THRESHOLD) ||
+            m_mmu->IsLossless(priority) || !TryTrim(inPort, out, frame))
+        {
+            Drop(frame.packet.Share(), inPort, priority, r);
+            return;
+        }
+        priority = m_trimPriority;
+        bytes = frame.ipBytes;
     }
     uint8_t flags = 0;
     const uint8_t ecn = d.tos & 3;
@@ -547,6 +597,69 @@ RoceSwitch::ReceiveFrame(uint32_t inPort,
     {
         SendPause(inPort, priority);
     }
+}
+
+bool
+RoceSwitch::TryTrim(uint32_t inPort, uint32_t outPort, RoceWireFrame& frame)
+{
+    constexpr uint32_t N = TRIMMED_IP_BYTES;
+    const RoceFrameDescriptor& d = frame.desc;
+    if (d.proto != 17 || (d.ports & 0xffff) != UetHeader::UDP_PORT || frame.ipBytes < N)
+    {
+        return false;
+    }
+    uint8_t b[N];
+    const Packet* p = frame.packet.Get();
+    if (p->CopyData(b, N) != N)
+    {
+        return false;
+    }
+    // IPv4 without options, not a fragment; UET DATA not trimmed before
+    uint8_t* uet = b + 28;
+    if (b[0] != 0x45 || (b[6] & 0x3f) != 0 || b[7] != 0 || uet[0] != UetHeader::DATA ||
+        (uet[1] & UetHeader::TRIMMED))
+    {
+        return false;
+    }
+    if (m_mmu->CheckAdmission(inPort, m_trimPriority, outPort, N) != SwitchMmu::DROP_NONE)
+    {
+        return false;
+    }
+    const uint32_t removed = frame.ipBytes - N;
+    uet[1] |= UetHeader::TRIMMED;
+    b[1] = static_cast<uint8_t>((m_trimPriority << 5) | (b[1] & 3)); // DSCP 8 x prio, ECN kept
+    b[2] = 0;                                                        // total length 52
+    b[3] = N;
+    b[10] = 0;
+    b[11] = 0;
+    uint32_t sum = 0;
+    for (uint32_t i = 0; i < 20; i += 2)
+    {
+        sum += (uint32_t(b[i]) << 8) | b[i + 1];
+    }
+    while (sum >> 16)
+    {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    const uint16_t csum = static_cast<uint16_t>(~sum);
+    b[10] = csum >> 8;
+    b[11] = csum & 0xff;
+    b[24] = 0; // UDP length 32, checksum 0 (none)
+    b[25] = N - 20;
+    b[26] = 0;
+    b[27] = 0;
+    // a new packet with the original's packet tags (an empty fragment keeps them)
+    Ptr<Packet> t = p->CreateFragment(0, 0);
+    t->AddAtEnd(Create<Packet>(b, N));
+    frame.packet = OwnedPacket(t);
+    frame.ipBytes = N;
+    frame.desc = RoceFrameDescriptor::Parse(*t);
+    ++m_trimmedPackets;
+    m_trimmedBytes += removed;
+    NS_LOG_LOGIC("trimmed at port " << inPort << " -> " << outPort << ", " << removed
+                                    << " bytes removed");
+    m_trimTrace(frame.packet.Share(), inPort, outPort);
+    return true;
 }
 
 void
@@ -657,6 +770,18 @@ uint64_t
 RoceSwitch::GetTotalDrops() const
 {
     return m_totalDrops;
+}
+
+uint64_t
+RoceSwitch::GetTrimmedPackets() const
+{
+    return m_trimmedPackets;
+}
+
+uint64_t
+RoceSwitch::GetTrimmedBytes() const
+{
+    return m_trimmedBytes;
 }
 
 } // namespace ns3

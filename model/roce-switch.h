@@ -43,6 +43,21 @@ class UniformRandomVariable;
  *
  * Buffering is done by the SwitchMmu (shared buffer, PFC on lossless priorities, drops on lossy
  * ones, ECN marking); egress scheduling by the ports (strict priority + DWRR).
+ *
+ * Packet trimming (attribute Trimming, default false; Config path
+ * /NodeList/N/$ns3::RoceSwitch/Trimming, or RoceTopologyHelper/FatTreeHelper
+ * SetSwitchAttribute("Trimming", BooleanValue(true))): a frame that the MMU would drop on a
+ * lossy priority because the shared buffer is full (SwitchMmu::DROP_BUFFER_FULL) or its egress
+ * queue is over the threshold (SwitchMmu::DROP_EGRESS_THRESHOLD), and that is a UET DATA
+ * packet (IPv4 without options or fragmentation, UDP to UetHeader::UDP_PORT, UetHeader type
+ * DATA, TRIMMED flag not yet set), is forwarded trimmed instead: IPv4 header + UDP header + the
+ * 24 UetHeader bytes (52 bytes), the TRIMMED flag set, IPv4 total length 52, UDP length 32, UDP
+ * checksum 0, DSCP 8 x TrimPriority (ECN bits, addresses, ports and every other field kept),
+ * IPv4 header checksum recomputed. The trimmed frame is queued on the same egress port at
+ * priority TrimPriority (default 6, RdmaNic's ControlPriority) after the normal admission of
+ * that priority; if it does not fit either, the original frame is dropped for the original
+ * reason. Every other frame is dropped as without trimming. Counted by GetTrimmedPackets() and
+ * GetTrimmedBytes(); traced by Trim.
  */
 class RoceSwitch : public Object, public RoceFrameSink
 {
@@ -71,6 +86,17 @@ class RoceSwitch : public Object, public RoceFrameSink
      * \param [in] reason a DropReason or SwitchMmu::DropReason value
      */
     typedef void (*DropTracedCallback)(Ptr<const Packet> packet, uint32_t inPort, uint32_t reason);
+
+    /**
+     * TracedCallback signature for trimmed frames.
+     * \param [in] packet the trimmed packet (52-byte IPv4 datagram) as queued
+     * \param [in] inPort ingress port
+     * \param [in] outPort egress port (it is queued there at TrimPriority)
+     */
+    typedef void (*TrimTracedCallback)(Ptr<const Packet> packet, uint32_t inPort, uint32_t outPort);
+
+    /// Size of a trimmed UET frame's IPv4 datagram: IPv4 20 + UDP 8 + UetHeader 24 bytes.
+    static constexpr uint32_t TRIMMED_IP_BYTES = 52;
 
     /**
      * \brief Get the type ID.
@@ -163,6 +189,12 @@ class RoceSwitch : public Object, public RoceFrameSink
     /// \return packets dropped for any reason
     uint64_t GetTotalDrops() const;
 
+    /// \return UET DATA packets forwarded trimmed instead of dropped (attribute Trimming)
+    uint64_t GetTrimmedPackets() const;
+
+    /// \return IPv4 bytes removed by trimming (original size - TRIMMED_IP_BYTES, summed)
+    uint64_t GetTrimmedBytes() const;
+
     /**
      * \brief Assign a fixed random variable stream number to the random variables used here.
      * \param stream first stream index to use
@@ -218,6 +250,23 @@ class RoceSwitch : public Object, public RoceFrameSink
      */
     void Drop(Ptr<const Packet> packet, uint32_t inPort, uint8_t priority, uint32_t reason);
     /**
+     * \brief Replace a frame the MMU refused by its trimmed copy, if it is an untrimmed UET
+     *        DATA frame and the copy is admitted at TrimPriority (the drop path only).
+     * \param inPort ingress port
+     * \param outPort egress port
+     * \param frame the frame; replaced by the trimmed one (new packet and descriptor) on success
+     * \return true if the frame was trimmed (then it is to be queued at TrimPriority), false if
+     *         it is to be dropped (the frame is untouched)
+     */
+    bool TryTrim(uint32_t inPort, uint32_t outPort, RoceWireFrame& frame);
+    /**
+     * \brief Setter of TrimPriority.
+     * \param priority 0..7
+     */
+    void SetTrimPriority(uint32_t priority);
+    /// \return TrimPriority
+    uint32_t GetTrimPriority() const;
+    /**
      * \brief Pause the upstream of an ingress (port, priority), and keep it paused.
      * \param port ingress port
      * \param priority priority
@@ -255,6 +304,8 @@ class RoceSwitch : public Object, public RoceFrameSink
     uint64_t m_seed;                         //!< hash seed in use
     Time m_flowletGap;                       //!< flowlet gap
     bool m_intEnabled;                       //!< append INT records
+    bool m_trimming;                         //!< Trimming attribute
+    uint8_t m_trimPriority;                  //!< TrimPriority attribute
     bool m_configured;                       //!< Configure() has run
 
     static constexpr uint32_t NO_ROUTE = 0xffffffff; //!< no group for a host
@@ -274,8 +325,11 @@ class RoceSwitch : public Object, public RoceFrameSink
     std::vector<EventId> m_refreshEvent;   //!< per (port, priority)
     std::vector<uint64_t> m_dropsByReason; //!< per reason code
     uint64_t m_totalDrops;                 //!< all drops
+    uint64_t m_trimmedPackets;             //!< frames forwarded trimmed
+    uint64_t m_trimmedBytes;               //!< bytes removed by trimming
 
     TracedCallback<Ptr<const Packet>, uint32_t, uint32_t> m_dropTrace; //!< drop (pkt, port, reason)
+    TracedCallback<Ptr<const Packet>, uint32_t, uint32_t> m_trimTrace; //!< trim (pkt, in, out)
     TracedCallback<Ptr<const Packet>, uint32_t, uint8_t>
         m_enqueueTrace;                                              //!< enqueue (pkt, out, prio)
     TracedCallback<uint32_t, uint8_t, uint32_t> m_enqueueBytesTrace; //!< enqueue (out, prio, bytes)
