@@ -169,7 +169,6 @@ RoceNscc::RoceNscc()
       m_adjustCap(0),
       m_w(0),
       m_inc(0),
-      m_minRttNs(0),
       m_avgDelay(0),
       m_haveDelay(false),
       m_fastMode(false),
@@ -529,7 +528,6 @@ RoceNscc::Start(const Context& ctx)
     const Time now = Simulator::Now();
     m_w = m_initialWindow * m_bdp;
     m_inc = 0;
-    m_minRttNs = 0;
     m_avgDelay = 0;
     m_haveDelay = false;
     m_fastMode = false;
@@ -611,9 +609,7 @@ RoceNscc::OnAck(const Ack& ack)
     const bool haveSample = ack.rtt.IsStrictlyPositive();
     if (haveSample)
     {
-        const double rtt = static_cast<double>(ack.rtt.GetNanoSeconds());
-        m_minRttNs = m_minRttNs > 0 ? std::min(m_minRttNs, rtt) : rtt;
-        delay = std::max(0.0, rtt - std::min(m_baseNs, m_minRttNs));
+        delay = std::max(0.0, static_cast<double>(ack.rtt.GetNanoSeconds()) - m_baseNs);
         m_avgDelay = m_haveDelay ? (1 - m_delayGain) * m_avgDelay + m_delayGain * delay : delay;
         m_haveDelay = true;
     }

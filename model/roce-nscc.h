@@ -28,9 +28,10 @@ namespace ns3
  *
  * The window W (bytes) starts at InitialWindow x B and is kept in [MinWindow x MTU,
  * MaxWindow x B]. Every ACK that acknowledges new bytes (Ack::newlyAcked = A > 0) with an RTT
- * sample r gives the queueing delay d = max(0, r - R), R = min(base RTT, smallest RTT seen),
- * and updates the average delay D = (1 - DelayGain) D + DelayGain d (the first sample sets D).
- * The ACK is "marked" if it acknowledges CE-marked packets. Four cases:
+ * sample r gives the queueing delay d = max(0, r - base RTT) (so the NIC's BaseRtt should be
+ * the path's RTT without queueing, as htsim configures it), and updates the average delay D = (1 -
+ * DelayGain) D + DelayGain d (the first sample sets D). The ACK is "marked" if it acknowledges
+ * CE-marked packets. Four cases:
  *
  *     not marked, d <  t:  proportional increase: I += (Pi x MTU x s x (t - d) / t + Fi x MTU
  *                          x s) x A, or a fast increase W += FastIncreaseScale x A while d <
@@ -63,8 +64,8 @@ namespace ns3
  * model has none: OnTimeout() takes that role), no receiver-based credit part, no multipath
  * path selection (the ECN & low-delay case only does nothing), no per-packet ACK (an ACK may
  * cover several packets: it counts as marked if any was), the proportional increase has no
- * second scaling by target / 12 us, and the base RTT is the NIC's BaseRtt or the smallest RTT
- * seen (not a per-destination table).
+ * second scaling by target / 12 us, and the base RTT is the NIC's BaseRtt (one value, not a
+ * per-destination table).
  */
 class RoceNscc : public RoceCongestionOps
 {
@@ -194,7 +195,6 @@ class RoceNscc : public RoceCongestionOps
     // state
     double m_w;                     //!< W (bytes)
     double m_inc;                   //!< I (bytes x bytes)
-    double m_minRttNs;              //!< smallest RTT sample (ns; 0 = none yet)
     double m_avgDelay;              //!< D (ns)
     bool m_haveDelay;               //!< D holds a sample
     bool m_fastMode;                //!< fast increase is on
