@@ -8,6 +8,7 @@
 #include "ait-switch-scenario.h"
 #include "ait-test-fixture.h"
 
+#include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/double.h"
 #include "ns3/object-factory.h"
@@ -557,4 +558,24 @@ TEST_F(Ns3Fixture, NsccWindowLimitsTheBytesInFlight)
     const double gbps = qb->GetStats().bytesReceived * 8 / 200e-6 / 1e9;
     EXPECT_LT(gbps, 20);
     EXPECT_GT(gbps, 5);
+}
+
+TEST_F(Ns3Fixture, NsccIsRefusedWithoutEcnCapableData)
+{
+    // its only decrease needs CE marks: without ECN-capable data it would be a fixed window
+    Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("Nscc"));
+    Config::SetDefault("ns3::RdmaNic::EcnCapable", BooleanValue(false));
+    EXPECT_DEATH(
+        {
+            HandFabric f(2, 1);
+            for (uint32_t h = 0; h < 2; ++h)
+            {
+                f.sw[0]->SetRoute(h, {f.ConnectHost(h, 0)});
+            }
+            RdmaHelper rdma;
+            Ptr<RdmaNic> a = rdma.Install(f.hostDev[0], HandFabric::Ip(0));
+            Ptr<RdmaNic> b = rdma.Install(f.hostDev[1], HandFabric::Ip(1));
+            rdma.Connect(a, b);
+        },
+        "CongestionControl Nscc reacts to ECN marks only, but EcnCapable is false");
 }
