@@ -16,11 +16,13 @@ namespace ns3
 /**
  * \ingroup ai-training
  * \brief A window-based sender congestion control in the style of the Ultra Ethernet
- *        Consortium's NSCC (network-signal-based congestion control, UEC 1.0 specification,
- *        section 3.6.13), as the public descriptions present it: the UEC sender of htsim
+ *        Consortium's NSCC (network-signal-based congestion control of the UEC 1.0
+ *        specification), as the public descriptions present it: the UEC sender of htsim
  *        (Broadcom/csg-htsim, sim/uec.cpp, UecSrc::updateCwndOnAck_NSCC) and its write-ups
  *        (e.g. "Notes on Network Signal Congestion Control", dipsingh.github.io). Written from
- *        those descriptions; parameters and simplifications are listed below.
+ *        those descriptions; parameters and simplifications are listed below. Defaults marked
+ *        "UEC 1.0" are the values public implementations cite from the specification's NSCC
+ *        parameter table; they were not checked against the specification text itself.
  *
  * Notation: B = line rate x base RTT / 8 (the BDP in bytes, Context::baseRtt), s = B / 150000
  * (the scaling of the specification: 150 KB is the BDP of 100 Gb/s x 12 us), MTU =
