@@ -384,6 +384,7 @@ ParseOptions(int argc, char* argv[])
                    {"hpcc", "Hpcc"},
                    {"timely", "Timely"},
                    {"dctcp", "Dctcp"},
+                   {"nscc", "Nscc"},
                    {"none", "None"}});
     o.pfc = ParseBool("pfc", V("pfc"));
     o.ecn = ParseBool("ecn", V("ecn"));
@@ -417,7 +418,7 @@ ParseOptions(int argc, char* argv[])
             value = Json(recoveryFlag);
         }
     }
-    if ((o.cc == "Dcqcn" || o.cc == "Dctcp") && !o.ecn)
+    if ((o.cc == "Dcqcn" || o.cc == "Dctcp" || o.cc == "Nscc") && !o.ecn)
     {
         Fail("--cc=" + o.ccFlag +
              " reacts to ECN marks: it needs --ecn=true (or choose --cc=none, hpcc or timely)");
@@ -548,7 +549,8 @@ ParseOptions(int argc, char* argv[])
         const std::map<std::string, std::string> ccTypes = {{"ns3::RoceDcqcn", "Dcqcn"},
                                                             {"ns3::RoceHpcc", "Hpcc"},
                                                             {"ns3::RoceTimely", "Timely"},
-                                                            {"ns3::RoceDctcp", "Dctcp"}};
+                                                            {"ns3::RoceDctcp", "Dctcp"},
+                                                            {"ns3::RoceNscc", "Nscc"}};
         auto cc = ccTypes.find(type);
         if (cc != ccTypes.end() && cc->second != o.cc)
         {

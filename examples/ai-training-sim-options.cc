@@ -62,7 +62,7 @@ const std::vector<FlagDef> FLAGS = {
     {"oversubscription", "1", "host : uplink capacity at the first switch tier (1..64; 1 = non-blocking)"},
     {"mtu", "4096", "RoCE MTU (payload bytes per packet: 256|512|1024|2048|4096)"},
     {"bufferSize", "32MB", "shared buffer per switch (e.g. 32MB, 12MiB; at most 16GiB)"},
-    {"cc", "dcqcn", "congestion control: dcqcn|hpcc|timely|dctcp|none"},
+    {"cc", "dcqcn", "congestion control: dcqcn|hpcc|timely|dctcp|nscc|none"},
     {"pfc", "true", "priority 3 lossless with PFC (true) or lossy (false)"},
     {"ecn", "true", "switches mark ECN (RED between Kmin and Kmax)"},
     {"lb", "ecmp", "load balancing: ecmp|spray|adaptive|flowlet"},

@@ -87,6 +87,7 @@ const char* const CC_SHORT[][2] = {{"Dcqcn", "ns3::RoceDcqcn"},
                                    {"Hpcc", "ns3::RoceHpcc"},
                                    {"Timely", "ns3::RoceTimely"},
                                    {"Dctcp", "ns3::RoceDctcp"},
+                                   {"Nscc", "ns3::RoceNscc"},
                                    {"None", "ns3::RoceLineRate"}};
 } // namespace
 
@@ -105,7 +106,7 @@ RdmaNic::GetTypeId()
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute(
                 "CongestionControl",
-                "Dcqcn, Hpcc, Timely, Dctcp, None (line rate), or the TypeId name of a "
+                "Dcqcn, Hpcc, Timely, Dctcp, Nscc, None (line rate), or the TypeId name of a "
                 "RoceCongestionOps subclass. One instance per QP, configured by its "
                 "attributes' defaults.",
                 StringValue("Dcqcn"),
@@ -318,10 +319,11 @@ RdmaNic::SetCongestionControl(std::string name)
     if (!TypeId::LookupByNameFailSafe(tidName, &tid) ||
         !tid.IsChildOf(RoceCongestionOps::GetTypeId()) || !tid.HasConstructor())
     {
-        NS_FATAL_ERROR("RdmaNic: CongestionControl \""
-                       << name
-                       << "\" is not allowed (Dcqcn, Hpcc, Timely, Dctcp, None, or the TypeId "
-                          "name of a RoceCongestionOps subclass)");
+        NS_FATAL_ERROR(
+            "RdmaNic: CongestionControl \""
+            << name
+            << "\" is not allowed (Dcqcn, Hpcc, Timely, Dctcp, Nscc, None, or the TypeId "
+               "name of a RoceCongestionOps subclass)");
     }
     m_ccFactory.SetTypeId(tid);
     m_ccName = name;

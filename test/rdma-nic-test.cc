@@ -492,8 +492,9 @@ TEST_F(Ns3Fixture, CongestedRunPcapShowsRcAckNakCnpAndPfcInTshark)
 
 TEST_F(Ns3Fixture, RdmaBadInput)
 {
-    EXPECT_DEATH(CreateObject<RdmaNic>()->SetAttribute("CongestionControl", StringValue("Cubic")),
-                 "CongestionControl \"Cubic\" is not allowed \\(Dcqcn, Hpcc, Timely, Dctcp, None");
+    EXPECT_DEATH(
+        CreateObject<RdmaNic>()->SetAttribute("CongestionControl", StringValue("Cubic")),
+        "CongestionControl \"Cubic\" is not allowed \\(Dcqcn, Hpcc, Timely, Dctcp, Nscc, None");
     EXPECT_DEATH(
         {
             RdmaStar s(2);

@@ -170,7 +170,7 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
         {"--SchedulerType=abc", "--SchedulerType=abc is not a valid value"},
         {"--PrintAttributes=ns3::Nope", "--PrintAttributes=ns3::Nope: not an ns-3 TypeId"},
         // choices and combinations
-        {"--cc=reno", "--cc=reno is not allowed (dcqcn|hpcc|timely|dctcp|none)"},
+        {"--cc=reno", "--cc=reno is not allowed (dcqcn|hpcc|timely|dctcp|nscc|none)"},
         {"--topology=torus", "--topology=torus is not allowed (fat-tree|leaf-spine|rail|file:PATH)"},
         {"--gpu=b200", "--gpu=b200 is not allowed (a100|h100)"},
         {"--gpu=h100 --collective=allreduce", "--gpu has no effect with --gpusPerServer=1"},

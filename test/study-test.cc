@@ -305,7 +305,7 @@ TEST(Study, BadFlagsStopBeforeTheSimulation)
     };
 
     const std::vector<Case> cases = {
-        {"--cc=reno", "--cc=reno is not allowed (dcqcn|hpcc|timely|dctcp|none)"},
+        {"--cc=reno", "--cc=reno is not allowed (dcqcn|hpcc|timely|dctcp|nscc|none)"},
         {"--topology=torus",
          "--topology=torus is not allowed (fat-tree|leaf-spine|rail|file:PATH)"},
         {"--collective=allreduce --workload=dp", "--collective and --workload contradict"},
