@@ -78,13 +78,13 @@ Communicator::GetTypeId()
                           UintegerValue(3),
                           MakeUintegerAccessor(&Communicator::m_priority),
                           MakeUintegerChecker<uint8_t>(0, 7))
-            .AddAttribute("Transport",
-                          "Transport of the collective's queue pairs: Nic (each NIC's "
-                          "ns3::RdmaNic::Transport), Rc or Uet (see UetTransport).",
-                          StringValue("Nic"),
-                          MakeStringAccessor(&Communicator::SetTransport,
-                                             &Communicator::GetTransport),
-                          MakeStringChecker())
+            .AddAttribute(
+                "Transport",
+                "Transport of the collective's queue pairs: Nic (each NIC's "
+                "ns3::RdmaNic::Transport), Rc or Uet (see UetTransport).",
+                StringValue("Nic"),
+                MakeStringAccessor(&Communicator::SetTransport, &Communicator::GetTransport),
+                MakeStringChecker())
             .AddAttribute("GpusPerServer",
                           "Ranks per server: rank r is GPU r mod g of server r / g (must divide "
                           "the number of ranks; 1 = every rank on its own server). Servers of "
