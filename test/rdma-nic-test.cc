@@ -6,6 +6,7 @@
  */
 #include "ait-switch-scenario.h"
 #include "ait-test-fixture.h"
+#include "rdma-test-util.h"
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
@@ -68,30 +69,6 @@ struct Completions
     void On(uint64_t id, uint64_t bytes, Time posted, Time now)
     {
         done.push_back({bytes, now});
-    }
-};
-
-/// Drops exactly the data frames whose sequence (counted from 1) is in a set.
-class DropNth : public ErrorModel
-{
-  public:
-    static TypeId GetTypeId()
-    {
-        static TypeId tid = TypeId("ns3::test::DropNth").SetParent<ErrorModel>();
-        return tid;
-    }
-
-    std::set<uint32_t> drop; //!< which frames to drop
-    uint32_t seen{0};        //!< frames seen
-
-  private:
-    bool DoCorrupt(Ptr<Packet> p) override
-    {
-        return p->GetSize() > 1000 && drop.count(++seen) > 0; // data frames only
-    }
-
-    void DoReset() override
-    {
     }
 };
 

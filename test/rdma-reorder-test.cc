@@ -8,6 +8,7 @@
  */
 #include "ait-switch-scenario.h"
 #include "ait-test-fixture.h"
+#include "rdma-test-util.h"
 
 #include "ns3/double.h"
 #include "ns3/error-model.h"
@@ -37,31 +38,6 @@ struct PermutationRun
     uint64_t duplicates{0};    //!< data packets the responders received twice
     uint64_t drops{0};         //!< switch drops
 };
-
-/// A random derangement of 0..n-1 (Fisher-Yates on a fixed stream; fixed points swapped).
-std::vector<uint32_t>
-Derangement(uint32_t n)
-{
-    Ptr<UniformRandomVariable> u = CreateObject<UniformRandomVariable>();
-    u->SetStream(77);
-    std::vector<uint32_t> d(n);
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        d[i] = i;
-    }
-    for (uint32_t i = n - 1; i > 0; --i)
-    {
-        std::swap(d[i], d[u->GetInteger(0, i)]);
-    }
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        if (d[i] == i)
-        {
-            std::swap(d[i], d[(i + 1) % n]);
-        }
-    }
-    return d;
-}
 
 /// A random permutation of `bytes` per host on a k=8 fat-tree (128 hosts), selective repeat.
 PermutationRun

@@ -9,6 +9,7 @@
  */
 #include "ait-switch-scenario.h"
 #include "ait-test-fixture.h"
+#include "rdma-test-util.h"
 
 #include "ns3/boolean.h"
 #include "ns3/error-model.h"
@@ -29,31 +30,6 @@ using namespace ns3::test;
 
 namespace
 {
-
-/// A random derangement of 0..n-1 on a fixed stream.
-std::vector<uint32_t>
-Derangement(uint32_t n)
-{
-    Ptr<UniformRandomVariable> u = CreateObject<UniformRandomVariable>();
-    u->SetStream(77);
-    std::vector<uint32_t> d(n);
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        d[i] = i;
-    }
-    for (uint32_t i = n - 1; i > 0; --i)
-    {
-        std::swap(d[i], d[u->GetInteger(0, i)]);
-    }
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        if (d[i] == i)
-        {
-            std::swap(d[i], d[(i + 1) % n]);
-        }
-    }
-    return d;
-}
 
 /// What a permutation run measured.
 struct PermutationRun
@@ -134,30 +110,6 @@ RunPermutation(uint32_t entropies, uint64_t bytes, const std::string& selection 
     Config::Reset();
     return r;
 }
-
-/// Drops exactly the data frames whose number (counted from 1) is in a set.
-class DropNth : public ErrorModel
-{
-  public:
-    static TypeId GetTypeId()
-    {
-        static TypeId tid = TypeId("ns3::test::UetDropNth").SetParent<ErrorModel>();
-        return tid;
-    }
-
-    std::set<uint32_t> drop; //!< which frames to drop
-    uint32_t seen{0};        //!< frames seen
-
-  private:
-    bool DoCorrupt(Ptr<Packet> p) override
-    {
-        return p->GetSize() > 1000 && drop.count(++seen) > 0; // data frames only
-    }
-
-    void DoReset() override
-    {
-    }
-};
 
 } // namespace
 
