@@ -92,6 +92,19 @@ UetTransport::GetTypeId()
                 EnumValue(UetTransport::REPS),
                 MakeAitEnumAccessor<UetTransport::PathSelection>(&UetTransport::m_selection),
                 MakeEnumChecker(UetTransport::OBLIVIOUS, "Oblivious", UetTransport::REPS, "Reps"))
+            .AddAttribute(
+                "Delivery",
+                "When a receiver reports a message complete: Unordered (as soon as all of its "
+                "packets are in, before earlier messages of the connection if it is faster; "
+                "UET's reliable unordered delivery) or Ordered (only after every earlier message "
+                "of the connection, like RC's in-order completions; packets are still accepted "
+                "in any order, so reordering never causes a retransmission).",
+                EnumValue(UetTransport::UNORDERED),
+                MakeAitEnumAccessor<UetTransport::Delivery>(&UetTransport::m_delivery),
+                MakeEnumChecker(UetTransport::UNORDERED,
+                                "Unordered",
+                                UetTransport::ORDERED,
+                                "Ordered"))
             .AddTraceSource("Nack",
                             "A NACK (a trimmed packet) reached the sender: the queue pair and "
                             "the PSN (low 32 bits) to resend.",
@@ -102,6 +115,7 @@ UetTransport::GetTypeId()
 
 UetTransport::UetTransport()
     : m_selection(REPS),
+      m_delivery(UNORDERED),
       m_entropyCount(256)
 {
 }
@@ -418,19 +432,30 @@ UetTransport::CountInMessage(Ptr<RdmaQueuePair> qp,
         m.first = now;
     }
     m.bytes += payload;
-    if (m.left > 0 && --m.left == 0)
+    if (m.left > 0 && --m.left == 0 && m_delivery == UNORDERED)
     {
-        ++qp->m_stats.messagesReceived;
-        ++qp->m_rxMessages;
-        if (!qp->m_recvDone.IsNull())
-        {
-            qp->m_recvDone(qp->m_uetRxBase + rel, m.bytes, m.first, now);
-        }
+        Deliver(qp, qp->m_uetRxBase + rel, m.bytes, m.first, now);
     }
     while (!qp->m_uetRx.empty() && qp->m_uetRx.front().started && qp->m_uetRx.front().left == 0)
     {
+        if (m_delivery == ORDERED)
+        {
+            // every earlier message is complete: this one is delivered now
+            Deliver(qp, qp->m_uetRxBase, qp->m_uetRx.front().bytes, qp->m_uetRx.front().first, now);
+        }
         qp->m_uetRx.pop_front();
         qp->m_uetRxBase++;
+    }
+}
+
+void
+UetTransport::Deliver(Ptr<RdmaQueuePair> qp, uint64_t id, uint64_t bytes, Time first, Time now)
+{
+    ++qp->m_stats.messagesReceived;
+    ++qp->m_rxMessages;
+    if (!qp->m_recvDone.IsNull())
+    {
+        qp->m_recvDone(id, bytes, first, now);
     }
 }
 

@@ -2,6 +2,7 @@
 #ifndef AIT_UET_TRANSPORT_H
 #define AIT_UET_TRANSPORT_H
 
+#include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/ptr.h"
 #include "ns3/traced-callback.h"
@@ -32,7 +33,8 @@ class RdmaQueuePair;
  *   (like RC).
  * - **Unordered delivery**: the receiver keeps every packet whatever its order; a message is
  *   complete (receive callback) when all of its packets have arrived, before earlier messages
- *   if it is faster. Reordering never causes a retransmission.
+ *   if it is faster (Delivery Unordered, the default; Delivery Ordered reports it only after
+ *   every earlier message of the connection). Reordering never causes a retransmission.
  * - **Acknowledgement**: every AckInterval packets (RdmaNic attribute), at the last packet of a
  *   message and at every packet that arrives out of order, an ACK carries the cumulative
  *   acknowledgement (next expected PSN) and a 64-bit SACK bitmap of the PSNs after it. A CE
@@ -77,6 +79,13 @@ class UetTransport : public Object
     {
         OBLIVIOUS = 0, //!< packet n: entropy n mod EntropyCount
         REPS = 1       //!< recycle the entropies of unmarked ACKs first (REPS)
+    };
+
+    /// When a receiver reports a message complete (Delivery).
+    enum Delivery
+    {
+        UNORDERED = 0, //!< as soon as all of its packets are in
+        ORDERED = 1    //!< after every earlier message of the connection
     };
 
     /// \return EntropyCount
@@ -181,8 +190,19 @@ class UetTransport : public Object
      */
     void CountInMessage(Ptr<RdmaQueuePair> qp, uint32_t msgId, uint32_t count, uint32_t payload);
 
+    /**
+     * \brief Report one received message complete (receive callback and counters).
+     * \param qp the queue pair
+     * \param id the message id
+     * \param bytes its payload bytes
+     * \param first when its first packet arrived
+     * \param now the time
+     */
+    void Deliver(Ptr<RdmaQueuePair> qp, uint64_t id, uint64_t bytes, Time first, Time now);
+
     Ptr<RdmaNic> m_nic;                                             //!< the NIC
     PathSelection m_selection;                                      //!< PathSelection
+    Delivery m_delivery;                                            //!< Delivery
     uint32_t m_entropyCount;                                        //!< entropies per connection
     Stats m_stats;                                                  //!< counters
     TracedCallback<Ptr<const RdmaQueuePair>, uint32_t> m_nackTrace; //!< NACK received

@@ -23,6 +23,7 @@
 #include "ns3/uet-header.h"
 #include "ns3/uet-transport.h"
 
+#include <algorithm>
 #include <set>
 
 using namespace ns3;
@@ -228,6 +229,93 @@ TEST_F(Ns3Fixture, UetRecoversALossBySackAndTheTimerResendingOnlyIt)
     EXPECT_GT(nic[1]->GetUetTransport()->GetStats().sacked, 100u);
     EXPECT_GT(done.last, MicroSeconds(100)); // the timer, not a NAK, found the losses
     Simulator::Destroy();
+}
+
+namespace
+{
+
+/// The order and times of a receiver's completions.
+struct Order
+{
+    std::vector<uint64_t> ids; //!< message ids, in completion order
+    std::vector<Time> at;      //!< their completion times
+
+    /// Callback target.
+    void On(uint64_t id, uint64_t b, Time first, Time now)
+    {
+        ids.push_back(id);
+        at.push_back(now);
+    }
+};
+
+/// 20 messages of 40 KiB, data frames 15 and 33 (messages 1 and 3) lost; the completion order.
+Order
+RunLossyMessages(const std::string& delivery)
+{
+    Config::SetDefault("ns3::RdmaNic::Transport", StringValue("Uet"));
+    Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("None"));
+    Config::SetDefault("ns3::RdmaNic::RtoInitial", TimeValue(MicroSeconds(100)));
+    Config::SetDefault("ns3::UetTransport::Delivery", StringValue(delivery));
+    HandFabric f(2, 1);
+    for (uint32_t h = 0; h < 2; ++h)
+    {
+        f.sw[0]->SetRoute(h, {f.ConnectHost(h, 0)});
+    }
+    std::vector<Ptr<RdmaNic>> nic;
+    for (uint32_t h = 0; h < 2; ++h)
+    {
+        nic.push_back(RdmaHelper().Install(f.hostDev[h], HandFabric::Ip(h)));
+    }
+    Ptr<DropNth> em = CreateObject<DropNth>();
+    em->drop = {15, 33};
+    f.hostDev[0]->SetAttribute("ReceiveErrorModel", PointerValue(em));
+    auto [a, b] = RdmaHelper().Connect(nic[1], nic[0]);
+    Order order;
+    b->SetReceiveCompletionCallback(MakeCallback(&Order::On, &order));
+    for (int i = 0; i < 20; ++i)
+    {
+        a->PostSend(10 * 4096);
+    }
+    Simulator::Run();
+    EXPECT_EQ(b->GetStats().messagesReceived, 20u);
+    EXPECT_EQ(a->GetStats().packetsRetransmitted, 2u); // ordering never adds a resend
+    Simulator::Destroy();
+    Config::Reset();
+    return order;
+}
+
+} // namespace
+
+TEST_F(Ns3Fixture, UetOrderedDeliveryHoldsLaterMessagesUntilEarlierOnesComplete)
+{
+    // Unordered (the default): messages 2, 4, 5, ... complete while 1 and 3 wait for their lost
+    // packet; Ordered: every message once, in posting order, none before its predecessor (the
+    // ones behind the losses complete together with them).
+    const Order unordered = RunLossyMessages("Unordered");
+    const Order ordered = RunLossyMessages("Ordered");
+    ASSERT_EQ(unordered.ids.size(), 20u);
+    ASSERT_EQ(ordered.ids.size(), 20u);
+    EXPECT_FALSE(std::is_sorted(unordered.ids.begin(), unordered.ids.end()));
+    EXPECT_EQ(std::set<uint64_t>(unordered.ids.begin(), unordered.ids.end()).size(), 20u);
+    EXPECT_EQ(*std::max_element(unordered.ids.begin(), unordered.ids.end()), 19u);
+    for (uint64_t i = 0; i < 20; ++i)
+    {
+        EXPECT_EQ(ordered.ids[i], i);
+        if (i > 0)
+        {
+            EXPECT_GE(ordered.at[i], ordered.at[i - 1]);
+        }
+    }
+    // message 2 waited for message 1's resent packet; unordered it did not
+    const auto pos = [](const Order& o, uint64_t id) {
+        return std::find(o.ids.begin(), o.ids.end(), id) - o.ids.begin();
+    };
+    const Time twoUnordered = unordered.at[pos(unordered, 2)];
+    const Time oneUnordered = unordered.at[pos(unordered, 1)];
+    EXPECT_LT(twoUnordered + MicroSeconds(50), oneUnordered);
+    EXPECT_EQ(ordered.at[2], ordered.at[1]);
+    EXPECT_EQ(ordered.at[1], oneUnordered); // the same recovery, only the reporting differs
+    EXPECT_EQ(ordered.at[19], *std::max_element(unordered.at.begin(), unordered.at.end()));
 }
 
 TEST_F(Ns3Fixture, UetAndRcQueuePairsShareANic)
