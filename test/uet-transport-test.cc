@@ -19,6 +19,7 @@
 #include "ns3/random-variable-stream.h"
 #include "ns3/rdma-helper.h"
 #include "ns3/rdma-nic.h"
+#include "ns3/roce-link-helper.h"
 #include "ns3/roce-switch.h"
 #include "ns3/uet-header.h"
 #include "ns3/uet-transport.h"
@@ -316,6 +317,87 @@ TEST_F(Ns3Fixture, UetOrderedDeliveryHoldsLaterMessagesUntilEarlierOnesComplete)
     EXPECT_EQ(ordered.at[2], ordered.at[1]);
     EXPECT_EQ(ordered.at[1], oneUnordered); // the same recovery, only the reporting differs
     EXPECT_EQ(ordered.at[19], *std::max_element(unordered.at.begin(), unordered.at.end()));
+}
+
+TEST_F(Ns3Fixture, UetFramesOfTheNicDecodeInTsharkAsUdpWithTheDocumentedHeader)
+{
+    // The sender's pcap of a lossy UET transfer (20 messages of 10 packets, data frames 15 and
+    // 33 lost at the receiver): tshark decodes every frame as IPv4/UDP to 4793 with a good IPv4
+    // checksum and nothing malformed; the UET header's bytes (type, flags, PSN, message id,
+    // index, count) are where model/uet-header.h says, and the counts match the NIC's.
+    const std::string tshark = AIT_TSHARK;
+    ASSERT_FALSE(tshark.empty());
+    char tmpl[] = "/tmp/ait-uet-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    const std::string pcap = std::string(tmpl) + "/sender.pcap";
+    Config::SetDefault("ns3::RdmaNic::Transport", StringValue("Uet"));
+    Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("None"));
+    Config::SetDefault("ns3::RdmaNic::RtoInitial", TimeValue(MicroSeconds(100)));
+    RdmaQueuePair::Stats sent;
+    RdmaQueuePair::Stats rcvd;
+    uint64_t peerQpn = 0;
+    {
+        HandFabric f(2, 1);
+        for (uint32_t h = 0; h < 2; ++h)
+        {
+            f.sw[0]->SetRoute(h, {f.ConnectHost(h, 0)});
+        }
+        std::vector<Ptr<RdmaNic>> nic;
+        for (uint32_t h = 0; h < 2; ++h)
+        {
+            nic.push_back(RdmaHelper().Install(f.hostDev[h], HandFabric::Ip(h)));
+        }
+        Ptr<DropNth> em = CreateObject<DropNth>();
+        em->drop = {15, 33};
+        f.hostDev[0]->SetAttribute("ReceiveErrorModel", PointerValue(em));
+        RoceLinkHelper().EnablePcap(pcap, f.hostDev[1], false, true);
+        auto [a, b] = RdmaHelper().Connect(nic[1], nic[0]);
+        for (int i = 0; i < 20; ++i)
+        {
+            a->PostSend(10 * 4096);
+        }
+        Simulator::Run();
+        sent = a->GetStats();
+        rcvd = b->GetStats();
+        peerQpn = b->GetQpn();
+        Simulator::Destroy();
+    } // the fabric, and with it the pcap writer, is gone: the file is complete
+    Config::Reset();
+    ASSERT_EQ(sent.packetsSent, 202u);
+    const std::string opts = " -o ip.check_checksum:TRUE -r " + pcap;
+    const auto count = [&](const std::string& filter) {
+        return std::stoull(Shell(tshark + opts + " -Y '" + filter + "' 2>/dev/null | wc -l"));
+    };
+    const uint64_t all = count("frame");
+    EXPECT_EQ(all, sent.packetsSent + rcvd.acksSent + rcvd.naksSent);
+    EXPECT_EQ(count("ip.proto == 17 && udp.dstport == 4793 && !infiniband"), all);
+    EXPECT_EQ(count("ip.checksum.status == 1"), all);
+    EXPECT_EQ(Shell(tshark + opts + " -Y _ws.malformed 2>/dev/null"), "");
+    // DATA: type 1, 20 + 8 + 24 + 4096 bytes, ECT(0), DSCP 8 x 3 + 2, from the sender
+    EXPECT_EQ(count("data.data[0:1] == 01 && ip.len == 4148 && data.len == 4120 && "
+                    "ip.src == 10.0.0.2 && ip.dsfield.ecn == 2 && ip.dsfield.dscp == 26"),
+              sent.packetsSent);
+    // flags: LAST on each message's last packet; RETRANSMISSION (alone) on the two resends
+    EXPECT_EQ(count("data.data[0:1] == 01 && data.data[1:1] == 02"), 20u);
+    EXPECT_EQ(count("data.data[0:1] == 01 && data.data[1:1] == 08"), 2u);
+    // the first data frame: type 1, flags 0, entropy, the receiver's connection (QPN), PSN 0,
+    // message 0, index 0, 10 packets
+    const std::string first = Shell(tshark + opts + " -c 1 -T fields -e data.data 2>/dev/null");
+    ASSERT_GE(first.size(), 48u);
+    char conn[9];
+    std::snprintf(conn, sizeof(conn), "%08x", static_cast<uint32_t>(peerQpn));
+    EXPECT_EQ(first.substr(0, 4), "0100");
+    EXPECT_EQ(first.substr(8, 8), conn);
+    EXPECT_EQ(first.substr(16, 32),
+              "000000000000000000000000"
+              "0000000a");
+    // ACK/NACK: type 2 or 3, 52 bytes of IPv4, not ECN-capable, to the sender
+    EXPECT_EQ(count("(data.data[0:1] == 02 || data.data[0:1] == 03) && ip.len == 52 && "
+                    "ip.dst == 10.0.0.2 && ip.dsfield.ecn == 0"),
+              rcvd.acksSent + rcvd.naksSent);
+    // the ACKs after each gap carry SACK bits (bytes 16..23 not all zero)
+    EXPECT_GT(count("data.data[0:1] == 02 && data.data[16:8] != 00:00:00:00:00:00:00:00"), 0u);
+    Shell(std::string("rm -rf ") + tmpl);
 }
 
 TEST_F(Ns3Fixture, UetAndRcQueuePairsShareANic)
