@@ -333,8 +333,8 @@ Study::Report()
               << Num(s.slowdown.p50, 2) << " p99 " << Num(s.slowdown.p99, 2) << "; "
               << s.pfcPauseFrames << " PFC pauses (" << Num(s.pausedTime.GetSeconds() * 1e6, 1)
               << " us paused), " << s.ecnMarks << " ECN marks, " << s.cnpsSent << " CNPs, " << drops
-              << " drops, " << s.retransmitted << " packets resent, deepest queue "
-              << s.maxQueueBytes << " B\n";
+              << " drops, " << (s.trimmed ? std::to_string(s.trimmed) + " trimmed, " : "")
+              << s.retransmitted << " packets resent, deepest queue " << s.maxQueueBytes << " B\n";
     std::cout << "messages: " << c.messagesPosted << " posted (" << c.bytesPosted << " B), "
               << c.messagesRecorded << " recorded (" << c.bytesRecorded << " B; " << c.rows
               << " rows in flows.csv), " << c.messagesReceived << " received (" << c.bytesReceived

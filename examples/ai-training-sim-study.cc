@@ -260,7 +260,9 @@ Study::BuildWork()
 
     const std::string net = " at " + o.linkRateText + ", " + o.ccFlag + (o.pfc ? " + PFC" : "") +
                             (o.ecn ? " + ECN" : "") + ", " + o.lbFlag + ", " +
-                            (o.recovery == "SelectiveRepeat" ? "selective repeat" : "go-back-N") +
+                            (o.transport == "Uet" ? std::string("UET (sprayed, unordered, SACK)")
+                             : o.recovery == "SelectiveRepeat" ? "selective repeat"
+                                                               : "go-back-N") +
                             ", GPU " + o.gpu + " (NVLink " +
                             Num(o.nvLinkRate.GetBitRate() / 8e9, 0) + " GB/s)";
     if (BuildTraffic(net)) // --background; --flows: a flow-file study, nothing else to build

@@ -275,6 +275,7 @@ NetworkStatsHelper::Install(RoceTopologyHelper& topology, const std::vector<Ptr<
                                        MakeCallback(&NetworkStatsHelper::OnEnqueue, this, s));
         sw->TraceConnectWithoutContext("Mark", MakeCallback(&NetworkStatsHelper::OnMark, this, s));
         sw->TraceConnectWithoutContext("Drop", MakeCallback(&NetworkStatsHelper::OnDrop, this, s));
+        sw->TraceConnectWithoutContext("Trim", MakeCallback(&NetworkStatsHelper::OnTrim, this, s));
         sw->TraceConnectWithoutContext("Pfc",
                                        MakeCallback(&NetworkStatsHelper::OnSwitchPfc, this, s));
     }
@@ -373,6 +374,13 @@ void
 NetworkStatsHelper::OnMark(uint32_t sw, uint32_t port, uint8_t priority)
 {
     ++m_switches[sw].ports[port * NPRIO + priority].marks;
+}
+
+void
+NetworkStatsHelper::OnTrim(uint32_t sw, Ptr<const Packet> packet, uint32_t inPort, uint32_t outPort)
+{
+    SwitchInfo& info = m_switches[sw];
+    ++info.ports[outPort * NPRIO + info.sw->GetTrimPriority()].trimmed;
 }
 
 void

@@ -86,9 +86,10 @@ class RoceTopologyHelper;
  *    slowdown (in completion order; src/dst are the topology's host ids,
  *    RoceTopologyHelper::GetHostId: the endpoint index, or a topology file's node id)
  *  - ports.csv: switch,node,port,priority,pause_frames,resume_frames,paused_time_ns,ecn_marks,
- *    drops,max_queue_bytes,enqueued_packets,tx_frames (one row per switch port and priority
- *    with any non-zero value; paused_time_ns is how long that port's own egress was paused by
- *    its neighbour, tx_frames the data frames it sent)
+ *    drops,max_queue_bytes,enqueued_packets,tx_frames,trimmed (one row per switch port and
+ *    priority with any non-zero value; paused_time_ns is how long that port's own egress was
+ *    paused by its neighbour, tx_frames the data frames it sent, trimmed the UET data packets
+ *    trimmed into this egress queue, at RoceSwitch TrimPriority)
  *  - queues.csv: time_ns,switch,node,port,priority,bytes
  *  - pfc.csv: time_ns,switch,node,port,priority,type (type pause or resume: a PFC frame the
  *    switch sent out of that ingress port)
@@ -165,10 +166,11 @@ class NetworkStatsHelper
         uint64_t pfcFramesReceived{0}; //!< PFC frames received by devices (rows of pfc.txt)
         Time pausedTime;               //!< sum over all devices and priorities of paused time
         uint64_t ecnMarks{0};          //!< packets CE-marked by switches
-        uint64_t cnpsSent{0};          //!< CNPs sent by the NICs (responders)
-        uint64_t cnpsReceived{0};      //!< CNPs received by the NICs (requesters)
-        uint64_t retransmitted{0};     //!< data packets the requesters sent again
-        uint64_t timeouts{0};          //!< retransmission timeouts of the requesters
+        uint64_t trimmed{0};       //!< UET data packets trimmed by switches (RoceSwitch Trimming)
+        uint64_t cnpsSent{0};      //!< CNPs sent by the NICs (responders)
+        uint64_t cnpsReceived{0};  //!< CNPs received by the NICs (requesters)
+        uint64_t retransmitted{0}; //!< data packets the requesters sent again
+        uint64_t timeouts{0};      //!< retransmission timeouts of the requesters
         std::map<std::string, uint64_t> drops; //!< drops by reason name (see DropReasonName)
         uint64_t maxQueueBytes{0};             //!< largest egress queue of any switch (exact)
         uint64_t maxSampledQueueBytes{0};      //!< largest sampled queue depth
@@ -303,8 +305,8 @@ class NetworkStatsHelper
     /**
      * \brief Write the "network" object of summary.json: {"pfc_pause_frames",
      *        "pfc_resume_frames", "paused_time_ns", "ecn_marks", "cnps", "cnps_received",
-     *        "retransmitted_packets", "timeouts", "drops": {reason: count}, "max_queue_bytes",
-     *        "packet_hops"}.
+     *        "retransmitted_packets", "timeouts", "drops": {reason: count}, "trimmed_packets",
+     *        "max_queue_bytes", "packet_hops"}.
      * \param os the stream
      */
     void WriteJsonNetwork(std::ostream& os) const;
@@ -355,6 +357,7 @@ class NetworkStatsHelper
         uint64_t drops{0};    //!< packets dropped that arrived on this port
         uint64_t maxQueue{0}; //!< largest egress queue after an enqueue
         uint64_t enqueued{0}; //!< packets enqueued at this egress queue
+        uint64_t trimmed{0};  //!< UET data packets trimmed into this egress queue
     };
 
     /// A switch as recorded at Install().
@@ -454,6 +457,14 @@ class NetworkStatsHelper
      * \param priority priority
      */
     void OnMark(uint32_t sw, uint32_t port, uint8_t priority);
+    /**
+     * \brief Trace sink of RoceSwitch Trim: counted at the egress port and TrimPriority.
+     * \param sw switch index (bound)
+     * \param packet the trimmed packet
+     * \param inPort ingress port
+     * \param outPort egress port
+     */
+    void OnTrim(uint32_t sw, Ptr<const Packet> packet, uint32_t inPort, uint32_t outPort);
     /**
      * \brief Trace sink of RoceSwitch Drop.
      * \param sw switch index (bound)

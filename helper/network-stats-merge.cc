@@ -146,6 +146,7 @@ NetworkStatsHelper::Serialize() const
                                c.drops,
                                c.maxQueue,
                                c.enqueued,
+                               c.trimmed,
                                uint64_t(dev->GetPausedTime(p).GetNanoSeconds()),
                                dev->GetCounters(p).txFrames})
             {
@@ -333,6 +334,7 @@ NetworkStatsHelper::Merge(const std::vector<std::vector<uint64_t>>& blobs)
                 c.drops = r.Get();
                 c.maxQueue = r.Get();
                 c.enqueued = r.Get();
+                c.trimmed = r.Get();
                 mc.portPausedNs[s][j] = r.GetInt();
                 mc.portTx[s][j] = r.Get();
             }

@@ -157,6 +157,7 @@ NetworkStatsHelper::GetSummary() const
             s.pfcPauseFrames += c.pauses;
             s.pfcResumeFrames += c.resumes;
             s.ecnMarks += c.marks;
+            s.trimmed += c.trimmed;
             s.maxQueueBytes = std::max(s.maxQueueBytes, c.maxQueue);
         }
     }
@@ -292,7 +293,7 @@ NetworkStatsHelper::WriteCsv(const std::string& dir) const
     path = dir + "/ports.csv";
     OpenOrDie(f, path, who);
     f << "switch,node,port,priority,pause_frames,resume_frames,paused_time_ns,ecn_marks,drops,"
-         "max_queue_bytes,enqueued_packets,tx_frames\n";
+         "max_queue_bytes,enqueued_packets,tx_frames,trimmed\n";
     for (uint32_t s = 0; s < m_switches.size(); ++s)
     {
         const SwitchInfo& info = m_switches[s];
@@ -307,13 +308,13 @@ NetworkStatsHelper::WriteCsv(const std::string& dir) const
                 const uint64_t tx = m_merged ? m_mergedCounters.portTx[s][port * NPRIO + p]
                                              : dev->GetCounters(p).txFrames;
                 if (c.pauses == 0 && c.resumes == 0 && paused == 0 && c.marks == 0 &&
-                    c.drops == 0 && c.maxQueue == 0 && c.enqueued == 0 && tx == 0)
+                    c.drops == 0 && c.maxQueue == 0 && c.enqueued == 0 && tx == 0 && c.trimmed == 0)
                 {
                     continue;
                 }
                 f << s << ',' << info.node << ',' << port << ',' << +p << ',' << c.pauses << ','
                   << c.resumes << ',' << paused << ',' << c.marks << ',' << c.drops << ','
-                  << c.maxQueue << ',' << c.enqueued << ',' << tx << '\n';
+                  << c.maxQueue << ',' << c.enqueued << ',' << tx << ',' << c.trimmed << '\n';
             }
         }
     }
@@ -484,8 +485,8 @@ NetworkStatsHelper::WriteJsonNetwork(std::ostream& os) const
         os << (first ? "" : ", ") << "\"" << name << "\": " << n;
         first = false;
     }
-    os << "}, \"max_queue_bytes\": " << s.maxQueueBytes << ", \"packet_hops\": " << s.packetHops
-       << "}";
+    os << "}, \"trimmed_packets\": " << s.trimmed << ", \"max_queue_bytes\": " << s.maxQueueBytes
+       << ", \"packet_hops\": " << s.packetHops << "}";
 }
 
 bool

@@ -189,6 +189,8 @@ class RoceSwitch : public Object, public RoceFrameSink
     /// \return packets dropped for any reason
     uint64_t GetTotalDrops() const;
 
+    /// \return TrimPriority: the priority trimmed packets are queued at
+    uint32_t GetTrimPriority() const;
     /// \return UET DATA packets forwarded trimmed instead of dropped (attribute Trimming)
     uint64_t GetTrimmedPackets() const;
 
@@ -264,8 +266,6 @@ class RoceSwitch : public Object, public RoceFrameSink
      * \param priority 0..7
      */
     void SetTrimPriority(uint32_t priority);
-    /// \return TrimPriority
-    uint32_t GetTrimPriority() const;
     /**
      * \brief Pause the upstream of an ingress (port, priority), and keep it paused.
      * \param port ingress port

@@ -548,6 +548,9 @@ TEST(StudyPlots, SweepEqualsSeparateRunsAndCompareAgreesWithSummaryJson)
             drops += v.get_value<uint64_t>();
         }
         EXPECT_EQ(std::stoull(row[cmp.Col("drops")]), drops);
+        EXPECT_EQ(row[cmp.Col("trimmed")], js.get<std::string>("network.trimmed_packets"));
+        EXPECT_EQ(row[cmp.Col("retransmitted")],
+                  js.get<std::string>("network.retransmitted_packets"));
         double busbw = 0;
         size_t n = 0;
         for (const auto& [k, c] : js.get_child("collectives"))
