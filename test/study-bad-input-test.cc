@@ -140,6 +140,19 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
         {"--transport=roce", "--transport=roce is not allowed (rc|uet)"},
         {"--transport=uet --lossRecovery=sr", "--lossRecovery=sr applies to --transport=rc only"},
         {"--transport=uet --cc=hpcc", "--cc=hpcc needs INT records"},
+        {"--transport=uet --ns3::UetTransport::EntropyCount=0",
+         "--ns3::UetTransport::EntropyCount=0 is not a valid value of "
+         "ns3::UetTransport::EntropyCount (uint32_t 1:16384)"},
+        {"--transport=uet --ns3::UetTransport::EntropyCount=20000",
+         "EntropyCount=20000 is not a valid value"},
+        {"--transport=uet --ns3::UetTransport::PathSelection=Random",
+         "PathSelection=Random is not a valid value of ns3::UetTransport::PathSelection "
+         "(Oblivious|Reps)"},
+        {"--transport=uet --ns3::UetTransport::Delivery=Sorted",
+         "Delivery=Sorted is not a valid value of ns3::UetTransport::Delivery (Unordered|Ordered)"},
+        {"--ns3::RoceSwitch::TrimPriority=8",
+         "--ns3::RoceSwitch::TrimPriority=8 is refused by ns3::RoceSwitch: RoceSwitch: "
+         "TrimPriority 8 is not allowed (0..7)"},
         // largest fabric: a stated limit, not found by allocating
         {"--k=32 --oversubscription=4", "above the largest fabric (16384 hosts"},
         {"--topology=leaf-spine --leaves=512 --hostsPerLeaf=512", "above the largest fabric"},
