@@ -625,7 +625,7 @@ TEST(Study, UetTrimmingIsCountedInTheSummaryPortsCsvAndTheConsole)
     REQUIRE_SIM();
     // a lossy all-to-all over UET without congestion control through 4:1 oversubscribed edge
     // switches with small buffers (measured: 15 660 trimmed and resent against 7641 drops and
-    // resends, the last message at 0.75 ms against 7.5 ms), with the
+    // resends, FCT p99 0.75 ms against 7.5 ms), with the
     // switches trimming: summary.json's trimmed_packets is the sum of ports.csv's trimmed
     // column (all at TrimPriority 6), the console line prints it, every trimmed packet is
     // resent and every message still arrives; without --ns3::RoceSwitch::Trimming nothing is
