@@ -56,6 +56,8 @@ def build(bld):
         'model/roce-icrc-trailer.cc',
         'model/roce-line-rate.cc',
         'model/roce-net-device.cc',
+        'model/roce-net-device-config.cc',
+        'model/roce-net-device-pfc.cc',
         'model/roce-frame-descriptor.cc',
         'model/roce-raw-header.cc',
         'model/control-bus.cc',

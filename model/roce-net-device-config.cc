@@ -1,0 +1,713 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * RoceNetDevice: its attributes and trace sources (GetTypeId), the configuration setters and
+ * getters, the Packet-based NetDevice API (Send*, framing, HandUp to the protocol handlers) and
+ * the NetDevice interface's accessors. The per-frame path is in roce-net-device.cc, PFC pause
+ * and its watchdog in roce-net-device-pfc.cc.
+ */
+#include "lazy-trace-source-accessor.h"
+#include "pfc-header.h"
+#include "roce-channel.h"
+#include "roce-net-device.h"
+#include "vlan-header.h"
+
+#include "ns3/boolean.h"
+#include "ns3/error-model.h"
+#include "ns3/ethernet-header.h"
+#include "ns3/ethernet-trailer.h"
+#include "ns3/ipv4-header.h"
+#include "ns3/log.h"
+#include "ns3/node-list.h"
+#include "ns3/node.h"
+#include "ns3/packet.h"
+#include "ns3/pointer.h"
+#include "ns3/simulator.h"
+#include "ns3/socket.h"
+#include "ns3/string.h"
+#include "ns3/trace-source-accessor.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace ns3
+{
+
+TypeId
+RoceNetDevice::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RoceNetDevice")
+            .SetParent<NetDevice>()
+            .SetGroupName("AiTraining")
+            .AddConstructor<RoceNetDevice>()
+            .AddAttribute("Mtu",
+                          "Largest packet (e.g. IPv4 datagram) a frame can carry, in bytes "
+                          "(60..9216). RoCE MTU 4096 needs at least 4096 + 60.",
+                          UintegerValue(9000),
+                          MakeUintegerAccessor(&RoceNetDevice::SetMtu, &RoceNetDevice::GetMtu),
+                          MakeUintegerChecker<uint16_t>())
+            .AddAttribute("Address",
+                          "The MAC address of this device.",
+                          Mac48AddressValue(Mac48Address("ff:ff:ff:ff:ff:ff")),
+                          MakeMac48AddressAccessor(&RoceNetDevice::m_address),
+                          MakeMac48AddressChecker())
+            .AddAttribute(
+                "DataRate",
+                "Line rate of the port.",
+                DataRateValue(DataRate("100Gbps")),
+                MakeDataRateAccessor(&RoceNetDevice::SetDataRate, &RoceNetDevice::GetDataRate),
+                MakeDataRateChecker())
+            .AddAttribute("InterframeGap",
+                          "Silence after each frame (set 20 bytes' worth, e.g. 1.6 ns at "
+                          "100 Gb/s, to model preamble, SFD and IFG).",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&RoceNetDevice::SetInterframeGap,
+                                           &RoceNetDevice::GetInterframeGap),
+                          MakeTimeChecker())
+            .AddAttribute("FcsEnabled",
+                          "Compute a real Ethernet FCS, carry it in the frame (and pcap) and "
+                          "drop received frames whose FCS is wrong. The 4 FCS bytes count "
+                          "towards the serialization time either way.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RoceNetDevice::m_fcsEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute("VlanEnabled",
+                          "Send 802.1Q-tagged frames carrying the priority in the PCP field "
+                          "(otherwise the priority of an untagged IPv4 frame is DSCP >> 3).",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RoceNetDevice::m_vlanEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute(
+                "VlanId",
+                "VLAN ID of tagged frames (0..4094; 0 = priority tag only).",
+                UintegerValue(0),
+                MakeUintegerAccessor(&RoceNetDevice::SetVlanId, &RoceNetDevice::GetVlanId),
+                MakeUintegerChecker<uint16_t>())
+            .AddAttribute("StrictPriorityClasses",
+                          "How many of the highest priorities (7, 6, ...) are served in strict "
+                          "priority order before the DWRR classes (0..8).",
+                          UintegerValue(2),
+                          MakeUintegerAccessor(&RoceNetDevice::SetStrictPriorityClasses,
+                                               &RoceNetDevice::GetStrictPriorityClasses),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute(
+                "DwrrWeights",
+                "Comma-separated weights of priorities 0..7 (8 positive integers). "
+                "The DWRR quantum of a priority is weight x the largest frame. "
+                "Priorities served in strict priority must keep weight 1.",
+                StringValue("1,1,1,1,1,1,1,1"),
+                MakeStringAccessor(&RoceNetDevice::SetDwrrWeights, &RoceNetDevice::GetDwrrWeights),
+                MakeStringChecker())
+            .AddAttribute("TxQueueMaxBytes",
+                          "Capacity of each egress priority queue in bytes; a frame that does not "
+                          "fit is dropped (MacTxDrop). 0 = unlimited (the switch buffer or the "
+                          "NIC does the admission).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RoceNetDevice::m_maxQueueBytes),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("PfcWatchdogLimit",
+                          "PFC watchdog: report an egress priority paused without a break for "
+                          "longer than this (0 = no watchdog).",
+                          TimeValue(MilliSeconds(100)),
+                          MakeTimeAccessor(&RoceNetDevice::m_watchdogLimit),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("PfcWatchdogStop",
+                          "When the PFC watchdog fires, print the paused ports of the whole "
+                          "simulation and stop it (a PFC deadlock would otherwise run forever).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RoceNetDevice::m_watchdogStop),
+                          MakeBooleanChecker())
+            .AddAttribute("ReceiveErrorModel",
+                          "Error model deciding which received frames are corrupted and dropped.",
+                          PointerValue(),
+                          MakePointerAccessor(&RoceNetDevice::m_receiveErrorModel),
+                          MakePointerChecker<ErrorModel>())
+            .AddTraceSource("MacTx",
+                            "A packet was accepted for transmission (before framing).",
+                            MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::macTx),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource(
+                "MacTxDrop",
+                "A packet was dropped because its priority queue was full.",
+                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::macTxDrop),
+                "ns3::Packet::TracedCallback")
+            .AddTraceSource("MacRx",
+                            "A packet was received and handed up (headers removed).",
+                            MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::macRx),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource(
+                "MacPromiscRx",
+                "A packet was received and handed to the promiscuous callback.",
+                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::macPromiscRx),
+                "ns3::Packet::TracedCallback")
+            .AddTraceSource(
+                "PhyTxBegin",
+                "The first bit of a frame is put on the wire.",
+                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::phyTxBegin),
+                "ns3::Packet::TracedCallback")
+            .AddTraceSource(
+                "PhyTxEnd",
+                "The last bit of a frame left.",
+                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::phyTxEnd),
+                "ns3::Packet::TracedCallback")
+            .AddTraceSource(
+                "PhyTxEndBytes",
+                "The last bit of a frame left: its bytes as carried (as PhyTxEnd, "
+                "without handing over the frame, so that the frame's bytes need "
+                "not be written).",
+                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::phyTxEndBytes),
+                "ns3::TracedValueCallback::Uint32")
+            .AddTraceSource(
+                "PhyRxEnd",
+                "The last bit of a frame arrived.",
+                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::phyRxEnd),
+                "ns3::Packet::TracedCallback")
+            .AddTraceSource(
+                "PhyRxDrop",
+                "A received frame was dropped (error model, bad FCS, unknown "
+                "MAC-control opcode).",
+                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::phyRxDrop),
+                "ns3::Packet::TracedCallback")
+            .AddTraceSource(
+                "Sniffer",
+                "Every frame sent or received, as on the wire (for pcap).",
+                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::sniffer),
+                "ns3::Packet::TracedCallback")
+            .AddTraceSource(
+                "PromiscSniffer",
+                "Every frame sent or received, as on the wire (for pcap).",
+                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::promiscSniffer),
+                "ns3::Packet::TracedCallback")
+            .AddTraceSource("PfcTx",
+                            "A PFC frame was put on the wire: one call per enabled priority.",
+                            MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::pfcTx),
+                            "ns3::RoceNetDevice::PfcTracedCallback")
+            .AddTraceSource("PfcRx",
+                            "A PFC frame was received: one call per enabled priority.",
+                            MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::pfcRx),
+                            "ns3::RoceNetDevice::PfcTracedCallback")
+            .AddTraceSource(
+                "PauseEnd",
+                "A pause of an egress priority ended (expired or resumed).",
+                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::pauseEnd),
+                "ns3::RoceNetDevice::PauseEndTracedCallback")
+            .AddTraceSource(
+                "PfcWatchdog",
+                "An egress priority has been paused longer than PfcWatchdogLimit.",
+                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::watchdog),
+                "ns3::RoceNetDevice::WatchdogTracedCallback")
+            .AddTraceSource(
+                "PriorityQueueBytes",
+                "The bytes queued in one egress priority changed.",
+                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::queueBytes),
+                "ns3::RoceNetDevice::QueueBytesTracedCallback")
+            .AddTraceSource(
+                "TxQueueBytes",
+                "Bytes queued for transmission, all priorities together.",
+                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::txQueueBytes),
+                "ns3::TracedValueCallback::Uint64");
+    return tid;
+}
+
+void
+RoceNetDevice::SetDataRate(DataRate rate)
+{
+    if (rate.GetBitRate() == 0)
+    {
+        NS_FATAL_ERROR("RoceNetDevice: DataRate " << rate.GetBitRate()
+                                                  << " bps is not allowed (must be > 0)");
+    }
+    m_bps = rate;
+}
+
+DataRate
+RoceNetDevice::GetDataRate() const
+{
+    return m_bps;
+}
+
+void
+RoceNetDevice::SetInterframeGap(Time gap)
+{
+    if (gap.IsStrictlyNegative())
+    {
+        NS_FATAL_ERROR("RoceNetDevice: InterframeGap " << gap.As(Time::NS)
+                                                       << " is negative (allowed: >= 0 ns)");
+    }
+    m_ifg = gap;
+}
+
+Time
+RoceNetDevice::GetInterframeGap() const
+{
+    return m_ifg;
+}
+
+void
+RoceNetDevice::SetReceiveErrorModel(Ptr<ErrorModel> em)
+{
+    m_receiveErrorModel = em;
+}
+
+void
+RoceNetDevice::SetVlanId(uint16_t vid)
+{
+    if (vid > 4094)
+    {
+        NS_FATAL_ERROR("RoceNetDevice: VlanId " << vid << " is not allowed (0..4094)");
+    }
+    m_vlanId = vid;
+}
+
+uint16_t
+RoceNetDevice::GetVlanId() const
+{
+    return m_vlanId;
+}
+
+uint32_t
+RoceNetDevice::GetStrictPriorityClasses() const
+{
+    return m_strictClasses;
+}
+
+void
+RoceNetDevice::SetStrictPriorityClasses(uint32_t n)
+{
+    if (n > NUM_PRIORITIES)
+    {
+        NS_FATAL_ERROR("RoceNetDevice: StrictPriorityClasses " << n << " is not allowed (0..8)");
+    }
+    m_strictClasses = n;
+}
+
+void
+RoceNetDevice::SetDwrrWeights(std::string weights)
+{
+    std::array<uint32_t, NUM_PRIORITIES> w{};
+    std::istringstream in(weights);
+    std::string item;
+    uint32_t n = 0;
+    while (std::getline(in, item, ','))
+    {
+        std::size_t used = 0;
+        long long v = -1;
+        try
+        {
+            v = std::stoll(item, &used);
+        }
+        catch (const std::exception&)
+        {
+            used = 0;
+        }
+        while (used < item.size() && item[used] == ' ')
+        {
+            ++used;
+        }
+        if (used != item.size() || v <= 0 || v > 1000000 || n >= NUM_PRIORITIES)
+        {
+            NS_FATAL_ERROR("RoceNetDevice: DwrrWeights \""
+                           << weights
+                           << "\" is not allowed (8 comma-separated integers 1..1000000, one "
+                              "per priority 0..7)");
+        }
+        w[n++] = static_cast<uint32_t>(v);
+    }
+    if (n != NUM_PRIORITIES)
+    {
+        NS_FATAL_ERROR("RoceNetDevice: DwrrWeights \""
+                       << weights << "\" has " << n
+                       << " values (8 comma-separated integers 1..1000000, one per priority 0..7)");
+    }
+    m_weights = w;
+}
+
+std::string
+RoceNetDevice::GetDwrrWeights() const
+{
+    std::ostringstream out;
+    for (uint32_t p = 0; p < NUM_PRIORITIES; ++p)
+    {
+        out << (p ? "," : "") << m_weights[p];
+    }
+    return out.str();
+}
+
+bool
+RoceNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber)
+{
+    uint8_t priority = 0;
+    SocketPriorityTag tag;
+    if (packet->PeekPacketTag(tag))
+    {
+        CheckPriority(tag.GetPriority(), "Send (SocketPriorityTag)");
+        priority = tag.GetPriority();
+    }
+    return Enqueue(packet, m_address, Mac48Address::ConvertFrom(dest), protocolNumber, priority, 0);
+}
+
+bool
+RoceNetDevice::SendFrom(Ptr<Packet> packet,
+                        const Address& source,
+                        const Address& dest,
+                        uint16_t protocolNumber)
+{
+    uint8_t priority = 0;
+    SocketPriorityTag tag;
+    if (packet->PeekPacketTag(tag))
+    {
+        CheckPriority(tag.GetPriority(), "SendFrom (SocketPriorityTag)");
+        priority = tag.GetPriority();
+    }
+    return Enqueue(packet,
+                   Mac48Address::ConvertFrom(source),
+                   Mac48Address::ConvertFrom(dest),
+                   protocolNumber,
+                   priority,
+                   0);
+}
+
+bool
+RoceNetDevice::SendWithPriority(Ptr<Packet> packet,
+                                const Address& dest,
+                                uint16_t protocolNumber,
+                                uint8_t priority,
+                                uint64_t cookie)
+{
+    CheckPriority(priority, "SendWithPriority");
+    return Enqueue(packet,
+                   m_address,
+                   Mac48Address::ConvertFrom(dest),
+                   protocolNumber,
+                   priority,
+                   cookie);
+}
+
+bool
+RoceNetDevice::SendWithPriority(Ptr<Packet> packet,
+                                Mac48Address dest,
+                                uint16_t protocolNumber,
+                                uint8_t priority,
+                                uint64_t cookie)
+{
+    CheckPriority(priority, "SendWithPriority");
+    return Enqueue(packet, m_address, dest, protocolNumber, priority, cookie);
+}
+
+RoceNetDevice::PriorityCounters
+RoceNetDevice::GetCounters(uint8_t priority) const
+{
+    CheckPriority(priority, "GetCounters");
+    PriorityCounters c;
+    const HotCounters& h = m_prio[priority].c;
+    c.txFrames = h.txFrames;
+    c.txBytes = h.txBytes;
+    c.rxFrames = h.rxFrames;
+    c.rxBytes = h.rxBytes;
+    if (m_rare)
+    {
+        const RareCounters& r = (*m_rare)[priority];
+        c.txQueueDrops = r.txQueueDrops;
+        c.pausesSent = r.pausesSent;
+        c.resumesSent = r.resumesSent;
+        c.pausesReceived = r.pausesReceived;
+        c.resumesReceived = r.resumesReceived;
+    }
+    return c;
+}
+
+uint64_t
+RoceNetDevice::GetRxDrops() const
+{
+    return m_rxDrops;
+}
+
+uint64_t
+RoceNetDevice::GetQueueBytes(uint8_t priority) const
+{
+    CheckPriority(priority, "GetQueueBytes");
+    return m_prio[priority].q.bytes;
+}
+
+uint32_t
+RoceNetDevice::GetQueueFrames(uint8_t priority) const
+{
+    CheckPriority(priority, "GetQueueFrames");
+    return m_prio[priority].q.frames.size();
+}
+
+bool
+RoceNetDevice::IsTransmitting() const
+{
+    return m_txBusy;
+}
+
+void
+RoceNetDevice::SetRoceReceiveCallback(RoceReceiveCallback cb)
+{
+    m_roceRxCallback = cb;
+}
+
+Mac48Address
+RoceNetDevice::GetRemoteAddress() const
+{
+    if (m_remoteKnown)
+    {
+        return m_remoteAddress; // a NIC asks on every packet: no visit to the peer device
+    }
+    if (!m_channel)
+    {
+        NS_FATAL_ERROR("RoceNetDevice::GetRemoteAddress: device is not attached to a channel");
+    }
+    Ptr<RoceNetDevice> peer = m_channel->GetPeer(this);
+    if (!peer)
+    {
+        NS_FATAL_ERROR("RoceNetDevice::GetRemoteAddress: nothing at the other end of the cable");
+    }
+    if (peer->m_address != Mac48Address())
+    {
+        m_remoteAddress = peer->m_address; // addresses are set before the first packet
+        m_remoteKnown = true;
+    }
+    return peer->m_address;
+}
+
+void
+RoceNetDevice::SetIfIndex(const uint32_t index)
+{
+    m_ifIndex = index;
+}
+
+uint32_t
+RoceNetDevice::GetIfIndex() const
+{
+    return m_ifIndex;
+}
+
+Ptr<Channel>
+RoceNetDevice::GetChannel() const
+{
+    return m_channel;
+}
+
+void
+RoceNetDevice::SetAddress(Address address)
+{
+    m_address = Mac48Address::ConvertFrom(address);
+    if (m_channel)
+    {
+        if (Ptr<RoceNetDevice> peer = m_channel->GetPeer(this))
+        {
+            peer->m_remoteKnown = false; // it caches our address
+        }
+    }
+}
+
+Address
+RoceNetDevice::GetAddress() const
+{
+    return m_address;
+}
+
+bool
+RoceNetDevice::SetMtu(const uint16_t mtu)
+{
+    if (mtu < MIN_MTU || mtu > MAX_MTU)
+    {
+        NS_FATAL_ERROR("RoceNetDevice: Mtu " << mtu << " is not allowed (" << MIN_MTU << ".."
+                                             << MAX_MTU << " bytes; " << MIN_MTU
+                                             << " = IPv4 20 + UDP 8 + BTH 12 + 16 + ICRC 4)");
+    }
+    m_mtu = mtu;
+    return true;
+}
+
+uint16_t
+RoceNetDevice::GetMtu() const
+{
+    return m_mtu;
+}
+
+bool
+RoceNetDevice::IsLinkUp() const
+{
+    return m_channel && m_channel->IsLinkUp();
+}
+
+void
+RoceNetDevice::NotifyLinkChange()
+{
+    if (m_traces)
+    {
+        m_traces->linkChange();
+    }
+}
+
+void
+RoceNetDevice::AddLinkChangeCallback(Callback<void> callback)
+{
+    GetTraces().linkChange.ConnectWithoutContext(callback);
+}
+
+bool
+RoceNetDevice::IsBroadcast() const
+{
+    return true;
+}
+
+Address
+RoceNetDevice::GetBroadcast() const
+{
+    return Mac48Address::GetBroadcast();
+}
+
+bool
+RoceNetDevice::IsMulticast() const
+{
+    return true;
+}
+
+Address
+RoceNetDevice::GetMulticast(Ipv4Address multicastGroup) const
+{
+    return Mac48Address::GetMulticast(multicastGroup);
+}
+
+Address
+RoceNetDevice::GetMulticast(Ipv6Address addr) const
+{
+    return Mac48Address::GetMulticast(addr);
+}
+
+bool
+RoceNetDevice::IsPointToPoint() const
+{
+    // a cable has exactly two ends: ns-3's distributed engines find the cables between
+    // processes (and the lookahead, the channel's Delay) only through point-to-point devices.
+    // Framing stays Ethernet with real MAC addresses (NeedsArp() is true).
+    return true;
+}
+
+bool
+RoceNetDevice::IsBridge() const
+{
+    return false;
+}
+
+Ptr<Node>
+RoceNetDevice::GetNode() const
+{
+    return m_node;
+}
+
+void
+RoceNetDevice::SetNode(Ptr<Node> node)
+{
+    m_node = node;
+}
+
+bool
+RoceNetDevice::NeedsArp() const
+{
+    return true;
+}
+
+void
+RoceNetDevice::SetReceiveCallback(NetDevice::ReceiveCallback cb)
+{
+    m_rxCallback = cb;
+}
+
+void
+RoceNetDevice::SetPromiscReceiveCallback(NetDevice::PromiscReceiveCallback cb)
+{
+    m_promiscRxCallback = cb;
+}
+
+bool
+RoceNetDevice::SupportsSendFrom() const
+{
+    return true;
+}
+
+void
+RoceNetDevice::SetTxDequeueCallback(TxDequeueCallback cb)
+{
+    m_txDequeueCallback = cb;
+}
+
+void
+RoceNetDevice::Frame(Ptr<Packet> packet,
+                     Mac48Address src,
+                     Mac48Address dst,
+                     uint16_t protocol,
+                     uint8_t priority) const
+{
+    FrameAs(packet, src, dst, protocol, priority, m_vlanEnabled);
+}
+
+bool
+RoceNetDevice::Enqueue(Ptr<Packet> packet,
+                       Mac48Address src,
+                       Mac48Address dst,
+                       uint16_t protocol,
+                       uint8_t priority,
+                       uint64_t cookie)
+{
+    if (packet->GetSize() > m_mtu)
+    {
+        NS_FATAL_ERROR("RoceNetDevice::Send: packet of "
+                       << packet->GetSize() << " bytes exceeds the Mtu of " << m_mtu << " bytes");
+    }
+    if ((m_traces && !m_traces->macTx.IsEmpty()))
+    {
+        m_traces->macTx(packet);
+    }
+    Frame(packet, src, dst, protocol, priority);
+    RoceWireFrame f;
+    f.packet = OwnedPacket(packet);
+    const uint32_t bytes = packet->GetSize();
+    return Queue(std::move(f), bytes, priority, cookie);
+}
+
+void
+RoceNetDevice::HandUp(Ptr<Packet> frame, uint16_t protocol, Mac48Address src, Mac48Address dst)
+{
+    PacketType type;
+    if (dst.IsBroadcast())
+    {
+        type = NS3_PACKET_BROADCAST;
+    }
+    else if (dst.IsGroup())
+    {
+        type = NS3_PACKET_MULTICAST;
+    }
+    else if (dst == m_address)
+    {
+        type = NS3_PACKET_HOST;
+    }
+    else
+    {
+        type = NS3_PACKET_OTHERHOST;
+    }
+    if (!m_promiscRxCallback.IsNull())
+    {
+        if ((m_traces && !m_traces->macPromiscRx.IsEmpty()))
+        {
+            m_traces->macPromiscRx(frame);
+        }
+        m_promiscRxCallback(this, frame, protocol, src, dst, type);
+    }
+    if (type != NS3_PACKET_OTHERHOST && !m_rxCallback.IsNull())
+    {
+        if ((m_traces && !m_traces->macRx.IsEmpty()))
+        {
+            m_traces->macRx(frame);
+        }
+        m_rxCallback(this, frame, protocol, src);
+    }
+}
+
+} // namespace ns3
