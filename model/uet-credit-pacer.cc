@@ -52,10 +52,10 @@ UetCreditPacer::GetTypeId()
                           "The fraction of the receiver's line rate at which CREDITs are paced "
                           "(the wire time of the data each releases: payload + 70 header bytes "
                           "per MTU). The default 0.99 pulls just below line rate, as htsim's "
-                          "EQDS pull pacer advises (0 < x <= 1).",
+                          "EQDS pull pacer advises (0.001..1).",
                           DoubleValue(0.99),
                           MakeDoubleAccessor(&UetCreditPacer::m_rateFraction),
-                          MakeDoubleChecker<double>(0.0, 1.0))
+                          MakeDoubleChecker<double>(0.001, 1.0))
             .AddAttribute("UnscheduledBytes",
                           "Payload bytes a connection may send without credit when a message "
                           "is posted while it is idle (everything acknowledged). EQDS (NSDI'22) "
@@ -113,17 +113,6 @@ UetCreditPacer::SetNic(Ptr<RdmaNic> nic, SendCallback send)
     m_send = send;
 }
 
-void
-UetCreditPacer::Check()
-{
-    m_checked = true;
-    if (!(m_rateFraction > 0))
-    {
-        NS_FATAL_ERROR("UetCreditPacer: RateFraction " << m_rateFraction
-                                                       << " is not allowed (0 < x <= 1)");
-    }
-}
-
 const UetCreditPacer::Stats&
 UetCreditPacer::GetStats() const
 {
@@ -177,10 +166,6 @@ UetCreditPacer::GetGiven(Ptr<const RdmaQueuePair> qp)
 void
 UetCreditPacer::OnPost(Ptr<RdmaQueuePair> qp, uint64_t bytes, bool idle)
 {
-    if (!m_checked)
-    {
-        Check();
-    }
     RdmaQueuePair::UetCredit& c = qp->m_uetCredit;
     if (idle)
     {
@@ -357,10 +342,6 @@ UetCreditPacer::ReceiveCredit(Ptr<RdmaQueuePair> qp, uint64_t granted)
 void
 UetCreditPacer::ReceiveRequest(Ptr<RdmaQueuePair> qp, uint64_t requested)
 {
-    if (!m_checked)
-    {
-        Check();
-    }
     RdmaQueuePair::UetCredit& c = qp->m_uetCredit;
     ++m_stats.requestsReceived;
     c.wanted = std::max(c.wanted, requested);

@@ -179,8 +179,6 @@ class UetCreditPacer : public Object
     void DoDispose() override;
 
   private:
-    /// Reject attribute values that no checker can (once, at first use).
-    void Check();
     /**
      * \param qp a queue pair with a packet to send
      * \return the payload of its next packet (0: it will be skipped, acknowledged meanwhile)
@@ -216,7 +214,6 @@ class UetCreditPacer : public Object
     double m_rateFraction;                 //!< RateFraction
     uint64_t m_unscheduledBytes;           //!< UnscheduledBytes
     Time m_requestInterval;                //!< RequestInterval
-    bool m_checked{false};                 //!< Check() ran
     RingFifo<Ptr<RdmaQueuePair>> m_active; //!< receiving QPs that want bytes
     EventId m_paceEvent;                   //!< the next CREDIT
     uint64_t m_nextPs{0};                  //!< pacing: earliest next CREDIT (ps)
