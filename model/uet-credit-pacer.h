@@ -138,7 +138,7 @@ class UetCreditPacer : public Object
         uint64_t requestsSent{0};     //!< REQUESTs sent (with the repeated ones)
         uint64_t requestsRepeated{0}; //!< REQUESTs repeated by the request timer
         uint64_t creditsReceived{0};  //!< CREDITs received
-        uint64_t creditBlocked{0};    //!< times a packet waited for credit
+        uint64_t creditBlocked{0};    //!< times the NIC found a packet waiting for credit
     };
 
     /// \return the counters
