@@ -406,6 +406,12 @@ ParseOptions(int argc, char* argv[])
         Fail("--cc=hpcc needs INT records, which the switches add to RC packets only: it is "
              "not allowed with --transport=uet (dcqcn|timely|dctcp|none)");
     }
+    o.uetCredit = ParseBool("uetCredit", V("uetCredit"));
+    if (o.transport != "Uet" && g.count("uetCredit"))
+    {
+        Fail("--uetCredit=" + V("uetCredit") +
+             " applies to --transport=uet only (receiver credit of the UET transport)");
+    }
     if (o.transport == "Uet" && g.count("lossRecovery"))
     {
         Fail("--lossRecovery=" + V("lossRecovery") +
@@ -629,6 +635,10 @@ ApplyConfiguration(const Options& o)
     Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue(o.cc));
     Config::SetDefault("ns3::RdmaNic::LossRecovery", StringValue(o.recovery));
     Config::SetDefault("ns3::RdmaNic::Transport", StringValue(o.transport));
+    if (o.uetCredit)
+    {
+        Config::SetDefault("ns3::UetTransport::ReceiverCredit", BooleanValue(true));
+    }
     Config::SetDefault("ns3::RdmaNic::Mtu", UintegerValue(o.mtu));
     Config::SetDefault("ns3::RdmaNic::EcnCapable", BooleanValue(o.ecn));
     Config::SetDefault("ns3::SwitchMmu::LosslessPriorities", StringValue(o.pfc ? "3" : ""));

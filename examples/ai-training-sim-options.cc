@@ -69,6 +69,9 @@ const std::vector<FlagDef> FLAGS = {
     {"lossRecovery", "gbn", "gbn (go-back-N) | sr (selective repeat); sr with --lb=spray|adaptive"},
     {"transport", "rc", "rc (RoCEv2 reliable connection) | uet (Ultra Ethernet-style: per-packet "
                         "entropy, unordered delivery, selective ACK; --lossRecovery is RC's)"},
+    {"uetCredit", "false", "receiver credit for --transport=uet (true|false): receivers pace "
+                           "CREDITs, senders send beyond an unscheduled window only what is "
+                           "credited (RCCC / EQDS-style pull, ns3::UetCreditPacer)"},
     {"collective", "", "benchmark one collective: allreduce|allgather|reducescatter|alltoall|broadcast"},
     {"algorithm", "", "ring|tree|hd|pat|auto|direct|file:PATH (default: ring; direct for "
                       "alltoall, which only runs direct; tree is all-reduce only, pat all-gather "
@@ -150,6 +153,7 @@ const std::map<std::string, std::string> OWNED = {
     {"ns3::RdmaNic::CongestionControl", "cc"},
     {"ns3::RdmaNic::LossRecovery", "lossRecovery"},
     {"ns3::RdmaNic::Transport", "transport"},
+    {"ns3::UetTransport::ReceiverCredit", "uetCredit"},
     {"ns3::RdmaNic::Mtu", "mtu"},
     {"ns3::RdmaNic::EcnCapable", "ecn"},
     {"ns3::SwitchMmu::EcnEnabled", "ecn"},
@@ -733,7 +737,7 @@ ConfigEntries(const Given& given)
                                                   "seed",
                                                   "run",
                                                   "processes"};
-    static const std::set<std::string> bools = {"pfc", "ecn", "plots", "hugePages"};
+    static const std::set<std::string> bools = {"pfc", "ecn", "uetCredit", "plots", "hugePages"};
     std::vector<std::pair<std::string, std::string>> out;
     for (const auto& f : FLAGS)
     {

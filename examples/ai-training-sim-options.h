@@ -66,6 +66,7 @@ struct Options
     std::string lb;        //!< RoceSwitch::LoadBalancing
     std::string recovery;  //!< RdmaNic::LossRecovery
     std::string transport; //!< RdmaNic::Transport
+    bool uetCredit{false}; //!< UetTransport::ReceiverCredit
     bool benchmark;        //!< --collective
     ns3::Communicator::Kind kind{ns3::Communicator::ALL_REDUCE};
     std::string algorithm;       //!< Communicator::Algorithm

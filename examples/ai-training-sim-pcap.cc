@@ -15,7 +15,9 @@
  *
  * --qpTrace=SRC:DST writes qp-trace.csv: one row when each queue pair from host SRC to host
  * DST is connected, one at every change of its congestion control's rate (Rate trace) or
- * window (HPCC's Window trace), and one at the end of the run; nothing is connected for the
+ * window (HPCC's Window trace), with --uetCredit at every CREDIT that raised its cumulative
+ * credit (UetCreditPacer's Credit trace; column credit_bytes), and one at the end of the run;
+ * nothing is connected for the
  * other QPs, so the option costs nothing when not given. On several processes each records
  * the rows of the QPs whose sender NIC it simulates, and process 0 gathers them
  * (MergeQpTrace) in the canonical order (time, src, dst, qpn; a QP's rows of one nanosecond
@@ -316,6 +318,20 @@ Study::OnTracedQp(Ptr<RdmaQueuePair> qp, uint32_t dst)
         Callback<void, uint64_t, uint64_t>([this, i, ops](uint64_t, uint64_t window) {
             QpTraceRow(i, ops->GetRate().GetBitRate(), window);
         }));
+    if (m_o.uetCredit && qp->GetTransport() == RdmaQueuePair::UET)
+    {
+        // the NIC's pacer reports every sending QP of the NIC: this one's rows only
+        RdmaQueuePair* self = PeekPointer(qp);
+        qp->GetNic()->GetUetTransport()->GetCreditPacer()->TraceConnectWithoutContext(
+            "Credit",
+            Callback<void, Ptr<const RdmaQueuePair>, uint64_t>(
+                [this, i, ops, self](Ptr<const RdmaQueuePair> q, uint64_t) {
+                    if (PeekPointer(q) == self)
+                    {
+                        QpTraceRow(i, ops->GetRate().GetBitRate(), ops->GetWindow());
+                    }
+                }));
+    }
 }
 
 void
@@ -330,7 +346,8 @@ Study::QpTraceRow(size_t i, uint64_t rate, uint64_t window)
                         rate,
                         window,
                         st.cnpsReceived,
-                        st.bytesAcked});
+                        st.bytesAcked,
+                        m_o.uetCredit ? UetCreditPacer::GetGranted(t.qp) : 0});
 }
 
 void
@@ -382,11 +399,17 @@ Study::WriteQpTrace(const std::string& dir)
         return "";
     }
     std::ostringstream csv;
-    csv << "time_ns,src,dst,qpn,rate_bps,window_bytes,cnps,bytes_acked\n";
+    csv << "time_ns,src,dst,qpn,rate_bps,window_bytes,cnps,bytes_acked"
+        << (m_o.uetCredit ? ",credit_bytes\n" : "\n");
     for (const QpRow& r : m_qpRows)
     {
         csv << r[0] << ',' << r[1] << ',' << r[2] << ',' << r[3] << ',' << r[4] << ','
-            << (r[5] ? std::to_string(r[5]) : std::string()) << ',' << r[6] << ',' << r[7] << '\n';
+            << (r[5] ? std::to_string(r[5]) : std::string()) << ',' << r[6] << ',' << r[7];
+        if (m_o.uetCredit)
+        {
+            csv << ',' << r[8];
+        }
+        csv << '\n';
     }
     std::ofstream(dir + "/qp-trace.csv") << csv.str();
     return ", qp-trace.csv"; // qp-rate: StudyPlots, from this file

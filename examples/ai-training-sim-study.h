@@ -203,8 +203,8 @@ class Study
     };
 
     /// words of a qp-trace.csv row: time_ns, src, dst, qpn, rate_bps, window_bytes (0: none),
-    /// cnps, bytes_acked
-    static constexpr size_t QP_ROW_WORDS = 8;
+    /// cnps, bytes_acked, credit_bytes (written with --uetCredit only)
+    static constexpr size_t QP_ROW_WORDS = 9;
     /// a row of qp-trace.csv
     typedef std::array<uint64_t, QP_ROW_WORDS> QpRow;
 

@@ -12,6 +12,7 @@
 #include "roce-icrc-trailer.h"
 #include "roce-net-device.h"
 #include "roce-raw-header.h"
+#include "uet-credit-pacer.h"
 #include "uet-header.h"
 #include "uet-transport.h"
 
@@ -547,6 +548,11 @@ RdmaNic::PostSend(Ptr<RdmaQueuePair> qp, uint64_t bytes, RdmaQueuePair::Verb ver
         NS_FATAL_ERROR("RdmaNic::PostSend: QP " << qp->m_qpn << " is not connected");
     }
     const uint64_t packets = (bytes + m_mtu - 1) / m_mtu;
+    if (qp->m_transport == RdmaQueuePair::UET && m_uet->IsCreditEnabled())
+    {
+        const bool idle = qp->m_una >= qp->m_endSeq && qp->m_retxQueue.empty();
+        m_uet->GetCreditPacer()->OnPost(qp, bytes, idle);
+    }
     RdmaQueuePair::Message m{qp->m_nextMsgId++,
                              bytes,
                              qp->m_endSeq,
@@ -631,6 +637,10 @@ RdmaNic::HasSendable(Ptr<RdmaQueuePair> qp) const
         qp->m_inflightBytes + m_mtu > window)
     {
         return false; // new data would exceed the window (one packet always may go)
+    }
+    if (qp->m_transport == RdmaQueuePair::UET && m_uet->IsCreditEnabled())
+    {
+        return m_uet->GetCreditPacer()->Allows(qp); // receiver credit
     }
     return true;
 }
@@ -1137,6 +1147,9 @@ RdmaNic::OnRto(Ptr<RdmaQueuePair> qp)
     }
     else
     {
+        const bool credit = qp->m_transport == RdmaQueuePair::UET && m_uet->IsCreditEnabled();
+        // receiver credit: what was queued already has been asked for
+        const uint64_t asked = credit ? m_uet->GetCreditPacer()->QueuedResendBytes(qp) : 0;
         qp->m_retxQueue.clear();
         for (uint64_t s = qp->m_una; s < qp->m_highSent; ++s)
         {
@@ -1146,6 +1159,11 @@ RdmaNic::OnRto(Ptr<RdmaQueuePair> qp)
                 st = PENDING;
                 qp->m_retxQueue.push_back(s);
             }
+        }
+        if (credit)
+        {
+            Ptr<UetCreditPacer> pacer = m_uet->GetCreditPacer();
+            pacer->OnResendQueued(qp, pacer->QueuedResendBytes(qp) - asked);
         }
     }
     ArmRto(qp);

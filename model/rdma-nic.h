@@ -170,6 +170,7 @@ class RdmaNic : public Object, public RoceFrameSink
   private:
     friend class RdmaQueuePair;
     friend class UetTransport;
+    friend class UetCreditPacer;
 
     /// Pacing heap entry.
     struct Waiting

@@ -79,6 +79,7 @@ RdmaQueuePair::DoDispose()
 {
     m_rtoEvent.Cancel();
     m_reoEvent.Cancel();
+    m_uetCredit.requestEvent.Cancel();
     if (m_cc)
     {
         m_cc->Stop();

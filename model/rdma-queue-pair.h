@@ -141,6 +141,7 @@ class RdmaQueuePair : public Object
   private:
     friend class RdmaNic;
     friend class UetTransport;
+    friend class UetCreditPacer;
 
     /// A posted message.
     struct Message
@@ -227,6 +228,28 @@ class RdmaQueuePair : public Object
     uint64_t m_uetRxBase{0};               //!< UET receiver: oldest incomplete message id
     Time m_uetLastEcnCnp;                  //!< UET sender: last ECN echo given to OnCnp()
     bool m_uetEcnCnpOnce{false};           //!< UET sender: an ECN echo was given to OnCnp()
+
+    /// UET receiver credit (UetCreditPacer): the state of both ends of a connection.
+    struct UetCredit
+    {
+        // sender
+        uint64_t unscheduled{0}; //!< payload bytes allowed without credit so far
+        uint64_t bucket{0};      //!< unscheduled bytes left until the connection is idle
+        uint64_t requested{0};   //!< payload bytes asked credit for so far (REQUEST)
+        uint64_t resendBytes{0}; //!< of which for resends
+        uint64_t granted{0};     //!< credit received so far (the largest CREDIT)
+        uint64_t charged{0};     //!< payload bytes sent (first sends and resends)
+        Time lastHeard;          //!< last CREDIT received or REQUEST sent
+        EventId requestEvent;    //!< request timer (lazy: fires at or before the deadline)
+        bool requestSoon{false}; //!< a REQUEST is scheduled for now
+        // receiver
+        uint64_t wanted{0};  //!< largest REQUEST received
+        uint64_t given{0};   //!< bytes granted so far
+        uint64_t credits{0}; //!< CREDITs sent (their entropy index)
+        bool active{false};  //!< in the pacer's round-robin
+    };
+
+    UetCredit m_uetCredit; //!< receiver credit state
 };
 
 } // namespace ns3

@@ -59,10 +59,14 @@ UetHeader::GetInstanceTypeId() const
 void
 UetHeader::Print(std::ostream& os) const
 {
-    const char* names[] = {"?", "DATA", "ACK", "NACK"};
-    os << (m_type <= NACK ? names[m_type] : names[0]) << " conn=" << m_conn
+    const char* names[] = {"?", "DATA", "ACK", "NACK", "CREDIT", "REQUEST"};
+    os << (m_type <= REQUEST ? names[m_type] : names[0]) << " conn=" << m_conn
        << " entropy=" << m_entropy;
-    if (m_type == DATA)
+    if (m_type == CREDIT || m_type == REQUEST)
+    {
+        os << " bytes=" << GetCreditBytes();
+    }
+    else if (m_type == DATA)
     {
         os << " psn=" << m_psn << " msg=" << m_words[0] << " index=" << m_words[1] << "/"
            << m_words[2];
@@ -247,6 +251,19 @@ uint64_t
 UetHeader::GetSack() const
 {
     return (uint64_t(m_words[1]) << 32) | m_words[2];
+}
+
+void
+UetHeader::SetCreditBytes(uint64_t bytes)
+{
+    m_words[0] = static_cast<uint32_t>(bytes >> 32);
+    m_words[1] = static_cast<uint32_t>(bytes);
+}
+
+uint64_t
+UetHeader::GetCreditBytes() const
+{
+    return (uint64_t(m_words[0]) << 32) | m_words[1];
 }
 
 } // namespace ns3

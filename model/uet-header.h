@@ -21,7 +21,8 @@ namespace ns3
  * unused bytes are 0.
  *
  * \verbatim
-   [0]      type: 1 DATA, 2 ACK, 3 NACK
+   [0]      type: 1 DATA, 2 ACK, 3 NACK, 4 CREDIT, 5 REQUEST (CREDIT and REQUEST only with
+            receiver credit, UetTransport::ReceiverCredit)
    [1]      flags: 0x01 TRIMMED (a switch cut the payload), 0x02 LAST (last packet of a
             message), 0x04 ECN_ECHO (ACK/NACK: the acknowledged packet was CE-marked),
             0x08 RETRANSMISSION (DATA sent again)
@@ -29,13 +30,22 @@ namespace ns3
    [4-7]    destination connection (the receiving queue pair's number)
    [8-11]   DATA: PSN (the packet's sequence number, 32 bits)
             ACK/NACK: cumulative ack, the next PSN the receiver expects
+            CREDIT/REQUEST: 0
    [12-15]  DATA: message id (0, 1, ... per connection)
             ACK/NACK: the PSN of the packet this answers (NACK: the trimmed PSN)
+            CREDIT/REQUEST: cumulative bytes, high 32 bits (CREDIT: payload bytes the
+            receiver granted the connection so far; REQUEST: payload bytes the sender has
+            asked credit for so far)
    [16-19]  DATA: the packet's index within its message
             ACK/NACK: SACK bitmap, high 32 bits: bit i set = PSN cumAck + 1 + i arrived
+            CREDIT/REQUEST: cumulative bytes, low 32 bits
    [20-23]  DATA: the message's packet count
             ACK/NACK: SACK bitmap, low 32 bits (bits 32..63 of the bitmap)
+            CREDIT/REQUEST: 0
    \endverbatim
+ *
+ * CREDIT goes from a receiver to a sender, REQUEST from a sender to a receiver, both at the
+ * control priority; both carry cumulative counts, so a lost one is repaired by the next.
  */
 class UetHeader : public Header
 {
@@ -43,9 +53,11 @@ class UetHeader : public Header
     /// Packet types.
     enum Type : uint8_t
     {
-        DATA = 1, //!< data packet
-        ACK = 2,  //!< cumulative + selective acknowledgement
-        NACK = 3  //!< negative acknowledgement (a trimmed packet), with the SACK state
+        DATA = 1,   //!< data packet
+        ACK = 2,    //!< cumulative + selective acknowledgement
+        NACK = 3,   //!< negative acknowledgement (a trimmed packet), with the SACK state
+        CREDIT = 4, //!< receiver credit: the cumulative bytes granted (UetCreditPacer)
+        REQUEST = 5 //!< credit request: the cumulative bytes asked for (UetCreditPacer)
     };
 
     /// Flag bits.
@@ -121,6 +133,10 @@ class UetHeader : public Header
     void SetSack(uint64_t bitmap);
     /// \return ACK/NACK: the SACK bitmap
     uint64_t GetSack() const;
+    /// \param bytes CREDIT/REQUEST: the cumulative bytes (words 3 and 4, high word first)
+    void SetCreditBytes(uint64_t bytes);
+    /// \return CREDIT/REQUEST: the cumulative bytes (words 3 and 4)
+    uint64_t GetCreditBytes() const;
 
   private:
     uint8_t m_type;      //!< type

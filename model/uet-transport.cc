@@ -8,12 +8,15 @@
 #include "roce-net-device.h"
 #include "roce-raw-header.h"
 #include "roce-wire-frame.h"
+#include "uet-credit-pacer.h"
 #include "uet-header.h"
 
+#include "ns3/boolean.h"
 #include "ns3/enum.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
+#include "ns3/pointer.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/udp-header.h"
@@ -105,6 +108,21 @@ UetTransport::GetTypeId()
                                 "Unordered",
                                 UetTransport::ORDERED,
                                 "Ordered"))
+            .AddAttribute("ReceiverCredit",
+                          "Receiver credit (RCCC / EQDS-style pull, see UetCreditPacer): "
+                          "receivers pace CREDITs over the connections that want bytes, senders "
+                          "send beyond UnscheduledBytes only what is credited. Set it before "
+                          "the first UET queue pair is created; false (the default) sends no "
+                          "CREDIT or REQUEST.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&UetTransport::m_credit),
+                          MakeBooleanChecker())
+            .AddAttribute("CreditPacer",
+                          "The NIC's credit pacer (its attributes: ns3::UetCreditPacer).",
+                          TypeId::ATTR_GET,
+                          PointerValue(),
+                          MakePointerAccessor(&UetTransport::m_pacer),
+                          MakePointerChecker<UetCreditPacer>())
             .AddTraceSource("Nack",
                             "A NACK (a trimmed packet) reached the sender: the queue pair and "
                             "the PSN (low 32 bits) to resend.",
@@ -116,7 +134,8 @@ UetTransport::GetTypeId()
 UetTransport::UetTransport()
     : m_selection(REPS),
       m_delivery(UNORDERED),
-      m_entropyCount(256)
+      m_entropyCount(256),
+      m_credit(false)
 {
 }
 
@@ -125,6 +144,11 @@ UetTransport::~UetTransport() = default;
 void
 UetTransport::DoDispose()
 {
+    if (m_pacer)
+    {
+        m_pacer->Dispose();
+        m_pacer = nullptr;
+    }
     m_nic = nullptr;
     Object::DoDispose();
 }
@@ -133,6 +157,14 @@ void
 UetTransport::SetNic(Ptr<RdmaNic> nic)
 {
     m_nic = nic;
+    m_pacer = CreateObject<UetCreditPacer>();
+    m_pacer->SetNic(nic, MakeCallback(&UetTransport::SendCreditPacket, this));
+}
+
+Ptr<UetCreditPacer>
+UetTransport::GetCreditPacer() const
+{
+    return m_pacer;
 }
 
 uint32_t
@@ -233,6 +265,10 @@ UetTransport::SendNext(Ptr<RdmaQueuePair> qp)
     ++qp->m_stats.packetsSent;
     qp->m_stats.bytesSent += payload;
     qp->m_cc->OnSend(payload);
+    if (m_credit)
+    {
+        m_pacer->OnSent(qp, payload);
+    }
     Transmit(Create<Packet>(payload),
              uet,
              qp,
@@ -350,6 +386,18 @@ UetTransport::Receive(Ptr<Packet> packet)
     else if (h.type == UetHeader::ACK || h.type == UetHeader::NACK)
     {
         ReceiveAck(qp, h);
+    }
+    else if (m_credit && (h.type == UetHeader::CREDIT || h.type == UetHeader::REQUEST))
+    {
+        const uint64_t bytes = (uint64_t(h.w3) << 32) | h.w4;
+        if (h.type == UetHeader::CREDIT)
+        {
+            m_pacer->ReceiveCredit(qp, bytes);
+        }
+        else
+        {
+            m_pacer->ReceiveRequest(qp, bytes);
+        }
     }
 }
 
@@ -504,6 +552,28 @@ UetTransport::SendAck(Ptr<RdmaQueuePair> qp,
 }
 
 void
+UetTransport::SendCreditPacket(Ptr<RdmaQueuePair> qp,
+                               uint8_t type,
+                               uint64_t bytes,
+                               uint16_t entropy)
+{
+    UetHeader c;
+    c.SetType(type);
+    c.SetEntropy(entropy);
+    c.SetConnection(qp->m_peerQpn);
+    c.SetCreditBytes(bytes);
+    uint8_t uet[UetHeader::SIZE];
+    c.Write(uet);
+    Transmit(Create<Packet>(),
+             uet,
+             qp,
+             entropy,
+             m_nic->m_controlPriority,
+             Ipv4Header::ECN_NotECT,
+             0);
+}
+
+void
 UetTransport::ReceiveAck(Ptr<RdmaQueuePair> qp, const Rx& h)
 {
     const Time now = Simulator::Now();
@@ -583,6 +653,10 @@ UetTransport::ReceiveAck(Ptr<RdmaQueuePair> qp, const Rx& h)
             {
                 st = PENDING;
                 qp->m_retxQueue.push_back(ref);
+                if (m_credit)
+                {
+                    m_pacer->OnResendQueued(qp, m_nic->PayloadOf(qp, ref));
+                }
             }
         }
     }

@@ -15,6 +15,7 @@ namespace ns3
 class Packet;
 class RdmaNic;
 class RdmaQueuePair;
+class UetCreditPacer;
 
 /**
  * \ingroup ai-training
@@ -45,6 +46,9 @@ class RdmaQueuePair;
  * - **Congestion control**: the QP's RoceCongestionOps sees every ACK (RTT, ECN echo, bytes);
  *   a NACK counts as a congestion signal (ecnEcho). Rate-based controls that wait for CNPs
  *   (DCQCN) get OnCnp() for an ECN echo, at most once per RdmaNic CnpInterval.
+ * - **Receiver credit** (ReceiverCredit, default false): the NIC's UetCreditPacer (attribute
+ *   CreditPacer) paces CREDITs at the receiver and gates the senders (RCCC / EQDS-style pull;
+ *   see UetCreditPacer). Off, no CREDIT or REQUEST is sent and nothing changes.
  *
  * The NIC makes one UetTransport when the first UET queue pair is created; it is reachable as
  * /NodeList/N/$ns3::RdmaNic/Uet (or via DeviceList).
@@ -90,6 +94,15 @@ class UetTransport : public Object
 
     /// \return EntropyCount
     uint32_t GetEntropyCount() const;
+
+    /// \return ReceiverCredit
+    bool IsCreditEnabled() const
+    {
+        return m_credit;
+    }
+
+    /// \return the credit pacer (null until SetNic)
+    Ptr<UetCreditPacer> GetCreditPacer() const;
 
     /**
      * \brief Build and send the next packet of a UET queue pair (called by the NIC's scheduler).
@@ -200,10 +213,21 @@ class UetTransport : public Object
      */
     void Deliver(Ptr<RdmaQueuePair> qp, uint64_t id, uint64_t bytes, Time first, Time now);
 
+    /**
+     * \brief Send a CREDIT or REQUEST (for the credit pacer).
+     * \param qp the queue pair
+     * \param type UetHeader::CREDIT or REQUEST
+     * \param bytes the cumulative bytes
+     * \param entropy the entropy (UDP source port)
+     */
+    void SendCreditPacket(Ptr<RdmaQueuePair> qp, uint8_t type, uint64_t bytes, uint16_t entropy);
+
     Ptr<RdmaNic> m_nic;                                             //!< the NIC
     PathSelection m_selection;                                      //!< PathSelection
     Delivery m_delivery;                                            //!< Delivery
     uint32_t m_entropyCount;                                        //!< entropies per connection
+    bool m_credit;                                                  //!< ReceiverCredit
+    Ptr<UetCreditPacer> m_pacer;                                    //!< the credit pacer
     Stats m_stats;                                                  //!< counters
     TracedCallback<Ptr<const RdmaQueuePair>, uint32_t> m_nackTrace; //!< NACK received
 };

@@ -139,6 +139,13 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
         {"--pfc=yes", "--pfc=yes is not allowed (true|false)"},
         {"--transport=roce", "--transport=roce is not allowed (rc|uet)"},
         {"--transport=uet --lossRecovery=sr", "--lossRecovery=sr applies to --transport=rc only"},
+        {"--uetCredit=true", "--uetCredit=true applies to --transport=uet only"},
+        {"--transport=uet --uetCredit=yes", "--uetCredit=yes is not allowed (true|false)"},
+        {"--transport=uet --uetCredit=true --ns3::UetCreditPacer::CreditSize=0",
+         "--ns3::UetCreditPacer::CreditSize=0 is not a valid value of "
+         "ns3::UetCreditPacer::CreditSize"},
+        {"--transport=uet --uetCredit=true --ns3::UetCreditPacer::RateFraction=0",
+         "--ns3::UetCreditPacer::RateFraction=0 is not a valid value"},
         {"--transport=uet --cc=hpcc", "--cc=hpcc needs INT records"},
         {"--transport=uet --ns3::UetTransport::EntropyCount=0",
          "--ns3::UetTransport::EntropyCount=0 is not a valid value of "
