@@ -72,6 +72,7 @@ bench: configure
 	./$(BUILD)/ait-ring-bench --k=4,8 --cases=module --schedulers=map,heap,mappis,pis --repeat=3
 	./$(BUILD)/ait-scheduler-bench --schedulers=map,heap,mappis,pis
 	./$(BUILD)/ait-allreduce-bench
+	./$(BUILD)/ait-permutation-bench --k=8
 
 check-intree:
 	bash cmake/check-intree.sh
