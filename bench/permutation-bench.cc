@@ -382,7 +382,8 @@ main(int argc, char* argv[])
     }
     if (k == 16)
     {
-        std::cout << "\nhtsim EQDS/UEC anchor (k=16, 1024 x 2 MB, 100 Gb/s): p50 " << HTSIM_P50
+        std::cout << std::setprecision(0)
+                  << "\nhtsim EQDS/UEC anchor (k=16, 1024 x 2 MB, 100 Gb/s): p50 " << HTSIM_P50
                   << " us, p99 " << HTSIM_P99 << " us, max " << HTSIM_MAX << " us"
                   << (bytes == 2000000 ? "" : " (for 2000000 B per host: not these bytes)")
                   << std::endl;
