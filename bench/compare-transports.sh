@@ -48,8 +48,12 @@ def us(ns):
     return "%.1f" % (float(ns) / 1e3)
 
 
-header = ["workload", "transport", "step time (us)", "exposed comm. (us)",
-          "collective p50 (us)", "collective p99 (us)", "FCT p99 (us)", "FCT max (us)",
+def ms(ns):
+    return "%.2f" % (float(ns) / 1e6)
+
+
+header = ["workload", "transport", "step time (ms)", "exposed comm. (ms)",
+          "collective p50 (ms)", "collective p99 (ms)", "FCT p99 (us)", "FCT max (us)",
           "resent packets"]
 rows = []
 for workload in ("dp", "moe"):
@@ -65,8 +69,8 @@ for workload in ("dp", "moe"):
         exposed = sum(sum(float(v) for k, v in r.items() if k.startswith("exposed_"))
                       for r in steps) / len(steps)
         fct = s["flows"]["fct_ns"]
-        rows.append([workload + (" (ep=8)" if workload == "moe" else ""), transport, us(step),
-                     us(exposed), us(nearest_rank(colls, 0.5)), us(nearest_rank(colls, 0.99)),
+        rows.append([workload + (" (ep=8)" if workload == "moe" else ""), transport, ms(step),
+                     ms(exposed), ms(nearest_rank(colls, 0.5)), ms(nearest_rank(colls, 0.99)),
                      us(fct["p99"]), us(fct["max"]),
                      str(s["network"]["retransmitted_packets"])])
 if markdown:
