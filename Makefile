@@ -12,7 +12,9 @@
 #   make sample        regenerate the sample pcap in traces/ from the demo
 #   make doc           render doc/ai-training.rst standalone to $(BUILD)/doc-html (warnings fail)
 #   make bench         benchmark programs (ratios against a baseline measured in the same run;
-#                      about 15 minutes: the 1024-rank all-reduce is the long one)
+#                      about 20 minutes: the 1024-rank all-reduce is the long one)
+#   make compare-transports  a DP and an MoE training job over RC and over UET (k=8, 128
+#                      ranks): one table of step time, exposed communication, tails, resends
 # Work on a fresh Debian 12 machine: packages come from apt (sudo when not root).
 
 SHELL      := /bin/bash
@@ -29,7 +31,7 @@ SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PKGS := cmake g++ make python3 libns3-dev libboost-dev libgtest-dev tshark wireshark-common \
         gnuplot-nox libprotobuf-dev protobuf-compiler zlib1g-dev python3-sphinx
 
-.PHONY: all deps configure build run test bench bench-mpi check-intree check-ns3 check-mpi doc format check-format sample clean
+.PHONY: all deps configure build run test bench compare-transports bench-mpi check-intree check-ns3 check-mpi doc format check-format sample clean
 
 all: build
 
@@ -72,6 +74,8 @@ bench: configure
 	./$(BUILD)/ait-ring-bench --k=4,8 --cases=module --schedulers=map,heap,mappis,pis --repeat=3
 	./$(BUILD)/ait-scheduler-bench --schedulers=map,heap,mappis,pis
 	./$(BUILD)/ait-allreduce-bench
+	./$(BUILD)/ait-permutation-bench --k=8
+	nice ./$(BUILD)/ait-permutation-bench --k=16
 
 check-intree:
 	bash cmake/check-intree.sh
@@ -81,6 +85,10 @@ check-ns3:
 
 check-mpi:
 	bash cmake/check-mpi.sh
+
+compare-transports: configure
+	cmake --build $(BUILD) -j $(JOBS) --target ai-training-sim
+	bash bench/compare-transports.sh $(BUILD) $(OUT)-transports
 
 bench-mpi:
 	bash cmake/bench-mpi.sh

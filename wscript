@@ -132,6 +132,7 @@ def build(bld):
         'test/rdma-reorder-test.cc',
         'test/uet-credit-test.cc',
         'test/uet-transport-test.cc',
+        'test/transport-comparison-test.cc',
         'test/rdma-timer-test.cc',
         'test/ring-fifo-test.cc',
         'test/roce-link-test.cc',
