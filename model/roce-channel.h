@@ -69,6 +69,17 @@ class RoceChannel : public Channel
     void TransmitStart(RoceWireFrame&& frame, RoceNetDevice* src, Time txTime);
 
     /**
+     * \brief Start loading what TransmitStart touches first (the ends, the cable state and both
+     *        directions) into the cache; changes nothing.
+     */
+    void PrefetchTransmit() const
+    {
+        __builtin_prefetch(&m_dev[0]);
+        __builtin_prefetch(&m_dir[0]);
+        __builtin_prefetch(&m_dir[1]);
+    }
+
+    /**
      * \param device one end of the cable
      * \return the device at the other end (null if there is none yet)
      */

@@ -414,6 +414,10 @@ RoceNetDevice::TryTransmit()
     {
         return;
     }
+    if (m_channel)
+    {
+        m_channel->PrefetchTransmit(); // loads while the frame is chosen and timed
+    }
     int sel = SelectQueue();
     if (sel < 0)
     {

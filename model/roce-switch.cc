@@ -532,6 +532,10 @@ RoceSwitch::ReceiveFrame(uint32_t inPort,
         return;
     }
     const uint32_t out = Choose(d, m_hostGroup[idx], priority);
+    // the egress device and the port's counters are likely cold: load them while the MMU
+    // accounts the frame
+    m_ports[out]->PrefetchSend(priority);
+    m_stats.Prefetch(out * NPRIO + priority);
     uint32_t bytes = frame.ipBytes;
     const SwitchMmu::DropReason r = m_mmu->CheckAdmission(inPort, priority, out, bytes);
     if (r != SwitchMmu::DROP_NONE)

@@ -50,6 +50,15 @@ class SparseSlots
     }
 
     /**
+     * \brief Start loading the slot index of a key into the cache; changes nothing.
+     * \param key the key
+     */
+    void Prefetch(std::size_t key) const
+    {
+        __builtin_prefetch(&m_slotOf[key]);
+    }
+
+    /**
      * \param key the key
      * \return the index of its slot (allocated on first use; never 0)
      */
