@@ -74,19 +74,7 @@ class Progress
         if (m_on && std::chrono::duration<double>(now - m_last).count() >= m_interval)
         {
             m_last = now;
-            const double wall = std::chrono::duration<double>(now - m_start).count();
-            const double events = Simulator::GetEventCount();
-            const double f = std::min(1.0, std::max(0.0, m_work()));
-            std::cerr << "\r[ai-training-sim] sim " << std::fixed << std::setprecision(3)
-                      << Simulator::Now().GetSeconds() * 1e3 << " ms | " << std::setprecision(1)
-                      << 100 * f << " % (" << m_detail() << ") | wall " << wall << " s";
-            if (f > 0 && f < 1)
-            {
-                std::cerr << ", ~" << std::setprecision(0) << wall * (1 - f) / f << " s left";
-            }
-            std::cerr << " | " << std::setprecision(2) << std::scientific << events / wall
-                      << " events/s   " << std::defaultfloat << std::flush;
-            m_printed = true;
+            Print(now);
         }
         if (m_fraction() < 1.0)
         {
@@ -94,12 +82,33 @@ class Progress
         }
     }
 
+    /// The run is over: a last line with the state at the end (the totals when all ran).
     void Done()
     {
-        if (m_printed)
+        if (m_on)
         {
+            Print(std::chrono::steady_clock::now());
             std::cerr << std::endl;
         }
+    }
+
+  private:
+    /// \param now the wall time: print one line (over the previous one, '\r')
+    void Print(std::chrono::steady_clock::time_point now)
+    {
+        const double wall = std::chrono::duration<double>(now - m_start).count();
+        const double events = Simulator::GetEventCount();
+        const double f = std::min(1.0, std::max(0.0, m_work()));
+        std::cerr << "\r[ai-training-sim] sim " << std::fixed << std::setprecision(3)
+                  << Simulator::Now().GetSeconds() * 1e3 << " ms | " << std::setprecision(1)
+                  << 100 * f << " % (" << m_detail() << ") | wall " << wall << " s";
+        if (f > 0 && f < 1)
+        {
+            std::cerr << ", ~" << std::setprecision(0) << wall * (1 - f) / f << " s left";
+        }
+        std::cerr << " | " << std::setprecision(2) << std::scientific
+                  << (wall > 0 ? events / wall : 0.0) << " events/s   " << std::defaultfloat
+                  << std::flush;
     }
 
   private:
@@ -110,7 +119,6 @@ class Progress
     std::function<std::string()> m_detail;
     std::chrono::steady_clock::time_point m_start;
     std::chrono::steady_clock::time_point m_last;
-    bool m_printed{false};
 };
 
 } // namespace

@@ -221,6 +221,11 @@ Study::BuildTraffic(const std::string& net)
     m_flowStarter->Install(o.flows);
     const double total = o.flows.size();
     m_fraction = [this, total]() { return m_flowStarter->GetNInstalledCompleted() / total; };
+    m_work = m_fraction;
+    m_detail = [this]() {
+        return "flows " + std::to_string(m_flowStarter->GetNInstalledCompleted()) + "/" +
+               std::to_string(m_o.flows.size());
+    };
     if (!m_trial)
     {
         uint64_t bytes = 0;

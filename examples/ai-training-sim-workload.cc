@@ -124,16 +124,21 @@ ReadWorkloadFile(Options& o, const Given& g, const std::string& wl)
     {
         Fail(error);
     }
-    const TrainingWorkload& w = o.workload;
+    TrainingWorkload& w = o.workload;
     const uint32_t declared = w.declaredRanks;
-    if (declared > 0 && g.count("ranks") && o.ranks != declared)
+    const uint64_t unit = uint64_t(w.tp) * w.pp * w.ep;
+    if (declared > 0 && o.ranks > 0 && o.ranks != declared)
     {
-        Fail(Arg("ranks", Value(g, "ranks")) +
-             " does not match all_gpus: " + std::to_string(declared) + " of " + wl +
-             " (line 1): leave --ranks out or give --ranks=" + std::to_string(declared));
+        // as SimAI's packet-level (ns-3) back end, whose GPU count is its topology's, not the
+        // file's: the same layers, TP, PP and EP on another DP width (so a full-width file can
+        // be run small); a --ranks that is no multiple of TP x PP x EP is refused below
+        notices.push_back(wl + ":1: all_gpus " + std::to_string(declared) +
+                          " is overridden by --ranks=" + std::to_string(o.ranks) + ": DP " +
+                          std::to_string(o.ranks / (w.tp * w.pp)) + " instead of " +
+                          std::to_string(declared / (w.tp * w.pp)));
+        w.declaredRanks = o.ranks % unit == 0 ? o.ranks : 0; // the job's size (else refused)
     }
     o.notices = notices; // printed once every check passed
-    const uint64_t unit = uint64_t(w.tp) * w.pp * w.ep;
     if (o.ranks == 0 && declared > 0)
     {
         o.ranks = declared; // all_gpus: the job's size (checked against the hosts below)

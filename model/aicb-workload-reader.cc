@@ -371,7 +371,18 @@ reader::ParseAicb(const std::string& path, std::vector<std::string>* notices)
         }
         if (layers.size() == declared)
         {
-            READER_ERROR(n, "more layer lines than the " << declared << " declared on line 2");
+            // as SimAI, which reads the declared number of layers and no further
+            uint32_t more = 0;
+            for (uint32_t m = n; m <= lines.size(); ++m)
+            {
+                more += Tokens(lines[m - 1], false).empty() ? 0 : 1;
+            }
+            note(n,
+                 "line 2 declares " + std::to_string(declared) + " layer lines: the " +
+                     std::to_string(more) +
+                     " non-blank line(s) from here on are ignored (as SimAI, which reads the "
+                     "declared number)");
+            break;
         }
         last = n;
         if (f.size() != 12)
@@ -478,11 +489,18 @@ reader::ParseAicb(const std::string& path, std::vector<std::string>* notices)
         layers.push_back(l);
         layerLines.push_back(n);
     }
-    if (layers.size() != declared)
+    if (layers.empty())
     {
-        READER_ERROR(last,
-                     "line 2 declares " << declared << " layer lines, but the file has "
-                                        << layers.size());
+        READER_ERROR(last, "line 2 declares " << declared << " layer lines, but the file has none");
+    }
+    if (layers.size() < declared)
+    {
+        // SimAI reads on past the end of the file (layers of undefined times and no comms):
+        // the layers the file has are run
+        const std::string have = std::to_string(layers.size());
+        note(last,
+             "line 2 declares " + std::to_string(declared) + " layer lines, but the file ends " +
+                 "after " + have + ": the " + have + " layers given are run");
     }
     TrainingWorkload w;
     if (policy == AicbPolicy::MICRO)

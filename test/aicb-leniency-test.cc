@@ -195,6 +195,67 @@ TEST_F(AicbLeniencyTest, IgnoredFieldsGetANoticeAndChangeNothing)
     EXPECT_EQ(Count(b.stages[0], WorkloadOp::SEND), 0u);
 }
 
+TEST_F(AicbLeniencyTest, TheLayerCountOfLineTwoIsNotTrustedBlindly)
+{
+    // a layer line of its own per layer, so the programs tell which layers were read
+    auto layer = [](uint32_t bytes) {
+        return "attn\t-1\t100\tALLREDUCE\t1024\t100\tNONE\t0\t100\tALLREDUCE\t" +
+               std::to_string(bytes) + "\t1\n";
+    };
+    const std::string head = "HYBRID_TRANSFORMER model_parallel_NPU_group: 2 ep: 1 pp: 1 ga: 1 "
+                             "all_gpus: 4\n";
+    const std::string three =
+        Write("three.txt", head + "3\n" + layer(1000) + layer(2000) + layer(3000));
+    // aicb's L65B-M1-C05 file: line 2 declares 839 layer lines, the file ends after 33; SimAI
+    // reads on past the end of the file: the layers given are run
+    const std::string shortFile =
+        Write("short.txt", head + "839\n" + layer(1000) + layer(2000) + layer(3000) + "\n");
+    // more lines than declared: SimAI reads the declared number, the rest is never read
+    const std::string longFile = Write("long.txt",
+                                       head + "3\n" + layer(1000) + layer(2000) + layer(3000) +
+                                           "\n" + layer(4000) + "not a layer line\n");
+    std::vector<std::string> notices;
+    const TrainingWorkload a = Accept(three, &notices);
+    EXPECT_TRUE(notices.empty());
+    const TrainingWorkload b = Accept(shortFile, &notices);
+    EXPECT_EQ(notices,
+              std::vector<std::string>{shortFile +
+                                       ":5: line 2 declares 839 layer lines, but the "
+                                       "file ends after 3: the 3 layers given are run"});
+    const TrainingWorkload c = Accept(longFile, &notices);
+    EXPECT_EQ(notices,
+              std::vector<std::string>{longFile + ":7: line 2 declares 3 layer lines: the 2 "
+                                                  "non-blank line(s) from here on are ignored (as "
+                                                  "SimAI, which reads the declared number)"});
+    // the same three layers, so the same programs
+    ASSERT_EQ(a.stages.size(), 1u);
+    for (const TrainingWorkload* w : {&b, &c})
+    {
+        ASSERT_EQ(w->stages.size(), 1u);
+        EXPECT_EQ(w->stages[0].size(), a.stages[0].size());
+        EXPECT_EQ(Collectives(w->stages[0]), Collectives(a.stages[0]));
+        EXPECT_EQ(w->declaredRanks, 4u);
+    }
+    const std::vector<Coll> dp = {{Communicator::ALL_REDUCE, ParallelGroup::DP, 3000},
+                                  {Communicator::ALL_REDUCE, ParallelGroup::DP, 2000},
+                                  {Communicator::ALL_REDUCE, ParallelGroup::DP, 1000}};
+    std::vector<Coll> grads;
+    for (const Coll& x : Collectives(a.stages[0]))
+    {
+        if (x.group == ParallelGroup::DP)
+        {
+            grads.push_back(x);
+        }
+    }
+    EXPECT_EQ(grads, dp) << "one gradient all-reduce per layer read, in reverse layer order";
+    // a declared count with no layer line at all is still an error
+    TrainingWorkload w;
+    std::string error;
+    const std::string none = Write("none.txt", head + "5\n\n");
+    EXPECT_FALSE(WorkloadReader::TryRead(none, w, error, &notices));
+    EXPECT_EQ(error, none + ":2: line 2 declares 5 layer lines, but the file has none");
+}
+
 TEST_F(AicbLeniencyTest, MicroRunsTheWeightGradientCollectivesOverAllGpusBackToBack)
 {
     // as aicb's micro_test files: policy only; compute columns 1 ns
@@ -345,3 +406,33 @@ TEST_F(AicbLeniencyTest, DataPolicyRunsEveryGpuDataParallel)
 }
 
 } // namespace
+
+TEST(AicbLeniencyStudy, RanksOverridesAllGpusWithANotice)
+{
+    if (test::SimProgram().empty())
+    {
+        GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
+    }
+    // the sample declares all_gpus 16 (TP 2): as SimAI's ns-3 back end, whose GPU count is its
+    // topology's, 4 ranks run the same layers at DP 2
+    const std::string dir = "/tmp/ait-aicb-ranks-" + std::to_string(getpid());
+    const std::string file = AIT_SOURCE_DIR "/traces/aicb-sample.txt";
+    const test::ProgramRun r =
+        test::RunSim("--workload=" + file + " --ranks=4 --steps=1 --plots=false --outputDir=" + dir,
+                     300);
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.err.find("ai-training-sim: note: " + file +
+                         ":1: all_gpus 16 is overridden by --ranks=4: DP 2 instead of 8\n"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.out.find("1 job(s) of 4 ranks (DP 2 x TP 2 x PP 1, EP 1)"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("every posted message is recorded"), std::string::npos) << r.out;
+    // the file's own width gives no such notice
+    const test::ProgramRun same = test::RunSim(
+        "--workload=" + file + " --ranks=16 --steps=1 --plots=false --outputDir=" + dir,
+        300);
+    ASSERT_EQ(same.rc, 0) << same.err;
+    EXPECT_EQ(same.err.find("is overridden by --ranks"), std::string::npos) << same.err;
+    test::Shell("rm -rf " + dir);
+}

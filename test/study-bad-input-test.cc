@@ -58,7 +58,8 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
              "time.txt",
              "ai-training-workload 1\nname x\ntp 1\npp 1\nep 1\nsteps 1\n\nprogram all\nfwd "
              "compute abc\n");
-    // AICB: TP 32 without all_gpus (no default fits 16 hosts); all_gpus 8 against --ranks
+    // AICB: TP 32 without all_gpus (no default fits 16 hosts); all_gpus 8 against a --ranks of no
+    // multiple of TP x PP x EP
     const std::string tp32text =
         replace(replace(aicb, "model_parallel_NPU_group: 2", "model_parallel_NPU_group: 32"),
                 "all_gpus: 16",
@@ -107,7 +108,7 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
         {"--workload=" + badTime, badTime + ":9: compute: \"abc\" is not a duration"},
         {"--workload=" + tmp, "--workload=" + tmp + " is a directory"},
         {"--workload=" + noGpus, "--workload=" + noGpus + " needs --ranks: TP x PP x EP = 32 is more than the default 16 ranks and the file declares no all_gpus"},
-        {"--workload=" + gpus8 + " --ranks=16", "--ranks=16 does not match all_gpus: 8 of " + gpus8 + " (line 1)"},
+        {"--workload=" + gpus8 + " --ranks=5", "--ranks=5 is not a positive multiple of TP x PP x EP = 2 (of --workload=" + gpus8 + ")"},
         {"--workload=" + tp32, "1 job(s) of 32 ranks need more than the 16 hosts of this k=4 fat-tree (the ranks are the workload file's all_gpus"},
         {"--workload=/nonexistent/x.txt", "--workload=/nonexistent/x.txt is neither a preset"},
         // wrap-around, junk and missing upper bounds
