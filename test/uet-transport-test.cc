@@ -740,3 +740,12 @@ TEST_F(Ns3Fixture, UetRepsBufferSizeKeepsOnlyTheNewestRecycledEntropies)
     ASSERT_LE(one.overwritten + repeats(one), one.acks);
     EXPECT_LE(one.acks - one.overwritten - repeats(one), 1u) << "more left than the buffer holds";
 }
+
+TEST(UetRepsBadInput, AttributesOutOfRangeAreRefused)
+{
+    EXPECT_DEATH(CreateObject<UetTransport>()->SetAttribute("RepsBufferSize", UintegerValue(16385)),
+                 "RepsBufferSize");
+    EXPECT_DEATH(
+        CreateObject<UetTransport>()->SetAttribute("RepsMaxQueueDelay", TimeValue(NanoSeconds(-1))),
+        "RepsMaxQueueDelay");
+}
