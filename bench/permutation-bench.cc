@@ -47,7 +47,10 @@
  * mean and largest one-way delay (sender NIC to receiver NIC) of each flow's packets, and the
  * switches' egress data queues by tier (host NIC, edge->agg, agg->core, core->agg, agg->edge,
  * edge->host), sampled every microsecond until 95 % of the ideal: mean, largest, and how often
- * non-empty.
+ * non-empty; with NSCC its multiplicative decreases and quick adapts summed over the senders,
+ * and when they happen the ACKs whose entropy UetTransport::RepsMaxQueueDelay kept from reuse
+ * and the recycled entropies a full UetTransport::RepsBufferSize buffer overwrote. Other
+ * attributes (--ns3::RoceNscc::*, --ns3::UetTransport::Reps*) pass to every case.
  *
  * Exit status 1 if a flow does not complete, or a UET case resends a packet without a switch
  * drop (reordering must never cause a resend); 2 for bad input.
@@ -525,6 +528,42 @@ RunCase(uint32_t k, uint64_t bytes, const Case& c, uint32_t seed, bool breakdown
     if (breakdown && c.uet)
     {
         PrintBreakdown(bd, IdealSeconds(bytes, true) * 1e6);
+        uint64_t late = 0;
+        uint64_t overwritten = 0;
+        for (const Ptr<RdmaNic>& nic : nics)
+        {
+            late += nic->GetUetTransport()->GetStats().lateEntropies;
+            overwritten += nic->GetUetTransport()->GetStats().overwrittenEntropies;
+        }
+        uint64_t decreases = 0;
+        uint64_t quickAdapts = 0;
+        uint32_t nscc = 0;
+        for (const auto& [a, b] : qps)
+        {
+            if (Ptr<RoceNscc> cc = DynamicCast<RoceNscc>(a->GetCongestionControl()))
+            {
+                decreases += cc->GetDecreases();
+                quickAdapts += cc->GetQuickAdapts();
+                ++nscc;
+            }
+        }
+        if (nscc > 0)
+        {
+            std::cout << "  NSCC: " << decreases << " multiplicative decreases, " << quickAdapts
+                      << " quick adapts over " << nscc << " senders" << std::endl;
+        }
+        if (late > 0)
+        {
+            std::cout << "  unmarked ACKs whose entropy was not recycled for its delay "
+                         "(UetTransport::RepsMaxQueueDelay): "
+                      << late << std::endl;
+        }
+        if (overwritten > 0)
+        {
+            std::cout << "  recycled entropies overwritten in a full buffer "
+                         "(UetTransport::RepsBufferSize): "
+                      << overwritten << std::endl;
+        }
     }
     r.setupCpu = c1 - c0;
     r.runCpu = c2 - c1;
