@@ -17,7 +17,15 @@
  *  - rc:            RdmaNic Transport Rc: RoCEv2 reliable connection, one path per flow (the
  *                   ECMP hash of its 5-tuple), go-back-N;
  *  - uet-reps:      Transport Uet, PathSelection Reps, EntropyCount 256;
- *  - uet-oblivious: Transport Uet, PathSelection Oblivious, EntropyCount 256.
+ *  - uet-oblivious: Transport Uet, PathSelection Oblivious, EntropyCount 256;
+ *  - uet-reps-nscc: uet-reps with UEC's stack as htsim's UEC experiments set it up: NSCC
+ *                   (CongestionControl Nscc) with BaseRtt = the unloaded inter-pod RTT
+ *                   (UetBaseRttSeconds(), 14.0 us), and switch ECN marking from Kmin = 20 % to
+ *                   Kmax = 80 % of that path's BDP (35.1 / 140.4 KB) with probability 1 at Kmax
+ *                   (htsim's main_uec.cpp marks from 20 % to 80 % of its 35-packet, about one
+ *                   BDP, queue). DCQCN's thresholds (400 / 1600 KB at 100 Gb/s) never mark
+ *                   here, so REPS never learns which paths are congested; DCQCN with these
+ *                   thresholds cuts its rate at every echo (1.30x at k=8).
  *
  * FCT of a flow = the time its receiver has every byte (the receive completion), from 0 (all are
  * posted at 0). Per case: p50/p99/max FCT (nearest rank over the H flows), the ideal and the
@@ -33,6 +41,16 @@
  * full frame each. Headers: UET IPv4 20 + UDP 8 + UET 24 = 52 bytes; RC IPv4 20 + UDP 8 + BTH 12
  * + ICRC 4 = 44 bytes, + RETH 16 on the first packet. With --bytes=2000000 (htsim's "2 MB";
  * its permutation's ideal is quoted as about 165 us) the ideal is 171.5 us for UET.
+ *
+ * --breakdown=true prints, per UET case, where the time goes: each sender's last new data
+ * packet and its wire rate until then, the first and last data arrival at each receiver, the
+ * mean and largest one-way delay (sender NIC to receiver NIC) of each flow's packets, and the
+ * switches' egress data queues by tier (host NIC, edge->agg, agg->core, core->agg, agg->edge,
+ * edge->host), sampled every microsecond until 95 % of the ideal: mean, largest, and how often
+ * non-empty; with NSCC its multiplicative decreases and quick adapts summed over the senders,
+ * and when they happen the ACKs whose entropy UetTransport::RepsMaxQueueDelay kept from reuse
+ * and the recycled entropies a full UetTransport::RepsBufferSize buffer overwrote. Other
+ * attributes (--ns3::RoceNscc::*, --ns3::UetTransport::Reps*) pass to every case.
  *
  * Exit status 1 if a flow does not complete, or a UET case resends a packet without a switch
  * drop (reordering must never cause a resend); 2 for bad input.
@@ -50,9 +68,12 @@
 #include "ns3/network-module.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstring>
 #include <iomanip>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -82,6 +103,7 @@ struct Case
     std::string name;      //!< rc, uet-reps, uet-oblivious
     bool uet;              //!< UET (else RC)
     std::string selection; //!< UET PathSelection
+    bool uecStack;         //!< NSCC, BaseRtt and ECN marking as UEC's htsim (uet-reps-nscc)
 };
 
 /// The measurements of one case (sent from the child to the parent through a pipe).
@@ -118,6 +140,20 @@ IdealSeconds(uint64_t bytes, bool uet)
         double(bytes) + double(packets) * (headers + ETHERNET_WIRE) + (uet ? 0 : 16);
     const double frame = MTU + headers + 18; // a full frame, header and FCS
     return wire * 8 / LINE_RATE + HOPS * (CABLE_DELAY + frame * 8 / LINE_RATE);
+}
+
+/**
+ * \return the unloaded round-trip time of the longest (inter-pod) path over UET: a full data
+ *         frame and an ACK frame (IPv4 + UDP + UET header, Ethernet header and FCS) each
+ *         stored and forwarded on the six links, plus their 1 us cables both ways, seconds
+ */
+double
+UetBaseRttSeconds()
+{
+    const double headers = 20 + 8 + UetHeader::SIZE;
+    const double data = MTU + headers + 18;
+    const double ack = headers + 18;
+    return HOPS * (2 * CABLE_DELAY + (data + ack) * 8 / LINE_RATE);
 }
 
 /**
@@ -175,6 +211,111 @@ struct Run
 };
 
 /**
+ * \brief --breakdown: where a UET flow's time goes. Every data packet's one-way delay (sender
+ *        NIC Tx to receiver NIC Rx) per flow, each sender's last new data packet, and the
+ *        egress data queues of the switches by tier, sampled every microsecond.
+ */
+struct Breakdown
+{
+    uint32_t k{0};                       //!< radix
+    std::vector<uint32_t> dest;          //!< destination of each host
+    std::vector<std::vector<Time>> sent; //!< per receiver: Tx time by PSN offset
+    std::vector<uint32_t> firstPsn;      //!< per receiver: PSN of its first data packet
+    std::vector<bool> havePsn;           //!< firstPsn set
+    std::vector<double> maxDelayUs;      //!< per receiver: largest one-way delay
+    std::vector<double> sumDelayUs;      //!< per receiver: sum of one-way delays
+    std::vector<uint32_t> packets;       //!< per receiver: data packets received
+    std::vector<double> lastTxUs;        //!< per sender: last data Tx
+    std::vector<double> firstRxUs;       //!< per receiver: first data arrival
+    std::vector<double> lastRxUs;        //!< per receiver: last data arrival
+    static constexpr int TIERS = 6;   //!< host NIC, edge up, agg up, core down, agg down, edge down
+    std::array<double, TIERS> qSum{}; //!< sum of sampled queue bytes per tier
+    std::array<uint64_t, TIERS> qMax{};                    //!< largest sampled queue per tier
+    std::array<uint64_t, TIERS> qN{};                      //!< samples per tier
+    std::array<uint64_t, TIERS> qBusy{};                   //!< samples with >= 1 packet queued
+    std::vector<std::pair<Ptr<RoceNetDevice>, int>> ports; //!< sampled queues and their tier
+
+    /// \return the big-endian 32-bit word at p
+    static uint32_t Rd32(const uint8_t* p)
+    {
+        return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | p[3];
+    }
+
+    /**
+     * \brief NIC Tx trace of host: note the send time of a data packet by its PSN.
+     * \param host the sender
+     * \param p the IPv4 datagram
+     */
+    void OnTx(uint32_t host, Ptr<const Packet> p)
+    {
+        uint8_t b[52];
+        if (p->GetSize() < 1000 || p->CopyData(b, 52) < 52 || b[28] != UetHeader::DATA)
+        {
+            return;
+        }
+        const uint32_t r = dest[host];
+        const uint32_t psn = Rd32(b + 36);
+        if (!havePsn[r])
+        {
+            havePsn[r] = true;
+            firstPsn[r] = psn;
+        }
+        const uint32_t off = psn - firstPsn[r];
+        if (sent[r].size() <= off)
+        {
+            sent[r].resize(off + 1, Time(-1));
+            lastTxUs[host] = Simulator::Now().GetSeconds() * 1e6;
+        }
+        sent[r][off] = Simulator::Now();
+    }
+
+    /**
+     * \brief NIC Rx trace of host: the one-way delay of a data packet.
+     * \param host the receiver
+     * \param p the IPv4 datagram
+     */
+    void OnRx(uint32_t host, Ptr<const Packet> p)
+    {
+        uint8_t b[52];
+        if (p->GetSize() < 1000 || p->CopyData(b, 52) < 52 || b[28] != UetHeader::DATA)
+        {
+            return;
+        }
+        const uint32_t off = Rd32(b + 36) - firstPsn[host];
+        const double now = Simulator::Now().GetSeconds() * 1e6;
+        if (packets[host] == 0)
+        {
+            firstRxUs[host] = now;
+        }
+        lastRxUs[host] = now;
+        const double d = now - sent[host][off].GetSeconds() * 1e6;
+        maxDelayUs[host] = std::max(maxDelayUs[host], d);
+        sumDelayUs[host] += d;
+        ++packets[host];
+    }
+
+    /**
+     * \brief Sample every data queue, again in 1 us until until.
+     * \param until the last sample time
+     */
+    void Sample(Time until)
+    {
+        for (const auto& [dev, tier] : ports)
+        {
+            const uint64_t q = dev->GetQueueBytes(3);
+            qSum[tier] += q;
+            qMax[tier] = std::max(qMax[tier], q);
+            ++qN[tier];
+            qBusy[tier] += q > 0;
+        }
+        if (Simulator::Now() < until)
+        {
+            Simulator::Schedule(MicroSeconds(1), &Breakdown::Sample, this, until);
+        }
+    }
+};
+
+/**
  * \param sorted ascending values (not empty)
  * \param q quantile in (0, 1]
  * \return the nearest-rank quantile
@@ -187,6 +328,58 @@ NearestRank(const std::vector<double>& sorted, double q)
 }
 
 /**
+ * \brief Print the --breakdown of a UET case.
+ * \param bd the breakdown
+ * \param idealUs the ideal FCT, us
+ */
+void
+PrintBreakdown(const Breakdown& bd, double idealUs)
+{
+    const uint32_t h = bd.dest.size();
+    auto stats = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        std::ostringstream o;
+        o << std::fixed << std::setprecision(2) << "p50 " << NearestRank(v, 0.5) << " p99 "
+          << NearestRank(v, 0.99) << " max " << v.back();
+        return o.str();
+    };
+    std::vector<double> lastTx(bd.lastTxUs.begin(), bd.lastTxUs.end());
+    std::vector<double> firstRx(bd.firstRxUs.begin(), bd.firstRxUs.end());
+    std::vector<double> lastRx(bd.lastRxUs.begin(), bd.lastRxUs.end());
+    std::vector<double> maxD(bd.maxDelayUs.begin(), bd.maxDelayUs.end());
+    std::vector<double> meanD;
+    std::vector<double> rate;
+    for (uint32_t i = 0; i < h; ++i)
+    {
+        meanD.push_back(bd.sumDelayUs[i] / std::max<uint32_t>(1, bd.packets[i]));
+    }
+    for (uint32_t i = 0; i < h; ++i)
+    {
+        // sender i's average send rate (Gb/s of payload + headers on the wire) up to its last
+        // new packet
+        const double wire = (idealUs - 6 * (1 + (4096 + 52 + 18) * 8 / 100e3)) * 100e3 / 8;
+        rate.push_back(wire * 8 / (bd.lastTxUs[i] * 1e3));
+    }
+    std::cout << "  breakdown (us): sender's last new data packet " << stats(lastTx) << "\n"
+              << "                  its wire rate until then (Gb/s) " << stats(rate) << "\n"
+              << "                  receiver's first data packet " << stats(firstRx) << "\n"
+              << "                  receiver's last data packet " << stats(lastRx) << "\n"
+              << "                  one-way delay, mean per flow " << stats(meanD) << "\n"
+              << "                  one-way delay, max per flow " << stats(maxD) << "\n";
+    const char* names[Breakdown::TIERS] =
+        {"host NIC", "edge->agg", "agg->core", "core->agg", "agg->edge", "edge->host"};
+    for (int t = 0; t < Breakdown::TIERS; ++t)
+    {
+        std::cout << "  data queue " << std::left << std::setw(11) << names[t] << std::right
+                  << std::fixed << std::setprecision(1) << " mean " << std::setw(7)
+                  << bd.qSum[t] / std::max<uint64_t>(1, bd.qN[t]) / 1e3 << " KB, max "
+                  << std::setw(7) << bd.qMax[t] / 1e3 << " KB, non-empty " << std::setprecision(1)
+                  << 100.0 * bd.qBusy[t] / std::max<uint64_t>(1, bd.qN[t]) << " % of samples\n";
+    }
+    std::cout << std::flush;
+}
+
+/**
  * \brief One case.
  * \param k radix
  * \param bytes bytes per host
@@ -195,7 +388,7 @@ NearestRank(const std::vector<double>& sorted, double q)
  * \return the measurements
  */
 Result
-RunCase(uint32_t k, uint64_t bytes, const Case& c, uint32_t seed)
+RunCase(uint32_t k, uint64_t bytes, const Case& c, uint32_t seed, bool breakdown)
 {
     Result r;
     const double c0 = bench::CpuSeconds();
@@ -207,6 +400,19 @@ RunCase(uint32_t k, uint64_t bytes, const Case& c, uint32_t seed)
     {
         Config::SetDefault("ns3::UetTransport::EntropyCount", UintegerValue(256));
         Config::SetDefault("ns3::UetTransport::PathSelection", StringValue(c.selection));
+    }
+    if (c.uecStack)
+    {
+        // UEC's stack as htsim's UEC experiments configure it: NSCC with the path's unloaded
+        // RTT as base RTT, and ECN marking from 20 % to 80 % of the BDP, probability 1 there
+        const double rtt = UetBaseRttSeconds();
+        const double bdp = LINE_RATE * rtt / 8;
+        Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("Nscc"));
+        Config::SetDefault("ns3::RdmaNic::BaseRtt",
+                           TimeValue(NanoSeconds(std::llround(rtt * 1e9))));
+        Config::SetDefault("ns3::SwitchMmu::EcnKmin", UintegerValue(std::llround(0.2 * bdp)));
+        Config::SetDefault("ns3::SwitchMmu::EcnKmax", UintegerValue(std::llround(0.8 * bdp)));
+        Config::SetDefault("ns3::SwitchMmu::EcnPmax", DoubleValue(1.0));
     }
     FatTreeHelper fabric(k);
     fabric.Install();
@@ -231,6 +437,54 @@ RunCase(uint32_t k, uint64_t bytes, const Case& c, uint32_t seed)
         Simulator::ScheduleWithContext(fabric.GetHostNode(i)->GetId(), Seconds(0), [qp, bytes]() {
             qp->PostSend(bytes, RdmaQueuePair::WRITE);
         });
+    }
+    Breakdown bd;
+    if (breakdown && c.uet)
+    {
+        bd.k = k;
+        bd.dest = dest;
+        bd.sent.resize(h);
+        bd.firstPsn.assign(h, 0);
+        bd.havePsn.assign(h, false);
+        bd.maxDelayUs.assign(h, 0);
+        bd.sumDelayUs.assign(h, 0);
+        bd.packets.assign(h, 0);
+        bd.lastTxUs.assign(h, 0);
+        bd.firstRxUs.assign(h, 0);
+        bd.lastRxUs.assign(h, 0);
+        for (uint32_t i = 0; i < h; ++i)
+        {
+            nics[i]->TraceConnectWithoutContext("Tx", MakeCallback(&Breakdown::OnTx, &bd).Bind(i));
+            nics[i]->TraceConnectWithoutContext("Rx", MakeCallback(&Breakdown::OnRx, &bd).Bind(i));
+            bd.ports.emplace_back(nics[i]->GetDevice(), 0);
+        }
+        const uint32_t half = k / 2;
+        for (uint32_t p = 0; p < k; ++p)
+        {
+            for (uint32_t e = 0; e < half; ++e)
+            {
+                Ptr<RoceSwitch> sw = fabric.GetSwitch(fabric.GetEdge(p, e));
+                for (uint32_t port = 0; port < sw->GetNPorts(); ++port)
+                {
+                    bd.ports.emplace_back(sw->GetPort(port), port < half ? 5 : 1);
+                }
+                sw = fabric.GetSwitch(fabric.GetAggregation(p, e));
+                for (uint32_t port = 0; port < sw->GetNPorts(); ++port)
+                {
+                    bd.ports.emplace_back(sw->GetPort(port), port < half ? 4 : 2);
+                }
+            }
+        }
+        for (uint32_t j = 0; j < half * half; ++j)
+        {
+            Ptr<RoceSwitch> sw = fabric.GetSwitch(fabric.GetCore(j));
+            for (uint32_t port = 0; port < sw->GetNPorts(); ++port)
+            {
+                bd.ports.emplace_back(sw->GetPort(port), 3);
+            }
+        }
+        const Time until = Seconds(IdealSeconds(bytes, true) * 0.95);
+        Simulator::Schedule(MicroSeconds(1), &Breakdown::Sample, &bd, until);
     }
     Simulator::Stop(Seconds(1)); // far beyond any case: what has not completed by then failed
     const double c1 = bench::CpuSeconds();
@@ -271,6 +525,46 @@ RunCase(uint32_t k, uint64_t bytes, const Case& c, uint32_t seed)
     }
     r.pauses = s.pfcPauseFrames;
     r.ecnMarks = s.ecnMarks;
+    if (breakdown && c.uet)
+    {
+        PrintBreakdown(bd, IdealSeconds(bytes, true) * 1e6);
+        uint64_t late = 0;
+        uint64_t overwritten = 0;
+        for (const Ptr<RdmaNic>& nic : nics)
+        {
+            late += nic->GetUetTransport()->GetStats().lateEntropies;
+            overwritten += nic->GetUetTransport()->GetStats().overwrittenEntropies;
+        }
+        uint64_t decreases = 0;
+        uint64_t quickAdapts = 0;
+        uint32_t nscc = 0;
+        for (const auto& [a, b] : qps)
+        {
+            if (Ptr<RoceNscc> cc = DynamicCast<RoceNscc>(a->GetCongestionControl()))
+            {
+                decreases += cc->GetDecreases();
+                quickAdapts += cc->GetQuickAdapts();
+                ++nscc;
+            }
+        }
+        if (nscc > 0)
+        {
+            std::cout << "  NSCC: " << decreases << " multiplicative decreases, " << quickAdapts
+                      << " quick adapts over " << nscc << " senders" << std::endl;
+        }
+        if (late > 0)
+        {
+            std::cout << "  unmarked ACKs whose entropy was not recycled for its delay "
+                         "(UetTransport::RepsMaxQueueDelay): "
+                      << late << std::endl;
+        }
+        if (overwritten > 0)
+        {
+            std::cout << "  recycled entropies overwritten in a full buffer "
+                         "(UetTransport::RepsBufferSize): "
+                      << overwritten << std::endl;
+        }
+    }
     r.setupCpu = c1 - c0;
     r.runCpu = c2 - c1;
     r.simUs = Simulator::Now().GetSeconds() * 1e6;
@@ -285,9 +579,10 @@ main(int argc, char* argv[])
     HugePagesHelper::Enable(argc, argv, "hugePages"); // first: may re-execute the program
     uint32_t k = 16;
     uint64_t bytes = 2000000;
-    std::string caseList = "rc,uet-reps,uet-oblivious";
+    std::string caseList = "rc,uet-reps,uet-oblivious,uet-reps-nscc";
     uint32_t seed = 1;
     bool hugePages = true;
+    bool breakdown = false;
     aitexample::ExampleCommandLine cmd(__FILE__, "permutation-bench");
     cmd.Usage("A random permutation on a k-ary fat-tree over RC (per-flow ECMP) and UET "
               "(per-packet entropy): FCT percentiles against the ideal and, at k=16, htsim's "
@@ -296,8 +591,12 @@ main(int argc, char* argv[])
     cmd.AddValue("bytes",
                  "bytes each host writes to its destination (2000000 = htsim's 2 MB)",
                  bytes);
-    cmd.AddValue("cases", "comma-separated: rc, uet-reps, uet-oblivious", caseList);
+    cmd.AddValue("cases", "comma-separated: rc, uet-reps, uet-oblivious, uet-reps-nscc", caseList);
     cmd.AddValue("seed", "RNG seed: the permutation (1 .. 4294967295)", seed);
+    cmd.AddValue("breakdown",
+                 "UET cases: also print where the time goes (per-flow send end, first and last "
+                 "arrival, one-way delays; egress data queues per tier sampled every 1 us)",
+                 breakdown);
     cmd.AddValue("hugePages",
                  "heap on transparent huge pages (HugePagesHelper: a re-execution with "
                  "glibc.malloc.hugetlb=1 unless GLIBC_TUNABLES sets it)",
@@ -313,7 +612,7 @@ main(int argc, char* argv[])
     cmd.Require("k", k == 4 || k == 8 || k == 16, "one of 4, 8, 16");
     cmd.InRange<uint64_t>("bytes", bytes, 1, uint64_t(1) << 32, "bytes");
     const std::vector<std::string> names =
-        cmd.ListOf("cases", caseList, {"rc", "uet-reps", "uet-oblivious"});
+        cmd.ListOf("cases", caseList, {"rc", "uet-reps", "uet-oblivious", "uet-reps-nscc"});
     std::vector<Case> cases;
     for (const std::string& n : names)
     {
@@ -321,7 +620,27 @@ main(int argc, char* argv[])
         {
             cmd.Require("cases", c.name != n, "each case at most once");
         }
-        cases.push_back({n, n != "rc", n == "uet-oblivious" ? "Oblivious" : "Reps"});
+        cases.push_back(
+            {n, n != "rc", n == "uet-oblivious" ? "Oblivious" : "Reps", n == "uet-reps-nscc"});
+        if (n == "uet-reps-nscc")
+        {
+            // the case sets these itself: an override would be overwritten without a word
+            for (int i = 1; i < argc; ++i)
+            {
+                const std::string a = argv[i];
+                for (const char* owned : {"--ns3::RdmaNic::CongestionControl",
+                                          "--ns3::RdmaNic::BaseRtt",
+                                          "--ns3::SwitchMmu::EcnKmin",
+                                          "--ns3::SwitchMmu::EcnKmax",
+                                          "--ns3::SwitchMmu::EcnPmax"})
+                {
+                    cmd.Require("cases",
+                                a.compare(0, std::strlen(owned), owned) != 0,
+                                std::string("uet-reps-nscc sets ") + (owned + 2) +
+                                    " itself: leave it out, or run the other cases");
+                }
+            }
+        }
     }
     cmd.InRange<uint32_t>("seed", seed, 1, 4294967295u);
     cmd.Checked();
@@ -335,6 +654,10 @@ main(int argc, char* argv[])
               << "process per case\n"
               << "  rc = RoCEv2 RC, per-flow ECMP; uet-reps / uet-oblivious = UET, 256 "
               << "entropies, REPS / oblivious spraying\n"
+              << "  uet-reps-nscc = uet-reps with NSCC (BaseRtt " << std::fixed
+              << std::setprecision(2) << UetBaseRttSeconds() * 1e6 << " us) and ECN Kmin/Kmax "
+              << std::setprecision(1) << 0.2 * LINE_RATE * UetBaseRttSeconds() / 8e3 << "/"
+              << 0.8 * LINE_RATE * UetBaseRttSeconds() / 8e3 << " KB (20/80 % of the BDP), Pmax 1\n"
               << "  FCT = receive completion; ideal = bytes + headers at line rate + " << HOPS
               << " hops of 1 us + one full frame each\n"
               << "  cpu = CLOCK_PROCESS_CPUTIME_ID\n\n"
@@ -348,7 +671,7 @@ main(int argc, char* argv[])
     for (const Case& c : cases)
     {
         Result r;
-        if (!bench::RunInChild<Result>([&]() { return RunCase(k, bytes, c, seed); }, r))
+        if (!bench::RunInChild<Result>([&]() { return RunCase(k, bytes, c, seed, breakdown); }, r))
         {
             std::cerr << "permutation-bench: the " << c.name << " case failed" << std::endl;
             status = 1;

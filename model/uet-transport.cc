@@ -95,6 +95,23 @@ UetTransport::GetTypeId()
                 EnumValue(UetTransport::REPS),
                 MakeAitEnumAccessor<UetTransport::PathSelection>(&UetTransport::m_selection),
                 MakeEnumChecker(UetTransport::OBLIVIOUS, "Oblivious", UetTransport::REPS, "Reps"))
+            .AddAttribute("RepsBufferSize",
+                          "Reps only: how many recycled entropies a connection keeps. 0 (the "
+                          "default) = up to EntropyCount, a further one is not kept; n > 0 = a "
+                          "circular buffer of n as the REPS paper's (8 there): the newest "
+                          "overwrites the oldest (0..16384).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&UetTransport::m_repsBufferSize),
+                          MakeUintegerChecker<uint32_t>(0, 16384))
+            .AddAttribute(
+                "RepsMaxQueueDelay",
+                "Reps only, an extension of this model (REPS and UEC recycle by ECN alone): an "
+                "entropy whose ACK carries an RTT sample more than this above the NIC's BaseRtt "
+                "(a queueing delay on its round trip) is not recycled either, as if marked. "
+                "0 (the default) = off: ECN only.",
+                TimeValue(Time(0)),
+                MakeTimeAccessor(&UetTransport::m_repsMaxQueueDelay),
+                MakeTimeChecker(Time(0)))
             .AddAttribute(
                 "Delivery",
                 "When a receiver reports a message complete: Unordered (as soon as all of its "
@@ -135,6 +152,8 @@ UetTransport::UetTransport()
     : m_selection(REPS),
       m_delivery(UNORDERED),
       m_entropyCount(256),
+      m_repsBufferSize(0),
+      m_repsMaxQueueDelay(Time(0)),
       m_credit(false)
 {
 }
@@ -669,9 +688,33 @@ UetTransport::ReceiveAck(Ptr<RdmaQueuePair> qp, const Rx& h)
         m_nic->CompleteMessages(qp, now);
     }
     const bool ecn = nack || (h.flags & UetHeader::ECN_ECHO);
-    if (m_selection == REPS && !ecn && qp->m_uetGoodEntropies.size() < m_entropyCount)
+    // a late ACK (RepsMaxQueueDelay): its path queued too long, recycle it no more than a mark
+    const bool late = m_repsMaxQueueDelay.IsStrictlyPositive() && ack.rtt.IsStrictlyPositive() &&
+                      ack.rtt > m_nic->m_baseRtt + m_repsMaxQueueDelay;
+    if (late && m_selection == REPS && !ecn)
     {
-        qp->m_uetGoodEntropies.push_back(h.entropy); // its path delivered without a mark
+        ++m_stats.lateEntropies;
+    }
+    if (m_selection == REPS && !ecn && !late)
+    {
+        // its path delivered without a mark: keep it, up to EntropyCount (RepsBufferSize 0), or
+        // in a buffer of RepsBufferSize whose oldest entry the newest overwrites (the paper's)
+        if (m_repsBufferSize == 0)
+        {
+            if (qp->m_uetGoodEntropies.size() < m_entropyCount)
+            {
+                qp->m_uetGoodEntropies.push_back(h.entropy);
+            }
+        }
+        else
+        {
+            if (qp->m_uetGoodEntropies.size() >= m_repsBufferSize)
+            {
+                qp->m_uetGoodEntropies.pop_front();
+                ++m_stats.overwrittenEntropies;
+            }
+            qp->m_uetGoodEntropies.push_back(h.entropy);
+        }
     }
     ack.newlyAcked = bytes;
     ack.ackedTotal = qp->m_stats.bytesAcked;

@@ -29,7 +29,9 @@ class UetCreditPacer;
  * ICRC):
  * - **Entropy**: every packet carries an entropy (also its UDP source port) that the switches'
  *   ECMP hash turns into a path. PathSelection Reps (default) reuses the entropy of every ACK
- *   that came back without an ECN echo, else takes a new one; Oblivious gives packet n the
+ *   that came back without an ECN echo (and, with RepsMaxQueueDelay > 0, not later than
+ *   BaseRtt + RepsMaxQueueDelay after its packet: an extension of this model), else takes a
+ *   new one; Oblivious gives packet n the
  *   entropy number n mod EntropyCount of the connection's set. EntropyCount 1 keeps one path
  *   (like RC).
  * - **Unordered delivery**: the receiver keeps every packet whatever its order; a message is
@@ -126,10 +128,12 @@ class UetTransport : public Object
     /// Counters of one NIC's UET transport.
     struct Stats
     {
-        uint64_t trimmedReceived{0}; //!< trimmed data packets received (each NACKed)
-        uint64_t nacksReceived{0};   //!< NACKs received as sender
-        uint64_t sacked{0};          //!< packets first acknowledged selectively
-        uint64_t outOfOrder{0};      //!< data packets that arrived beyond a gap
+        uint64_t trimmedReceived{0};      //!< trimmed data packets received (each NACKed)
+        uint64_t nacksReceived{0};        //!< NACKs received as sender
+        uint64_t sacked{0};               //!< packets first acknowledged selectively
+        uint64_t outOfOrder{0};           //!< data packets that arrived beyond a gap
+        uint64_t lateEntropies{0};        //!< unmarked ACKs not recycled (RepsMaxQueueDelay)
+        uint64_t overwrittenEntropies{0}; //!< recycled entropies overwritten (RepsBufferSize)
     };
 
     /// \return the counters
@@ -226,6 +230,8 @@ class UetTransport : public Object
     PathSelection m_selection;                                      //!< PathSelection
     Delivery m_delivery;                                            //!< Delivery
     uint32_t m_entropyCount;                                        //!< entropies per connection
+    uint32_t m_repsBufferSize;                                      //!< RepsBufferSize
+    Time m_repsMaxQueueDelay;                                       //!< RepsMaxQueueDelay
     bool m_credit;                                                  //!< ReceiverCredit
     Ptr<UetCreditPacer> m_pacer;                                    //!< the credit pacer
     Stats m_stats;                                                  //!< counters

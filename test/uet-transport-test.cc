@@ -631,3 +631,121 @@ TEST_F(Ns3Fixture, UetIncast64To1TrimmedHeadersAtAStrictPriorityStarveDataWithou
               << " messages in 2 ms (" << none.trimmed << " trims), NSCC " << nscc.received << " ("
               << nscc.last.As(Time::US) << ")" << std::endl;
 }
+
+namespace
+{
+
+/// What one UET connection through one switch sent and how REPS judged its ACKs.
+struct EntropyRun
+{
+    std::vector<uint16_t> entropies; //!< the UDP source port of every data packet, in order
+    uint64_t acks{0};                //!< ACKs the receiver sent
+    uint64_t late{0};                //!< UetTransport lateEntropies at the sender
+    uint64_t overwritten{0};         //!< UetTransport overwrittenEntropies at the sender
+};
+
+/// One 400 KB UET message from host 0 to host 1 over one switch; the NICs' BaseRtt is \p base,
+/// UetTransport's RepsMaxQueueDelay \p maxQueueDelay and RepsBufferSize \p bufferSize.
+EntropyRun
+RunOneConnection(const std::string& selection,
+                 Time base,
+                 Time maxQueueDelay,
+                 uint32_t bufferSize = 0)
+{
+    Config::SetDefault("ns3::UetTransport::PathSelection", StringValue(selection));
+    Config::SetDefault("ns3::UetTransport::RepsBufferSize", UintegerValue(bufferSize));
+    Config::SetDefault("ns3::UetTransport::RepsMaxQueueDelay", TimeValue(maxQueueDelay));
+    Config::SetDefault("ns3::RdmaNic::BaseRtt", TimeValue(base));
+    HandFabric f(2, 1);
+    for (uint32_t h = 0; h < 2; ++h)
+    {
+        f.sw[0]->SetRoute(h, {f.ConnectHost(h, 0)});
+    }
+    std::vector<Ptr<RdmaNic>> nic;
+    for (uint32_t h = 0; h < 2; ++h)
+    {
+        nic.push_back(RdmaHelper().Install(f.hostDev[h], HandFabric::Ip(h)));
+    }
+    Ptr<RdmaQueuePair> x = nic[0]->CreateQp(3, 0, RdmaQueuePair::UET);
+    Ptr<RdmaQueuePair> y = nic[1]->CreateQp(3, 0, RdmaQueuePair::UET);
+    nic[0]->Connect(x, nic[1]->GetAddress(), y->GetQpn());
+    nic[1]->Connect(y, nic[0]->GetAddress(), x->GetQpn());
+    EntropyRun r;
+    auto record = [&r](Ptr<const Packet> p) {
+        uint8_t b[24];
+        p->CopyData(b, sizeof(b));
+        r.entropies.push_back(static_cast<uint16_t>((b[20] << 8) | b[21])); // UDP source port
+    };
+    nic[0]->TraceConnectWithoutContext("Tx", MakeCallback(&decltype(record)::operator(), &record));
+    x->PostSend(400000);
+    Simulator::Run();
+    EXPECT_EQ(y->GetStats().bytesReceived, 400000u);
+    EXPECT_EQ(x->GetStats().packetsRetransmitted, 0u);
+    EXPECT_EQ(r.entropies.size(), x->GetStats().packetsSent);
+    r.acks = y->GetStats().acksSent;
+    r.late = nic[0]->GetUetTransport()->GetStats().lateEntropies;
+    r.overwritten = nic[0]->GetUetTransport()->GetStats().overwrittenEntropies;
+    Simulator::Destroy();
+    Config::Reset();
+    return r;
+}
+
+} // namespace
+
+TEST_F(Ns3Fixture, UetRepsMaxQueueDelayKeepsLateEntropiesFromBeingRecycled)
+{
+    // Off (0), REPS recycles the entropy of every unmarked ACK: after the first window, packets
+    // reuse entropies, so far fewer distinct ones than packets. With a limit every ACK exceeds
+    // (BaseRtt 1 ns, RepsMaxQueueDelay 1 ns: every RTT is longer), no entropy is recycled:
+    // every unmarked ACK is counted late and the data packets take exactly the entropies of
+    // oblivious spraying, packet for packet. With a limit no ACK reaches (BaseRtt 1 s), REPS
+    // is exactly as with the limit off.
+    const EntropyRun off = RunOneConnection("Reps", MicroSeconds(12), Time(0));
+    const EntropyRun never = RunOneConnection("Reps", Seconds(1), NanoSeconds(1));
+    const EntropyRun always = RunOneConnection("Reps", NanoSeconds(1), NanoSeconds(1));
+    const EntropyRun oblivious = RunOneConnection("Oblivious", NanoSeconds(1), NanoSeconds(1));
+    const size_t packets = (400000 + 4095) / 4096; // the default MTU
+    ASSERT_GE(off.entropies.size(), packets);
+    const std::set<uint16_t> distinctOff(off.entropies.begin(), off.entropies.end());
+    EXPECT_LT(distinctOff.size(), off.entropies.size() / 2) << "REPS recycled too little";
+    EXPECT_EQ(off.late, 0u);
+    EXPECT_EQ(never.late, 0u);
+    EXPECT_EQ(never.entropies, off.entropies);
+    EXPECT_EQ(always.entropies, oblivious.entropies);
+    EXPECT_GT(always.acks, 0u);
+    EXPECT_EQ(always.late, always.acks); // one switch, no mark: every ACK has an RTT sample
+    EXPECT_EQ(oblivious.late, 0u);       // counted for REPS only
+    const std::set<uint16_t> distinctAlways(always.entropies.begin(), always.entropies.end());
+    EXPECT_EQ(distinctAlways.size(), std::min<size_t>(always.entropies.size(), 256));
+}
+
+TEST_F(Ns3Fixture, UetRepsBufferSizeKeepsOnlyTheNewestRecycledEntropies)
+{
+    // Every unmarked ACK offers its entropy: a later packet reuses it, a full buffer overwrites
+    // it, or it is still in the buffer at the end. A reuse is exactly a repeated entropy in the
+    // packets' sequence (98 packets take fresh entropies from 256 in turn, none twice). So
+    // ACKs = overwritten + repeats + left, with left <= RepsBufferSize. The default (0: up to
+    // EntropyCount) overwrites nothing; a buffer of 1 keeps only the newest.
+    const EntropyRun unbounded = RunOneConnection("Reps", MicroSeconds(12), Time(0), 0);
+    const EntropyRun one = RunOneConnection("Reps", MicroSeconds(12), Time(0), 1);
+    auto repeats = [](const EntropyRun& r) {
+        return r.entropies.size() -
+               std::set<uint16_t>(r.entropies.begin(), r.entropies.end()).size();
+    };
+    ASSERT_LT(one.entropies.size(), 256u);
+    EXPECT_EQ(unbounded.overwritten, 0u);
+    EXPECT_GT(repeats(unbounded), 0u);
+    EXPECT_LE(repeats(unbounded), unbounded.acks);
+    EXPECT_GT(one.overwritten, 0u);
+    ASSERT_LE(one.overwritten + repeats(one), one.acks);
+    EXPECT_LE(one.acks - one.overwritten - repeats(one), 1u) << "more left than the buffer holds";
+}
+
+TEST(UetRepsBadInput, AttributesOutOfRangeAreRefused)
+{
+    EXPECT_DEATH(CreateObject<UetTransport>()->SetAttribute("RepsBufferSize", UintegerValue(16385)),
+                 "RepsBufferSize");
+    EXPECT_DEATH(
+        CreateObject<UetTransport>()->SetAttribute("RepsMaxQueueDelay", TimeValue(NanoSeconds(-1))),
+        "RepsMaxQueueDelay");
+}
