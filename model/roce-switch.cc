@@ -517,18 +517,18 @@ RoceSwitch::ReceiveFrame(uint32_t inPort,
     }
     if (!frame.desc.flags)
     {
-        frame.desc = RoceFrameDescriptor::Parse(*frame.packet.Get());
+        frame.desc = RoceFrameDescriptor::Parse(*frame.Get());
     }
     const RoceFrameDescriptor& d = frame.desc;
     if (protocol != 0x0800 || !(d.flags & RoceFrameDescriptor::VALID))
     {
-        Drop(frame.packet.Share(), inPort, priority, DROP_NOT_IPV4);
+        Drop(frame.Share(), inPort, priority, DROP_NOT_IPV4);
         return;
     }
     const uint32_t idx = d.dst - m_base;
     if (idx >= m_hostGroup.size() || m_hostGroup[idx] == NO_GROUP)
     {
-        Drop(frame.packet.Share(), inPort, priority, DROP_NO_ROUTE);
+        Drop(frame.Share(), inPort, priority, DROP_NO_ROUTE);
         return;
     }
     const uint32_t out = Choose(d, m_hostGroup[idx], priority);
@@ -546,7 +546,7 @@ RoceSwitch::ReceiveFrame(uint32_t inPort,
             (r != SwitchMmu::DROP_BUFFER_FULL && r != SwitchMmu::DROP_EGRESS_THRESHOLD) ||
             m_mmu->IsLossless(priority) || !TryTrim(inPort, out, frame))
         {
-            Drop(frame.packet.Share(), inPort, priority, r);
+            Drop(frame.Share(), inPort, priority, r);
             return;
         }
         priority = m_trimPriority;
@@ -586,7 +586,7 @@ RoceSwitch::ReceiveFrame(uint32_t inPort,
     st.maxQueueBytes = std::max(st.maxQueueBytes, m_mmu->GetEgressBytes(out, priority));
     if (!m_enqueueTrace.IsEmpty())
     {
-        m_enqueueTrace(frame.packet.Share(), out, priority);
+        m_enqueueTrace(frame.Share(), out, priority);
     }
     if (!m_enqueueBytesTrace.IsEmpty())
     {
@@ -613,7 +613,7 @@ RoceSwitch::TryTrim(uint32_t inPort, uint32_t outPort, RoceWireFrame& frame)
         return false;
     }
     uint8_t b[N];
-    const Packet* p = frame.packet.Get();
+    const Packet* p = frame.Get();
     if (p->CopyData(b, N) != N)
     {
         return false;
@@ -655,14 +655,14 @@ RoceSwitch::TryTrim(uint32_t inPort, uint32_t outPort, RoceWireFrame& frame)
     // a new packet with the original's packet tags (an empty fragment keeps them)
     Ptr<Packet> t = p->CreateFragment(0, 0);
     t->AddAtEnd(Create<Packet>(b, N));
-    frame.packet = OwnedPacket(t);
+    frame.SetPacket(t);
     frame.ipBytes = N;
     frame.desc = RoceFrameDescriptor::Parse(*t);
     ++m_trimmedPackets;
     m_trimmedBytes += removed;
     NS_LOG_LOGIC("trimmed at port " << inPort << " -> " << outPort << ", " << removed
                                     << " bytes removed");
-    m_trimTrace(frame.packet.Share(), inPort, outPort);
+    m_trimTrace(frame.Share(), inPort, outPort);
     return true;
 }
 
@@ -688,7 +688,7 @@ RoceSwitch::FrameDequeued(uint32_t outPort,
     }
     if (flags & FLAG_INT)
     {
-        Packet* p = frame.packet.Get();
+        Packet* p = frame.Get();
         IntTag tag;
         p->RemovePacketTag(tag);
         uint64_t tx = 0;
