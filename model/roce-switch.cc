@@ -535,7 +535,6 @@ RoceSwitch::ReceiveFrame(uint32_t inPort,
     // the egress device and the port's counters are likely cold: load them while the MMU
     // accounts the frame
     m_ports[out]->PrefetchSend(priority);
-    m_stats.Prefetch(out * NPRIO + priority);
     uint32_t bytes = frame.ipBytes;
     const SwitchMmu::DropReason r = m_mmu->CheckAdmission(inPort, priority, out, bytes);
     if (r != SwitchMmu::DROP_NONE)
@@ -579,11 +578,7 @@ RoceSwitch::ReceiveFrame(uint32_t inPort,
             flags |= FLAG_INT;
         }
     }
-    m_mmu->OnEnqueue(inPort, priority, out, bytes);
-    PortStats& st = m_stats.Use(out * NPRIO + priority);
-    ++st.enqueuedPackets;
-    st.enqueuedBytes += bytes;
-    st.maxQueueBytes = std::max(st.maxQueueBytes, m_mmu->GetEgressBytes(out, priority));
+    m_mmu->OnEnqueue(inPort, priority, out, bytes); // (it counts the packets of the queue)
     if (!m_enqueueTrace.IsEmpty())
     {
         m_enqueueTrace(frame.Share(), out, priority);
@@ -677,13 +672,11 @@ RoceSwitch::FrameDequeued(uint32_t outPort,
     const uint32_t inPort = (cookie >> 32) & 0xffff;
     const uint8_t flags = cookie >> 56;
     m_mmu->OnDequeue(inPort, priority, outPort, bytes);
-    PortStats& st = m_stats.Use(outPort * NPRIO + priority);
-    ++st.dequeuedPackets;
     m_dequeueTrace(outPort, priority, bytes);
     if ((flags & FLAG_ECT) && m_mmu->ShouldMark(outPort, priority))
     {
         dev->MarkCe(frame);
-        ++st.marked;
+        ++m_stats.Use(outPort * NPRIO + priority).marked;
         m_markTrace(outPort, priority);
     }
     if (flags & FLAG_INT)
@@ -761,7 +754,13 @@ RoceSwitch::GetPortStats(uint32_t port, uint8_t priority) const
     NS_ABORT_MSG_IF(port >= m_ports.size() || priority >= NPRIO,
                     "RoceSwitch::GetPortStats: port " << port << " priority " << +priority);
     NS_ABORT_MSG_IF(!m_configured, "RoceSwitch::GetPortStats: the switch has not started yet");
-    return m_stats.Find(port * NPRIO + priority);
+    PortStats st = m_stats.Find(port * NPRIO + priority); // marks and drops
+    const SwitchMmu::EgressCounters e = m_mmu->GetEgressCounters(port, priority);
+    st.enqueuedPackets = e.enqueuedPackets;
+    st.enqueuedBytes = e.enqueuedBytes;
+    st.dequeuedPackets = e.dequeuedPackets;
+    st.maxQueueBytes = e.maxBytes;
+    return st;
 }
 
 uint64_t
