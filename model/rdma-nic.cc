@@ -7,6 +7,7 @@
 #include "bth-header.h"
 #include "enum-accessor.h"
 #include "int-tag.h"
+#include "lazy-datagram.h"
 #include "rdma-ack-tag.h"
 #include "reth-header.h"
 #include "roce-icrc-trailer.h"
@@ -31,6 +32,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 
 namespace ns3
@@ -773,12 +775,31 @@ RdmaNic::ReceiveFrame(uint32_t port,
     const RoceFrameDescriptor& d = frame.desc;
     if (protocol != 0x0800 || !(d.flags & RoceFrameDescriptor::BTH_FIELDS) || d.proto != 17)
     {
-        Receive(Ptr<RoceNetDevice>(dev), frame.packet.Release(), protocol, priority);
+        Receive(Ptr<RoceNetDevice>(dev), frame.Release(), protocol, priority);
         return;
     }
     // the descriptor holds every header field the transport reads: the packet's bytes are
-    // not touched (at scale they are cold in the cache)
-    Ptr<Packet> packet = frame.packet.Release();
+    // not touched (at scale they are cold in the cache), and a lazy datagram needs no packet
+    LazyDatagram* lazy = frame.GetLazy();
+    if (lazy && m_rxTrace.IsEmpty())
+    {
+        NS_ASSERT_MSG(d == RoceFrameDescriptor::Parse(lazy->header, lazy->headerBytes),
+                      "ReceiveFrame: the descriptor does not match the lazy datagram");
+        Parsed h;
+        h.src = Ipv4Address(d.src);
+        h.ecn = d.tos & 3;
+        h.opcode = d.opcode;
+        h.pad = (d.bth1 >> 4) & 3;
+        h.destQp = d.destQp;
+        h.ackReq = d.psn >> 31;
+        h.psn = d.psn & 0xffffff;
+        h.syndrome = d.syndrome;
+        h.payload = PayloadBytes(d.udpLen, h.opcode, h.pad);
+        h.ackTag = frame.ackTag ? lazy : nullptr;
+        Dispatch(h, nullptr);
+        return;
+    }
+    Ptr<Packet> packet = frame.Release();
     NS_ASSERT_MSG(d == RoceFrameDescriptor::Parse(*packet),
                   "ReceiveFrame: the descriptor does not match the datagram");
     if (!m_rxTrace.IsEmpty())
@@ -870,9 +891,10 @@ RdmaNic::SendNext(Ptr<RdmaQueuePair> qp)
         opcode = write ? BthHeader::RC_WRITE_MIDDLE : BthHeader::RC_SEND_MIDDLE;
     }
     const uint32_t pad = (4 - payload % 4) % 4;
-    Ptr<Packet> p = Create<Packet>(payload + pad);
+    const bool lazy = !qp->m_cc->NeedsInt() && SendsLazy();
+    Ptr<Packet> p = lazy ? nullptr : Create<Packet>(payload + pad);
     uint8_t raw[RoceRawHeader::MAX_BYTES];
-    const bool asBytes = HeadersAsBytes(p);
+    const bool asBytes = lazy || HeadersAsBytes(p);
     uint32_t ext = 0;
     BthHeader bth;
     bth.SetOpcode(opcode);
@@ -931,18 +953,35 @@ RdmaNic::SendNext(Ptr<RdmaQueuePair> qp)
     qp->m_cc->OnSend(payload);
 
     const uint8_t dscp = qp->m_priority ? qp->m_priority * 8 + 2 : 0;
-    Transmit(p,
-             asBytes ? raw : nullptr,
-             qp->m_peer,
-             qp->m_sport,
-             qp->m_priority,
-             dscp,
-             m_ecnCapable ? Ipv4Header::ECN_ECT0 : Ipv4Header::ECN_NotECT,
-             COOKIE_DATA,
-             12 + ext,
-             opcode,
-             qp->m_peerQpn,
-             qp->m_cc->NeedsInt());
+    const uint8_t ecn = m_ecnCapable ? Ipv4Header::ECN_ECT0 : Ipv4Header::ECN_NotECT;
+    if (lazy)
+    {
+        TransmitLazy(raw,
+                     payload + pad,
+                     qp->m_peer,
+                     qp->m_sport,
+                     qp->m_priority,
+                     dscp,
+                     ecn,
+                     COOKIE_DATA,
+                     12 + ext,
+                     nullptr);
+    }
+    else
+    {
+        Transmit(p,
+                 asBytes ? raw : nullptr,
+                 qp->m_peer,
+                 qp->m_sport,
+                 qp->m_priority,
+                 dscp,
+                 ecn,
+                 COOKIE_DATA,
+                 12 + ext,
+                 opcode,
+                 qp->m_peerQpn,
+                 qp->m_cc->NeedsInt());
+    }
     // pace: the wire bytes of this packet at the QP's rate
     const uint64_t wire = payload + pad + ext + 12 + 8 + 20 + 4 + 14 + 4;
     const uint64_t rate = std::max<uint64_t>(1, qp->m_cc->GetRate().GetBitRate());
@@ -1091,7 +1130,60 @@ RdmaNic::Transmit(Ptr<Packet> p,
     {
         f.desc = RoceFrameDescriptor::Parse(*p); // (packet metadata on: tests, pcaps)
     }
-    f.packet = OwnedPacket(p);
+    f.SetPacket(p);
+    m_device->SendFrame(std::move(f), m_device->GetRemoteAddress(), priority, cookie);
+}
+
+bool
+RdmaNic::SendsLazy()
+{
+    if (!LazyDatagram::IsEnabled() || !m_txTrace.IsEmpty())
+    {
+        return false;
+    }
+    if (m_metadataOn < 0)
+    {
+        // packet metadata (Packet::EnablePrinting/EnableChecking) records a payload as an item
+        const Ptr<Packet> probe = Create<Packet>(1);
+        m_metadataOn = probe->BeginItem().HasNext() ? 1 : 0;
+    }
+    return m_metadataOn == 0;
+}
+
+void
+RdmaNic::TransmitLazy(uint8_t* raw,
+                      uint32_t zeroBytes,
+                      Ipv4Address dst,
+                      uint16_t sport,
+                      uint8_t priority,
+                      uint8_t dscp,
+                      uint8_t ecn,
+                      uint64_t cookie,
+                      uint32_t transportHeaderBytes,
+                      const RdmaAckTag* ackTag)
+{
+    const uint32_t headerBytes = IP_UDP_BYTES + transportHeaderBytes;
+    const uint32_t total = headerBytes + zeroBytes + RoceIcrcTrailer::SIZE;
+    WriteIpv4Udp(raw, dst, sport, BthHeader::UDP_PORT, dscp, ecn, total);
+    RoceWireFrame f;
+    LazyDatagram* d = f.lazy.Create();
+    std::memcpy(d->header, raw, headerBytes);
+    d->headerBytes = static_cast<uint8_t>(headerBytes);
+    d->zeroBytes = zeroBytes;
+    d->hasAckTag = ackTag != nullptr;
+    if (ackTag)
+    {
+        d->ackPackets = ackTag->packets;
+        d->ackMarked = ackTag->marked;
+        d->ackHasSack = ackTag->hasSack;
+        d->ackSackSeq = ackTag->sackSeq;
+        d->ackDuplicate = ackTag->duplicate;
+    }
+    f.ackTag = ackTag != nullptr;
+    f.ipBytes = total;
+    // (the payload is zeros: a syndrome byte past the headers reads 0, as Parse() of the
+    // packet would)
+    f.desc = RoceFrameDescriptor::Parse(raw, headerBytes);
     m_device->SendFrame(std::move(f), m_device->GetRemoteAddress(), priority, cookie);
 }
 
@@ -1354,9 +1446,12 @@ RdmaNic::SendAck(Ptr<RdmaQueuePair> qp,
                  Ptr<const Packet> data,
                  bool duplicate)
 {
-    Ptr<Packet> p = Create<Packet>();
+    IntTag intTag;
+    const bool intHeader = data && data->PeekPacketTag(intTag);
+    const bool lazy = !intHeader && SendsLazy();
+    Ptr<Packet> p = lazy ? nullptr : Create<Packet>();
     uint8_t raw[RoceRawHeader::MAX_BYTES];
-    const bool asBytes = HeadersAsBytes(p);
+    const bool asBytes = lazy || HeadersAsBytes(p);
     AethHeader aeth;
     if (nak)
     {
@@ -1382,20 +1477,22 @@ RdmaNic::SendAck(Ptr<RdmaQueuePair> qp,
         p->AddHeader(bth);
     }
     const bool sack = nak && m_recovery == SELECTIVE_REPEAT && sackSeq > seq;
-    if (qp->m_unackedMarked > 0 || sack || duplicate)
+    RdmaAckTag tag;
+    const bool tagged = qp->m_unackedMarked > 0 || sack || duplicate;
+    if (tagged)
     {
         // only when there is something to say (an ACK without marks needs no tag: the
         // requester counts the packets it acknowledges itself)
-        RdmaAckTag tag;
         tag.packets = qp->m_unackedPackets;
         tag.marked = qp->m_unackedMarked;
         tag.hasSack = sack;
         tag.sackSeq = sackSeq;
         tag.duplicate = duplicate;
-        p->AddPacketTag(tag);
+        if (!lazy)
+        {
+            p->AddPacketTag(tag);
+        }
     }
-    IntTag intTag;
-    const bool intHeader = data && data->PeekPacketTag(intTag);
     if (intHeader)
     {
         p->AddPacketTag(intTag);
@@ -1403,6 +1500,20 @@ RdmaNic::SendAck(Ptr<RdmaQueuePair> qp,
     qp->m_unackedPackets = 0;
     qp->m_unackedMarked = 0;
     ++(nak ? qp->m_stats.naksSent : qp->m_stats.acksSent);
+    if (lazy)
+    {
+        TransmitLazy(raw,
+                     0,
+                     qp->m_peer,
+                     qp->m_sport,
+                     m_controlPriority,
+                     m_controlPriority * 8,
+                     Ipv4Header::ECN_NotECT,
+                     0,
+                     12 + 4,
+                     tagged ? &tag : nullptr);
+        return;
+    }
     Transmit(p,
              asBytes ? raw : nullptr,
              qp->m_peer,
@@ -1468,9 +1579,20 @@ RdmaNic::ReceiveAck(Ptr<RdmaQueuePair> qp, const Parsed& h, Ptr<Packet> packet)
         newUna = qp->m_highSent; // stale or bogus
     }
     RdmaAckTag tag;
-    packet->PeekPacketTag(tag);
+    if (packet)
+    {
+        packet->PeekPacketTag(tag);
+    }
+    else if (h.ackTag)
+    {
+        tag.packets = h.ackTag->ackPackets;
+        tag.marked = h.ackTag->ackMarked;
+        tag.hasSack = h.ackTag->ackHasSack;
+        tag.sackSeq = h.ackTag->ackSackSeq;
+        tag.duplicate = h.ackTag->ackDuplicate;
+    }
     IntTag intTag;
-    const bool hasInt = packet->PeekPacketTag(intTag);
+    const bool hasInt = packet && packet->PeekPacketTag(intTag);
     RoceCongestionOps::Ack ack;
     const Time now = Simulator::Now();
     const uint64_t oldUna = qp->m_una;

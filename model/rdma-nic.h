@@ -25,8 +25,10 @@
 namespace ns3
 {
 
+class LazyDatagram;
 class Node;
 class Packet;
+class RdmaAckTag;
 class RoceNetDevice;
 class UetTransport;
 
@@ -198,6 +200,8 @@ class RdmaNic : public Object, public RoceFrameSink
         uint8_t pad;      //!< BTH pad count
         uint8_t syndrome; //!< AETH syndrome (ACK/NAK)
         uint32_t payload; //!< payload bytes
+        /// a lazy ACK with an RdmaAckTag: the datagram that holds the tag's fields, else null
+        const LazyDatagram* ackTag{nullptr};
     };
 
     /**
@@ -312,6 +316,36 @@ class RdmaNic : public Object, public RoceFrameSink
      * \return true for bytes
      */
     static bool HeadersAsBytes(Ptr<const Packet> p);
+    /**
+     * \brief Whether the next data packet or ACK may go as a LazyDatagram (no ns-3 Packet until
+     *        someone looks at it): unless LazyDatagram::SetEnabled(false), the NIC's Tx trace
+     *        is connected, or packet metadata is on (probed once per NIC).
+     * \return true if it may
+     */
+    bool SendsLazy();
+    /**
+     * \brief As Transmit() with raw headers, for a datagram that no Packet holds yet.
+     * \param raw the transport headers at IP_UDP_BYTES.. (see Transmit())
+     * \param zeroBytes the zero payload (payload and pad) after the headers
+     * \param dst destination
+     * \param sport UDP source port
+     * \param priority priority
+     * \param dscp DSCP
+     * \param ecn ECN codepoint
+     * \param cookie as Transmit()'s
+     * \param transportHeaderBytes bytes of BTH and extension headers
+     * \param ackTag the RdmaAckTag of an ACK, or null
+     */
+    void TransmitLazy(uint8_t* raw,
+                      uint32_t zeroBytes,
+                      Ipv4Address dst,
+                      uint16_t sport,
+                      uint8_t priority,
+                      uint8_t dscp,
+                      uint8_t ecn,
+                      uint64_t cookie,
+                      uint32_t transportHeaderBytes,
+                      const RdmaAckTag* ackTag);
     /// Bytes of the IPv4 (20) and UDP (8) headers.
     static constexpr uint32_t IP_UDP_BYTES = 28;
     /**
@@ -463,6 +497,7 @@ class RdmaNic : public Object, public RoceFrameSink
     uint8_t m_controlPriority;             //!< priority of ACK/NAK/CNP
     bool m_ecnCapable;                     //!< data packets are ECT(0)
     uint16_t m_ipId;                       //!< IPv4 identification
+    int8_t m_metadataOn{-1}; //!< packet metadata on (1), off (0), not probed yet (-1)
     uint32_t m_reorderThreshold;           //!< selective repeat: out-of-order distance before a NAK
     uint32_t m_srWindow;                   //!< selective repeat receive window (packets)
     uint32_t m_qpnBase;                    //!< first QPN

@@ -109,7 +109,7 @@ void
 RoceChannel::TransmitStart(Ptr<Packet> frame, Ptr<RoceNetDevice> src, Time txTime)
 {
     RoceWireFrame f;
-    f.packet = OwnedPacket(frame);
+    f.SetPacket(frame);
     TransmitStart(std::move(f), PeekPointer(src), txTime);
 }
 
@@ -128,7 +128,7 @@ RoceChannel::TransmitStart(RoceWireFrame&& frame, RoceNetDevice* src, Time txTim
         if (!m_dropTrace.IsEmpty())
         {
             src->WriteFrameHeader(frame);
-            m_dropTrace(frame.packet.Share());
+            m_dropTrace(frame.Share());
         }
         return;
     }
@@ -153,7 +153,7 @@ RoceChannel::TransmitStart(RoceWireFrame&& frame, RoceNetDevice* src, Time txTim
                                        &RoceChannel::Deliver,
                                        this,
                                        Ptr<RoceNetDevice>(dst),
-                                       frame.packet.Release(),
+                                       frame.Release(),
                                        m_generation);
         return;
     }
@@ -200,7 +200,7 @@ RoceChannel::DeliverNext(uint32_t dir)
         if (!m_dropTrace.IsEmpty())
         {
             m_dev[1 - dir]->WriteFrameHeader(f.frame);
-            m_dropTrace(f.frame.packet.Share());
+            m_dropTrace(f.frame.Share());
         }
         return;
     }
@@ -250,7 +250,7 @@ RoceChannel::LearnDirection(uint32_t dir,
     {
         d.remote = true;              // stays !contextKnown: every frame comes here
         src->WriteFrameHeader(frame); // the other process gets the frame's bytes
-        TransmitRemote(frame.packet.Share(), Ptr<RoceNetDevice>(dst), txTime);
+        TransmitRemote(frame.Share(), Ptr<RoceNetDevice>(dst), txTime);
         return true;
     }
     d.context = dst->GetNode()->GetId();

@@ -667,7 +667,7 @@ RoceNetDevice::Enqueue(Ptr<Packet> packet,
     }
     Frame(packet, src, dst, protocol, priority);
     RoceWireFrame f;
-    f.packet = OwnedPacket(packet);
+    f.SetPacket(packet);
     const uint32_t bytes = packet->GetSize();
     return Queue(std::move(f), bytes, priority, cookie);
 }

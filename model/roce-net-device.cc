@@ -237,10 +237,15 @@ RoceNetDevice::SendFrame(RoceWireFrame&& frame,
                          uint64_t cookie)
 {
     CheckPriority(priority, "SendFrame");
-    NS_ASSERT_MSG(frame.ipBytes == frame.packet.Get()->GetSize(),
-                  "SendFrame: ipBytes " << frame.ipBytes << " != size "
-                                        << frame.packet.Get()->GetSize());
-    NS_ASSERT_MSG(frame.desc == RoceFrameDescriptor::Parse(*frame.packet.Get()),
+    // (a lazy datagram is checked without building its packet)
+    NS_ASSERT_MSG(frame.GetLazy() ? frame.ipBytes == frame.GetLazy()->headerBytes +
+                                                         frame.GetLazy()->zeroBytes + 4
+                                  : frame.ipBytes == frame.Get()->GetSize(),
+                  "SendFrame: ipBytes " << frame.ipBytes << " does not match the datagram");
+    NS_ASSERT_MSG(frame.GetLazy()
+                      ? frame.desc == RoceFrameDescriptor::Parse(frame.GetLazy()->header,
+                                                                 frame.GetLazy()->headerBytes)
+                      : frame.desc == RoceFrameDescriptor::Parse(*frame.Get()),
                   "SendFrame: the descriptor does not match the datagram");
     if (frame.ipBytes > m_mtu)
     {
@@ -249,7 +254,7 @@ RoceNetDevice::SendFrame(RoceWireFrame&& frame,
     }
     if ((m_traces && !m_traces->macTx.IsEmpty()))
     {
-        m_traces->macTx(frame.packet.Share());
+        m_traces->macTx(frame.Share());
     }
     frame.dst = dest;
     frame.pcp = priority;
@@ -275,7 +280,7 @@ RoceNetDevice::Queue(RoceWireFrame&& frame, uint32_t bytes, uint8_t priority, ui
         if ((m_traces && !m_traces->macTxDrop.IsEmpty()))
         {
             WriteFrameHeader(frame);
-            m_traces->macTxDrop(frame.packet.Share());
+            m_traces->macTxDrop(frame.Share());
         }
         return false;
     }
@@ -301,7 +306,7 @@ RoceNetDevice::WriteFrameHeader(RoceWireFrame& frame) const
     {
         return;
     }
-    FrameAs(frame.packet.Share(),
+    FrameAs(frame.Share(),
             m_address,
             frame.dst,
             ETHERTYPE_IPV4,
@@ -313,13 +318,17 @@ RoceNetDevice::WriteFrameHeader(RoceWireFrame& frame) const
 void
 RoceNetDevice::MarkCe(RoceWireFrame& frame) const
 {
-    if (frame.state == RoceWireFrame::FRAMED)
+    if (LazyDatagram* lazy = frame.GetLazy())
     {
-        MarkCeInFrame(frame.packet.Share());
+        lazy->MarkCe(); // (a lazy datagram is never framed)
+    }
+    else if (frame.state == RoceWireFrame::FRAMED)
+    {
+        MarkCeInFrame(frame.Share());
     }
     else
     {
-        MarkCeIpv4(frame.packet.Share());
+        MarkCeIpv4(frame.Share());
     }
     if (frame.desc.flags)
     {
@@ -438,7 +447,7 @@ RoceNetDevice::TryTransmit()
     if (static_cast<uint32_t>(sel) == CONTROL_QUEUE)
     {
         PfcHeader pfc;
-        Ptr<Packet> copy = f.packet.Get()->Copy();
+        Ptr<Packet> copy = f.Get()->Copy();
         EthernetHeader eth(false);
         copy->RemoveHeader(eth);
         copy->PeekHeader(pfc);
@@ -475,7 +484,7 @@ RoceNetDevice::TryTransmit()
         }
         else if (!m_txDequeueCallback.IsNull())
         {
-            m_txDequeueCallback(this, f.packet.Share(), sel, qf.cookie);
+            m_txDequeueCallback(this, f.Share(), sel, qf.cookie);
         }
     }
 
@@ -491,19 +500,19 @@ RoceNetDevice::TryTransmit()
     {
         if ((m_traces && !m_traces->phyTxBegin.IsEmpty()))
         {
-            m_traces->phyTxBegin(f.packet.Share());
+            m_traces->phyTxBegin(f.Share());
         }
         if ((m_traces && !m_traces->sniffer.IsEmpty()))
         {
-            m_traces->sniffer(f.packet.Share());
+            m_traces->sniffer(f.Share());
         }
         if ((m_traces && !m_traces->promiscSniffer.IsEmpty()))
         {
-            m_traces->promiscSniffer(f.packet.Share());
+            m_traces->promiscSniffer(f.Share());
         }
         if ((m_traces && !m_traces->phyTxEnd.IsEmpty()))
         {
-            m_current = f.packet.Share();
+            m_current = f.Share();
         }
     }
     m_currentBytes = qf.bytes;
@@ -593,7 +602,7 @@ RoceNetDevice::SendPfcFrame(const PfcHeader& header)
     }
     TxQueue& q = m_prio[CONTROL_QUEUE].q;
     RoceWireFrame f;
-    f.packet = OwnedPacket(p);
+    f.SetPacket(p);
     q.frames.push_back({std::move(f), p->GetSize(), 0});
     m_nonEmpty |= 1u << CONTROL_QUEUE;
     q.bytes += p->GetSize();
@@ -694,7 +703,7 @@ void
 RoceNetDevice::Receive(Ptr<Packet> frame)
 {
     RoceWireFrame f;
-    f.packet = OwnedPacket(frame);
+    f.SetPacket(frame);
     ReceiveFramed(f);
 }
 
@@ -721,7 +730,7 @@ RoceNetDevice::Receive(RoceWireFrame& f)
         {
             if ((m_traces && !m_traces->macRx.IsEmpty()))
             {
-                m_traces->macRx(f.packet.Share());
+                m_traces->macRx(f.Share());
             }
             m_sink->ReceiveFrame(m_sinkPort, this, f, ETHERTYPE_IPV4, priority);
             return;
@@ -730,12 +739,12 @@ RoceNetDevice::Receive(RoceWireFrame& f)
         {
             if ((m_traces && !m_traces->macRx.IsEmpty()))
             {
-                m_traces->macRx(f.packet.Share());
+                m_traces->macRx(f.Share());
             }
-            m_roceRxCallback(this, f.packet.Release(), ETHERTYPE_IPV4, priority);
+            m_roceRxCallback(this, f.Release(), ETHERTYPE_IPV4, priority);
             return;
         }
-        HandUp(f.packet.Release(), ETHERTYPE_IPV4, m_channel->GetPeer(this)->m_address, f.dst);
+        HandUp(f.Release(), ETHERTYPE_IPV4, m_channel->GetPeer(this)->m_address, f.dst);
         return;
     }
     ReceiveFramed(f);
@@ -744,7 +753,7 @@ RoceNetDevice::Receive(RoceWireFrame& f)
 void
 RoceNetDevice::ReceiveFramed(RoceWireFrame& f)
 {
-    Ptr<Packet> frame = f.packet.Share();
+    Ptr<Packet> frame = f.Share();
     if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(frame))
     {
         ++m_rxDrops;
@@ -847,7 +856,7 @@ RoceNetDevice::ReceiveFramed(RoceWireFrame& f)
         {
             m_traces->macRx(frame);
         }
-        f.packet.Reset();
+        f.owned.Reset();
         m_roceRxCallback(this, frame, protocol, priority);
         return;
     }
@@ -855,7 +864,7 @@ RoceNetDevice::ReceiveFramed(RoceWireFrame& f)
     dst.CopyFrom(h);
     Mac48Address src;
     src.CopyFrom(h + 6);
-    f.packet.Reset();
+    f.owned.Reset();
     HandUp(frame, protocol, src, dst);
 }
 

@@ -517,25 +517,24 @@ RoceSwitch::ReceiveFrame(uint32_t inPort,
     }
     if (!frame.desc.flags)
     {
-        frame.desc = RoceFrameDescriptor::Parse(*frame.packet.Get());
+        frame.desc = RoceFrameDescriptor::Parse(*frame.Get());
     }
     const RoceFrameDescriptor& d = frame.desc;
     if (protocol != 0x0800 || !(d.flags & RoceFrameDescriptor::VALID))
     {
-        Drop(frame.packet.Share(), inPort, priority, DROP_NOT_IPV4);
+        Drop(frame.Share(), inPort, priority, DROP_NOT_IPV4);
         return;
     }
     const uint32_t idx = d.dst - m_base;
     if (idx >= m_hostGroup.size() || m_hostGroup[idx] == NO_GROUP)
     {
-        Drop(frame.packet.Share(), inPort, priority, DROP_NO_ROUTE);
+        Drop(frame.Share(), inPort, priority, DROP_NO_ROUTE);
         return;
     }
     const uint32_t out = Choose(d, m_hostGroup[idx], priority);
     // the egress device and the port's counters are likely cold: load them while the MMU
     // accounts the frame
     m_ports[out]->PrefetchSend(priority);
-    m_stats.Prefetch(out * NPRIO + priority);
     uint32_t bytes = frame.ipBytes;
     const SwitchMmu::DropReason r = m_mmu->CheckAdmission(inPort, priority, out, bytes);
     if (r != SwitchMmu::DROP_NONE)
@@ -546,7 +545,7 @@ RoceSwitch::ReceiveFrame(uint32_t inPort,
             (r != SwitchMmu::DROP_BUFFER_FULL && r != SwitchMmu::DROP_EGRESS_THRESHOLD) ||
             m_mmu->IsLossless(priority) || !TryTrim(inPort, out, frame))
         {
-            Drop(frame.packet.Share(), inPort, priority, r);
+            Drop(frame.Share(), inPort, priority, r);
             return;
         }
         priority = m_trimPriority;
@@ -579,14 +578,10 @@ RoceSwitch::ReceiveFrame(uint32_t inPort,
             flags |= FLAG_INT;
         }
     }
-    m_mmu->OnEnqueue(inPort, priority, out, bytes);
-    PortStats& st = m_stats.Use(out * NPRIO + priority);
-    ++st.enqueuedPackets;
-    st.enqueuedBytes += bytes;
-    st.maxQueueBytes = std::max(st.maxQueueBytes, m_mmu->GetEgressBytes(out, priority));
+    m_mmu->OnEnqueue(inPort, priority, out, bytes); // (it counts the packets of the queue)
     if (!m_enqueueTrace.IsEmpty())
     {
-        m_enqueueTrace(frame.packet.Share(), out, priority);
+        m_enqueueTrace(frame.Share(), out, priority);
     }
     if (!m_enqueueBytesTrace.IsEmpty())
     {
@@ -613,7 +608,7 @@ RoceSwitch::TryTrim(uint32_t inPort, uint32_t outPort, RoceWireFrame& frame)
         return false;
     }
     uint8_t b[N];
-    const Packet* p = frame.packet.Get();
+    const Packet* p = frame.Get();
     if (p->CopyData(b, N) != N)
     {
         return false;
@@ -655,14 +650,14 @@ RoceSwitch::TryTrim(uint32_t inPort, uint32_t outPort, RoceWireFrame& frame)
     // a new packet with the original's packet tags (an empty fragment keeps them)
     Ptr<Packet> t = p->CreateFragment(0, 0);
     t->AddAtEnd(Create<Packet>(b, N));
-    frame.packet = OwnedPacket(t);
+    frame.SetPacket(t);
     frame.ipBytes = N;
     frame.desc = RoceFrameDescriptor::Parse(*t);
     ++m_trimmedPackets;
     m_trimmedBytes += removed;
     NS_LOG_LOGIC("trimmed at port " << inPort << " -> " << outPort << ", " << removed
                                     << " bytes removed");
-    m_trimTrace(frame.packet.Share(), inPort, outPort);
+    m_trimTrace(frame.Share(), inPort, outPort);
     return true;
 }
 
@@ -677,18 +672,16 @@ RoceSwitch::FrameDequeued(uint32_t outPort,
     const uint32_t inPort = (cookie >> 32) & 0xffff;
     const uint8_t flags = cookie >> 56;
     m_mmu->OnDequeue(inPort, priority, outPort, bytes);
-    PortStats& st = m_stats.Use(outPort * NPRIO + priority);
-    ++st.dequeuedPackets;
     m_dequeueTrace(outPort, priority, bytes);
     if ((flags & FLAG_ECT) && m_mmu->ShouldMark(outPort, priority))
     {
         dev->MarkCe(frame);
-        ++st.marked;
+        ++m_stats.Use(outPort * NPRIO + priority).marked;
         m_markTrace(outPort, priority);
     }
     if (flags & FLAG_INT)
     {
-        Packet* p = frame.packet.Get();
+        Packet* p = frame.Get();
         IntTag tag;
         p->RemovePacketTag(tag);
         uint64_t tx = 0;
@@ -761,7 +754,13 @@ RoceSwitch::GetPortStats(uint32_t port, uint8_t priority) const
     NS_ABORT_MSG_IF(port >= m_ports.size() || priority >= NPRIO,
                     "RoceSwitch::GetPortStats: port " << port << " priority " << +priority);
     NS_ABORT_MSG_IF(!m_configured, "RoceSwitch::GetPortStats: the switch has not started yet");
-    return m_stats.Find(port * NPRIO + priority);
+    PortStats st = m_stats.Find(port * NPRIO + priority); // marks and drops
+    const SwitchMmu::EgressCounters e = m_mmu->GetEgressCounters(port, priority);
+    st.enqueuedPackets = e.enqueuedPackets;
+    st.enqueuedBytes = e.enqueuedBytes;
+    st.dequeuedPackets = e.dequeuedPackets;
+    st.maxQueueBytes = e.maxBytes;
+    return st;
 }
 
 uint64_t

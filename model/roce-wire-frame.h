@@ -4,6 +4,7 @@
 #ifndef AI_TRAINING_ROCE_WIRE_FRAME_H
 #define AI_TRAINING_ROCE_WIRE_FRAME_H
 
+#include "lazy-datagram.h"
 #include "owned-packet.h"
 #include "roce-frame-descriptor.h"
 
@@ -25,6 +26,11 @@ namespace ns3
  * as soon as anything looks at the frame's bytes: a pcap or other sniffer, the PhyTxBegin/
  * PhyTxEnd/PhyRxEnd traces, a receive error model, FCS, a generic dequeue callback, or a
  * cable to another process. A frame from the generic NetDevice API is framed from the start.
+ *
+ * An RdmaNic's data packets and ACKs go further: until someone asks for the packet (Get(),
+ * Share(), Release()), the datagram is a LazyDatagram (its header bytes and payload size) and no
+ * ns-3 Packet exists; the first such call builds it, with exactly the bytes and tags it would
+ * have had from the start.
  */
 struct RoceWireFrame
 {
@@ -36,12 +42,61 @@ struct RoceWireFrame
         UNFRAMED_VLAN = 2 //!< as UNFRAMED, with an 802.1Q tag (PCP = pcp)
     };
 
-    OwnedPacket packet;       //!< the frame or the datagram
+    /// \return the packet (built first if the datagram is lazy; valid while this holds it)
+    Packet* Get()
+    {
+        Materialize();
+        return owned.Get();
+    }
+
+    /// \return a new Ptr to the packet (built first if the datagram is lazy)
+    Ptr<Packet> Share()
+    {
+        Materialize();
+        return owned.Share();
+    }
+
+    /// \return the packet (built first if the datagram is lazy); this is left empty
+    Ptr<Packet> Release()
+    {
+        Materialize();
+        return owned.Release();
+    }
+
+    /**
+     * \brief Hold a packet (a lazy datagram, if any, is dropped).
+     * \param p the packet
+     */
+    void SetPacket(const Ptr<Packet>& p)
+    {
+        lazy.Reset();
+        owned = OwnedPacket(p);
+    }
+
+    /// \return the lazy datagram, or null if the frame holds a packet (or nothing)
+    LazyDatagram* GetLazy() const
+    {
+        return lazy.Get();
+    }
+
+    /// Build the packet of a lazy datagram (nothing happens otherwise).
+    void Materialize()
+    {
+        if (lazy.Get())
+        {
+            owned = OwnedPacket(lazy.Get()->Build());
+            lazy.Reset();
+        }
+    }
+
+    OwnedPacket owned;        //!< the frame or the datagram (empty while lazy)
+    LazyDatagramRef lazy;     //!< the datagram before any Packet holds it
     RoceFrameDescriptor desc; //!< descriptor of the datagram (flags 0: not known yet)
     uint32_t ipBytes{0};      //!< size of the datagram (when desc is known)
     Mac48Address dst;         //!< unframed: destination MAC address
     uint8_t pcp{0};           //!< unframed: the priority it was sent with
     uint8_t state{FRAMED};    //!< State
+    bool ackTag{false};       //!< lazy: the datagram has an RdmaAckTag (its fields in lazy)
 };
 
 } // namespace ns3

@@ -399,7 +399,11 @@ SwitchMmu::OnEnqueue(uint32_t inPort, uint8_t priority, uint32_t outPort, uint32
         }
     }
     g.bytes += bytes;
-    m_slots.At(out).egress += bytes;
+    Slot& e = m_slots.At(out);
+    e.egress += bytes;
+    ++e.enqueuedPackets;
+    e.enqueuedBytes += bytes;
+    e.maxEgress = std::max(e.maxEgress, e.egress);
     m_used += bytes;
     m_maxUsed = std::max(m_maxUsed, m_used);
     NS_ASSERT_MSG(m_sharedUsed <= m_sharedPool, "shared pool overrun");
@@ -419,7 +423,9 @@ SwitchMmu::OnDequeue(uint32_t inPort, uint8_t priority, uint32_t outPort, uint32
     g.shared -= fromShared;
     m_sharedUsed -= fromShared;
     g.bytes -= bytes;
-    m_slots.At(out).egress -= bytes;
+    Slot& e = m_slots.At(out);
+    e.egress -= bytes;
+    ++e.dequeuedPackets;
     m_used -= bytes;
 }
 
@@ -550,6 +556,14 @@ SwitchMmu::GetEgressBytes(uint32_t port, uint8_t priority) const
 {
     NS_ABORT_MSG_IF(port >= m_nPorts || priority >= NPRIO, "SwitchMmu: bad port/priority");
     return Find(port, priority).egress;
+}
+
+SwitchMmu::EgressCounters
+SwitchMmu::GetEgressCounters(uint32_t port, uint8_t priority) const
+{
+    NS_ABORT_MSG_IF(port >= m_nPorts || priority >= NPRIO, "SwitchMmu: bad port/priority");
+    const Slot& e = Find(port, priority);
+    return {e.enqueuedPackets, e.enqueuedBytes, e.dequeuedPackets, e.maxEgress};
 }
 
 std::pair<uint64_t, uint64_t>

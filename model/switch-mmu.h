@@ -207,6 +207,22 @@ class SwitchMmu : public Object
      * \return bytes queued at the egress (port, priority)
      */
     uint64_t GetEgressBytes(uint32_t port, uint8_t priority) const;
+
+    /// What has passed an egress queue (counted by OnEnqueue() and OnDequeue()).
+    struct EgressCounters
+    {
+        uint64_t enqueuedPackets{0}; //!< packets charged to it
+        uint64_t enqueuedBytes{0};   //!< their bytes
+        uint64_t dequeuedPackets{0}; //!< packets released from it
+        uint64_t maxBytes{0};        //!< largest queue it held
+    };
+
+    /**
+     * \param port port
+     * \param priority priority
+     * \return what has passed the egress queue (port, priority)
+     */
+    EgressCounters GetEgressCounters(uint32_t port, uint8_t priority) const;
     /// \return the current PFC threshold of a shared part (bytes)
     uint64_t GetPfcThreshold() const;
     /**
@@ -226,13 +242,18 @@ class SwitchMmu : public Object
     void DoDispose() override;
 
   private:
-    /// Accounting of one (port, priority): as ingress, and as egress.
-    struct Slot
+    /// Accounting of one (port, priority): as ingress, and as egress (one cache line: a frame
+    /// touches the egress half of one slot at enqueue and at dequeue).
+    struct alignas(64) Slot
     {
-        uint64_t bytes{0};    //!< ingress: all bytes charged
-        uint64_t shared{0};   //!< ingress: of which in the shared pool
-        uint64_t headroom{0}; //!< ingress: of which in headroom
-        uint64_t egress{0};   //!< egress: bytes queued
+        uint64_t bytes{0};           //!< ingress: all bytes charged
+        uint64_t shared{0};          //!< ingress: of which in the shared pool
+        uint64_t headroom{0};        //!< ingress: of which in headroom
+        uint64_t egress{0};          //!< egress: bytes queued
+        uint64_t enqueuedPackets{0}; //!< egress: packets charged
+        uint64_t enqueuedBytes{0};   //!< egress: their bytes
+        uint64_t dequeuedPackets{0}; //!< egress: packets released
+        uint64_t maxEgress{0};       //!< egress: largest queue
     };
 
     /// Per-port limits.

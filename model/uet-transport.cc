@@ -357,7 +357,7 @@ UetTransport::Transmit(Ptr<Packet> p,
     f.ipBytes = p->GetSize();
     f.desc =
         asBytes ? RoceFrameDescriptor::Parse(raw, HEADER_BYTES) : RoceFrameDescriptor::Parse(*p);
-    f.packet = OwnedPacket(p);
+    f.SetPacket(p);
     Ptr<RoceNetDevice> dev = m_nic->m_device;
     dev->SendFrame(std::move(f), dev->GetRemoteAddress(), priority, cookie);
 }

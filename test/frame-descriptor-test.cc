@@ -14,6 +14,7 @@
 #include "ns3/communicator.h"
 #include "ns3/fat-tree-helper.h"
 #include "ns3/int-tag.h"
+#include "ns3/lazy-datagram.h"
 #include "ns3/node-list.h"
 #include "ns3/packet.h"
 #include "ns3/rdma-helper.h"
@@ -154,6 +155,7 @@ struct Run
     std::vector<uint64_t> numbers;        //!< completion times, QP and device counters
     std::map<uint32_t, uint64_t> sniffed; //!< device index -> hash of the bytes it sniffed
     uint64_t marks{0};                    //!< ECN marks of all switches
+    uint64_t lazy{0};                     //!< datagrams sent lazily (without a Packet)
 };
 
 /// FNV-1a over a frame's bytes, folded into a device's running hash.
@@ -171,8 +173,14 @@ HashFrame(uint64_t* h, Ptr<const Packet> frame)
 
 /// A 1 MB ring all-reduce and a 4 MB all-to-all on a k=4 fat-tree.
 Run
-RunFabric(Sniffers sniffers, const std::string& cc, const std::string& lb, bool vlan)
+RunFabric(Sniffers sniffers,
+          const std::string& cc,
+          const std::string& lb,
+          bool vlan,
+          bool lazy = true)
 {
+    LazyDatagram::SetEnabled(lazy);
+    const uint64_t lazyBefore = LazyDatagram::GetAllocations();
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(1);
     Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue(cc));
@@ -264,21 +272,48 @@ RunFabric(Sniffers sniffers, const std::string& cc, const std::string& lb, bool 
             }
         }
     }
+    r.lazy = LazyDatagram::GetAllocations() - lazyBefore;
     Simulator::Destroy();
     Config::Reset();
+    LazyDatagram::SetEnabled(true);
     return r;
 }
 
-/// Run a configuration unframed, framed and mixed; compare.
+/// Run a configuration unframed, framed and mixed, with and without lazy datagrams; compare.
 void
-CheckSameEverywhere(const std::string& cc, const std::string& lb, bool vlan, bool expectMarks)
+CheckSameEverywhere(const std::string& cc,
+                    const std::string& lb,
+                    bool vlan,
+                    bool expectMarks,
+                    bool expectLazy = true)
 {
     const Run none = RunFabric(NONE, cc, lb, vlan);
     const Run all = RunFabric(ALL, cc, lb, vlan);
     const Run half = RunFabric(HALF, cc, lb, vlan);
+    const Run eager = RunFabric(NONE, cc, lb, vlan, false);
+    const Run halfEager = RunFabric(HALF, cc, lb, vlan, false);
     ASSERT_GT(none.numbers.size(), 1000u);
     EXPECT_EQ(none.numbers, all.numbers);
     EXPECT_EQ(none.numbers, half.numbers);
+    // a datagram without a Packet until someone looks: the same run, and the same bytes where
+    // it is looked at (marked on the way by switches that saw no bytes)
+    EXPECT_EQ(none.numbers, eager.numbers);
+    EXPECT_EQ(eager.lazy, 0u);
+    EXPECT_EQ(halfEager.lazy, 0u);
+    if (expectLazy)
+    {
+        EXPECT_GT(none.lazy, 1000u);
+        EXPECT_GT(half.lazy, 1000u);
+    }
+    else
+    {
+        EXPECT_EQ(none.lazy, 0u); // INT: every data packet and ACK carries its Packet
+    }
+    ASSERT_EQ(half.sniffed.size(), halfEager.sniffed.size());
+    for (const auto& [dev, h] : half.sniffed)
+    {
+        EXPECT_EQ(h, halfEager.sniffed.at(dev)) << "device " << dev;
+    }
     if (expectMarks)
     {
         EXPECT_GT(none.marks, 0u);
@@ -299,7 +334,13 @@ TEST_F(Ns3Fixture, UnframedFramedAndMixedRunsAgreeWithDcqcnAndEcnMarks)
 
 TEST_F(Ns3Fixture, UnframedFramedAndMixedRunsAgreeWithHpccIntAndSpraying)
 {
-    CheckSameEverywhere("Hpcc", "Spray", false, false);
+    CheckSameEverywhere("Hpcc", "Spray", false, false, false);
+}
+
+TEST_F(Ns3Fixture, UnframedFramedAndMixedRunsAgreeWithDctcpAndMarkedAcks)
+{
+    // DCTCP reads the marks an ACK's RdmaAckTag reports: the tag of a lazy ACK
+    CheckSameEverywhere("Dctcp", "Ecmp", false, true);
 }
 
 TEST_F(Ns3Fixture, UnframedFramedAndMixedRunsAgreeWithVlanTags)
