@@ -497,7 +497,7 @@ class RdmaNic : public Object, public RoceFrameSink
     uint8_t m_controlPriority;             //!< priority of ACK/NAK/CNP
     bool m_ecnCapable;                     //!< data packets are ECT(0)
     uint16_t m_ipId;                       //!< IPv4 identification
-    int8_t m_metadataOn{-1}; //!< packet metadata on (1), off (0), not probed yet (-1)
+    int8_t m_metadataOn{-1};               //!< packet metadata on (1), off (0), not probed yet (-1)
     uint32_t m_reorderThreshold;           //!< selective repeat: out-of-order distance before a NAK
     uint32_t m_srWindow;                   //!< selective repeat receive window (packets)
     uint32_t m_qpnBase;                    //!< first QPN
