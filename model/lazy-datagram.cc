@@ -37,8 +37,9 @@ struct Pool
 Pool&
 GetPool()
 {
-    static Pool pool;
-    return pool;
+    // never destroyed: a frame freed while the program exits still finds its list
+    static Pool* pool = new Pool;
+    return *pool;
 }
 } // namespace
 
