@@ -780,21 +780,21 @@ RdmaNic::ReceiveFrame(uint32_t port,
     }
     // the descriptor holds every header field the transport reads: the packet's bytes are
     // not touched (at scale they are cold in the cache), and a lazy datagram needs no packet
+    Parsed h;
+    h.src = Ipv4Address(d.src);
+    h.ecn = d.tos & 3;
+    h.opcode = d.opcode;
+    h.pad = (d.bth1 >> 4) & 3;
+    h.destQp = d.destQp;
+    h.ackReq = d.psn >> 31;
+    h.psn = d.psn & 0xffffff;
+    h.syndrome = d.syndrome;
+    h.payload = PayloadBytes(d.udpLen, h.opcode, h.pad);
     LazyDatagram* lazy = frame.GetLazy();
     if (lazy && m_rxTrace.IsEmpty())
     {
         NS_ASSERT_MSG(d == RoceFrameDescriptor::Parse(lazy->header, lazy->headerBytes),
                       "ReceiveFrame: the descriptor does not match the lazy datagram");
-        Parsed h;
-        h.src = Ipv4Address(d.src);
-        h.ecn = d.tos & 3;
-        h.opcode = d.opcode;
-        h.pad = (d.bth1 >> 4) & 3;
-        h.destQp = d.destQp;
-        h.ackReq = d.psn >> 31;
-        h.psn = d.psn & 0xffffff;
-        h.syndrome = d.syndrome;
-        h.payload = PayloadBytes(d.udpLen, h.opcode, h.pad);
         h.ackTag = frame.ackTag ? lazy : nullptr;
         Dispatch(h, nullptr);
         return;
@@ -806,16 +806,6 @@ RdmaNic::ReceiveFrame(uint32_t port,
     {
         m_rxTrace(packet);
     }
-    Parsed h;
-    h.src = Ipv4Address(d.src);
-    h.ecn = d.tos & 3;
-    h.opcode = d.opcode;
-    h.pad = (d.bth1 >> 4) & 3;
-    h.destQp = d.destQp;
-    h.ackReq = d.psn >> 31;
-    h.psn = d.psn & 0xffffff;
-    h.syndrome = d.syndrome;
-    h.payload = PayloadBytes(d.udpLen, h.opcode, h.pad);
     Dispatch(h, packet);
 }
 
