@@ -377,6 +377,58 @@ ParseOptions(int argc, char* argv[])
         Fail(Arg("bufferSize", V("bufferSize")) +
              " is not allowed (a size 1 B..16GiB, e.g. 32MB, 12MiB)");
     }
+    o.analytical =
+        Choose("network", V("network"), {{"packet", "packet"}, {"analytical", "analytical"}}) ==
+        "analytical";
+    if (o.analytical)
+    {
+        // what only the packet-level fabric has: refused rather than silently ignored
+        for (const char* f : {"cc",
+                              "pfc",
+                              "ecn",
+                              "lb",
+                              "lossRecovery",
+                              "transport",
+                              "uetCredit",
+                              "bufferSize",
+                              "oversubscription",
+                              "pcap",
+                              "pcapSnapLen",
+                              "pcapTimestamps",
+                              "qpTrace",
+                              "queueInterval",
+                              "background"})
+        {
+            if (given(f))
+            {
+                Fail(Arg(f, V(f)) +
+                     " is not allowed with --network=analytical (no packets, switch queues, "
+                     "congestion control, PFC, ECN, load balancing or loss there; use "
+                     "--network=packet)");
+            }
+        }
+        for (const auto& ov : o.overrides)
+        {
+            for (const char* t : {"ns3::RoceDcqcn::",
+                                  "ns3::RoceHpcc::",
+                                  "ns3::RoceTimely::",
+                                  "ns3::RoceDctcp::",
+                                  "ns3::RoceNscc::",
+                                  "ns3::RoceCongestionOps::",
+                                  "ns3::SwitchMmu::",
+                                  "ns3::RoceSwitch::",
+                                  "ns3::UetTransport::",
+                                  "ns3::UetCreditPacer::"})
+            {
+                if (ov.name.rfind(t, 0) == 0)
+                {
+                    Fail(Arg(ov.name, ov.value) +
+                         " has no effect with --network=analytical (no switch queues or "
+                         "congestion control there)");
+                }
+            }
+        }
+    }
     o.ccFlag = V("cc");
     o.cc = Choose("cc",
                   o.ccFlag,
@@ -401,6 +453,10 @@ ParseOptions(int argc, char* argv[])
     o.recovery =
         Choose("lossRecovery", recoveryFlag, {{"gbn", "GoBackN"}, {"sr", "SelectiveRepeat"}});
     o.transport = Choose("transport", V("transport"), {{"rc", "Rc"}, {"uet", "Uet"}});
+    if (o.analytical)
+    {
+        o.transport = "Analytical";
+    }
     if (o.transport == "Uet" && o.cc == "Hpcc")
     {
         Fail("--cc=hpcc needs INT records, which the switches add to RC packets only: it is "
@@ -463,6 +519,10 @@ ParseOptions(int argc, char* argv[])
         Fail(Arg("queueInterval", V("queueInterval")) +
              " is not allowed (0 (off) or a time 100ns..1s with a unit, e.g. 10us)");
     }
+    if (o.analytical)
+    {
+        o.queueInterval = Time(0); // no switch queue to sample
+    }
     o.plots = ParseBool("plots", V("plots"));
     o.plotFormat =
         Choose("plotFormat", V("plotFormat"), {{"png", "png"}, {"svg", "svg"}, {"pdf", "pdf"}});
@@ -472,6 +532,12 @@ ParseOptions(int argc, char* argv[])
     }
     o.hugePages = ParseBool("hugePages", V("hugePages"));
     o.processes = ParseUint("processes", V("processes"), 1, 256);
+    if (o.analytical && o.processes > 1)
+    {
+        Fail(Arg("processes", V("processes")) +
+             " is not allowed with --network=analytical (both ends of a message must be in one "
+             "process; it needs no distributed run)");
+    }
     o.controlLatency = ParseTime("controlLatency",
                                  V("controlLatency"),
                                  Time(0),

@@ -69,6 +69,10 @@ const std::vector<FlagDef> FLAGS = {
     {"lossRecovery", "gbn", "gbn (go-back-N) | sr (selective repeat); sr with --lb=spray|adaptive"},
     {"transport", "rc", "rc (RoCEv2 reliable connection) | uet (Ultra Ethernet-style: per-packet "
                         "entropy, unordered delivery, selective ACK; --lossRecovery is RC's)"},
+    {"network", "packet", "packet (packet-level RoCEv2 fabric) | analytical (contention-free "
+                          "message timing: line-rate serialisation at both NICs, path latency, "
+                          "no switch queueing, ECMP collisions, PFC, CC or loss; O(1) events "
+                          "per message, see README \"Analytical network\")"},
     {"uetCredit", "false", "receiver credit for --transport=uet (true|false): receivers pace "
                            "CREDITs, senders send beyond an unscheduled window only what is "
                            "credited (RCCC / EQDS-style pull, ns3::UetCreditPacer)"},
@@ -744,6 +748,10 @@ ConfigEntries(const Given& given)
         if (f.name == std::string("sweep"))
         {
             continue; // a sweep's runs are recorded with the swept flag's value
+        }
+        if (f.name == std::string("network") && Value(given, f.name) == "packet")
+        {
+            continue; // recorded when analytical: a packet-level summary.json stays as it was
         }
         std::string v = Value(given, f.name);
         if (bools.count(f.name))

@@ -58,16 +58,17 @@ struct Options
     uint32_t hostsPerEdge{0}; //!< fat-tree hosts per edge switch
     uint32_t mtu;
     uint64_t bufferBytes;
-    std::string ccFlag;    //!< as given (lower case)
-    std::string cc;        //!< RdmaNic::CongestionControl
-    bool pfc;              //!< lossless priority 3
-    bool ecn;              //!< ECN marking
-    std::string lbFlag;    //!< as given
-    std::string lb;        //!< RoceSwitch::LoadBalancing
-    std::string recovery;  //!< RdmaNic::LossRecovery
-    std::string transport; //!< RdmaNic::Transport
-    bool uetCredit{false}; //!< UetTransport::ReceiverCredit
-    bool benchmark;        //!< --collective
+    std::string ccFlag;     //!< as given (lower case)
+    std::string cc;         //!< RdmaNic::CongestionControl
+    bool pfc;               //!< lossless priority 3
+    bool ecn;               //!< ECN marking
+    std::string lbFlag;     //!< as given
+    std::string lb;         //!< RoceSwitch::LoadBalancing
+    std::string recovery;   //!< RdmaNic::LossRecovery
+    std::string transport;  //!< RdmaNic::Transport
+    bool analytical{false}; //!< --network=analytical (AnalyticalTransport)
+    bool uetCredit{false};  //!< UetTransport::ReceiverCredit
+    bool benchmark;         //!< --collective
     ns3::Communicator::Kind kind{ns3::Communicator::ALL_REDUCE};
     std::string algorithm;       //!< Communicator::Algorithm
     std::vector<uint64_t> sizes; //!< collective sizes

@@ -266,13 +266,15 @@ Study::BuildWork()
     }
     m_stepsCsv << ",compute_mean_ns\n";
 
-    const std::string net = " at " + o.linkRateText + ", " + o.ccFlag + (o.pfc ? " + PFC" : "") +
-                            (o.ecn ? " + ECN" : "") + ", " + o.lbFlag + ", " +
-                            (o.transport == "Uet" ? std::string("UET (sprayed, unordered, SACK)")
-                             : o.recovery == "SelectiveRepeat" ? "selective repeat"
-                                                               : "go-back-N") +
-                            ", GPU " + o.gpu + " (NVLink " +
-                            Num(o.nvLinkRate.GetBitRate() / 8e9, 0) + " GB/s)";
+    const std::string packetNet =
+        o.ccFlag + (o.pfc ? " + PFC" : "") + (o.ecn ? " + ECN" : "") + ", " + o.lbFlag + ", " +
+        (o.transport == "Uet"              ? std::string("UET (sprayed, unordered, SACK)")
+         : o.recovery == "SelectiveRepeat" ? "selective repeat"
+                                           : "go-back-N");
+    const std::string net =
+        " at " + o.linkRateText + ", " +
+        (o.analytical ? std::string("analytical network (contention-free)") : packetNet) +
+        ", GPU " + o.gpu + " (NVLink " + Num(o.nvLinkRate.GetBitRate() / 8e9, 0) + " GB/s)";
     if (BuildTraffic(net)) // --background; --flows: a flow-file study, nothing else to build
     {
         return;

@@ -4,6 +4,7 @@
 #include "rdma-nic.h"
 
 #include "aeth-header.h"
+#include "analytical-transport.h"
 #include "bth-header.h"
 #include "enum-accessor.h"
 #include "int-tag.h"
@@ -127,10 +128,23 @@ RdmaNic::GetTypeId()
                           "Transport of the queue pairs CreateQp(priority, sourcePort) makes: Rc "
                           "(RoCEv2 reliable connection) or Uet (Ultra Ethernet-style: per-packet "
                           "entropy, unordered delivery, selective ACK, NACKs of trimmed packets; "
-                          "see UetTransport).",
+                          "see UetTransport) or Analytical (no packets: contention-free message "
+                          "timing, see AnalyticalTransport).",
                           EnumValue(RdmaQueuePair::RC),
                           MakeAitEnumAccessor<RdmaQueuePair::Transport>(&RdmaNic::m_transport),
-                          MakeEnumChecker(RdmaQueuePair::RC, "Rc", RdmaQueuePair::UET, "Uet"))
+                          MakeEnumChecker(RdmaQueuePair::RC,
+                                          "Rc",
+                                          RdmaQueuePair::UET,
+                                          "Uet",
+                                          RdmaQueuePair::ANALYTICAL,
+                                          "Analytical"))
+            .AddAttribute("Analytical",
+                          "The analytical network of the NIC (null until the first analytical "
+                          "queue pair).",
+                          TypeId::ATTR_GET,
+                          PointerValue(),
+                          MakePointerAccessor(&RdmaNic::m_analytical),
+                          MakePointerChecker<AnalyticalTransport>())
             .AddAttribute("Uet",
                           "The UET transport of the NIC (null until the first UET queue pair).",
                           TypeId::ATTR_GET,
@@ -283,6 +297,11 @@ RdmaNic::DoDispose()
     {
         m_uet->Dispose();
         m_uet = nullptr;
+    }
+    if (m_analytical)
+    {
+        m_analytical->Dispose();
+        m_analytical = nullptr;
     }
     m_device = nullptr;
     m_node = nullptr;
@@ -475,6 +494,11 @@ RdmaNic::CreateQp(uint8_t priority, uint16_t sourcePort, RdmaQueuePair::Transpor
         m_uet = CreateObject<UetTransport>();
         m_uet->SetNic(this);
     }
+    if (transport == RdmaQueuePair::ANALYTICAL && !m_analytical)
+    {
+        m_analytical = CreateObject<AnalyticalTransport>();
+        m_analytical->SetNic(this);
+    }
     qp->m_sport = sourcePort ? sourcePort : static_cast<uint16_t>(49152 + (qp->m_qpn % 16384));
     qp->m_cc = m_ccFactory.Create<RoceCongestionOps>();
     if (transport == RdmaQueuePair::UET && qp->m_cc->NeedsInt())
@@ -548,6 +572,10 @@ RdmaNic::PostSend(Ptr<RdmaQueuePair> qp, uint64_t bytes, RdmaQueuePair::Verb ver
     if (qp->m_peerQpn == 0)
     {
         NS_FATAL_ERROR("RdmaNic::PostSend: QP " << qp->m_qpn << " is not connected");
+    }
+    if (qp->m_transport == RdmaQueuePair::ANALYTICAL)
+    {
+        return m_analytical->PostSend(qp, bytes, verb);
     }
     const uint64_t packets = (bytes + m_mtu - 1) / m_mtu;
     if (qp->m_transport == RdmaQueuePair::UET && m_uet->IsCreditEnabled())

@@ -25,6 +25,7 @@
 namespace ns3
 {
 
+class AnalyticalTransport;
 class LazyDatagram;
 class Node;
 class Packet;
@@ -172,6 +173,7 @@ class RdmaNic : public Object, public RoceFrameSink
   private:
     friend class RdmaQueuePair;
     friend class UetTransport;
+    friend class AnalyticalTransport;
     friend class UetCreditPacer;
 
     /// Pacing heap entry.
@@ -494,6 +496,7 @@ class RdmaNic : public Object, public RoceFrameSink
     LossRecovery m_recovery;               //!< loss recovery
     RdmaQueuePair::Transport m_transport;  //!< transport of new QPs
     Ptr<UetTransport> m_uet;               //!< the UET transport (made on first use)
+    Ptr<AnalyticalTransport> m_analytical; //!< the analytical network (made on first use)
     uint8_t m_controlPriority;             //!< priority of ACK/NAK/CNP
     bool m_ecnCapable;                     //!< data packets are ECT(0)
     uint16_t m_ipId;                       //!< IPv4 identification

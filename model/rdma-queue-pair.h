@@ -46,8 +46,9 @@ class RdmaQueuePair : public Object
     /// The transport of a queue pair.
     enum Transport
     {
-        RC = 0, //!< RoCEv2 reliable connection (BTH, PSN order, go-back-N or selective repeat)
-        UET = 1 //!< Ultra Ethernet-style: sprayed, unordered, selective ACK (UetTransport)
+        RC = 0,  //!< RoCEv2 reliable connection (BTH, PSN order, go-back-N or selective repeat)
+        UET = 1, //!< Ultra Ethernet-style: sprayed, unordered, selective ACK (UetTransport)
+        ANALYTICAL = 2 //!< no packets: contention-free message timing (AnalyticalTransport)
     };
 
     /// Completion callback: message id, bytes, time posted, time completed.
@@ -141,6 +142,7 @@ class RdmaQueuePair : public Object
   private:
     friend class RdmaNic;
     friend class UetTransport;
+    friend class AnalyticalTransport;
     friend class UetCreditPacer;
 
     /// A posted message.

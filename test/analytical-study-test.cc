@@ -1,0 +1,151 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The study program's --network=analytical, run as a user runs it: the flags of the
+ * packet-level fabric are refused with one line (exit 2, nothing written); a collective and a
+ * training step run to the end, every message posted is delivered, and no time is shorter
+ * than the contention-free bound, nor longer than the packet-level run of the same flags.
+ * Standalone builds only.
+ */
+#include "ait-test-fixture.h"
+
+#include <algorithm>
+#include <sys/stat.h>
+
+namespace
+{
+
+using ns3::test::CsvLines;
+using ns3::test::ProgramRun;
+using ns3::test::RunSim;
+using ns3::test::Shell;
+using ns3::test::Slurp;
+
+const std::string SIM = ns3::test::SimProgram(); //!< the study program ("" in-tree)
+
+/// The column of a CSV's header.
+size_t
+Column(const std::vector<std::vector<std::string>>& rows, const std::string& name)
+{
+    const auto& h = rows.at(0);
+    return std::find(h.begin(), h.end(), name) - h.begin();
+}
+
+} // namespace
+
+TEST(AnalyticalStudy, PacketLevelFlagsAreRefusedWithOneLine)
+{
+    if (SIM.empty())
+    {
+        GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
+    }
+
+    struct Case
+    {
+        std::string args; //!< the flags
+        std::string says; //!< a part of the one line
+    };
+
+    // clang-format off
+    const std::vector<Case> cases = {
+        {"--network=fluid", "--network=fluid is not allowed (packet|analytical)"},
+        {"--network=analytical --cc=dcqcn", "--cc=dcqcn is not allowed with --network=analytical"},
+        {"--network=analytical --pfc=false", "--pfc=false is not allowed with --network=analytical"},
+        {"--network=analytical --ecn=true", "--ecn=true is not allowed with --network=analytical"},
+        {"--network=analytical --lb=spray", "--lb=spray is not allowed with --network=analytical"},
+        {"--network=analytical --lossRecovery=sr", "--lossRecovery=sr is not allowed with"},
+        {"--network=analytical --transport=uet", "--transport=uet is not allowed with"},
+        {"--network=analytical --uetCredit=true", "--uetCredit=true is not allowed with"},
+        {"--network=analytical --bufferSize=12MB", "--bufferSize=12MB is not allowed with"},
+        {"--network=analytical --oversubscription=2", "--oversubscription=2 is not allowed with"},
+        {"--network=analytical --pcap=hosts", "--pcap=hosts is not allowed with"},
+        {"--network=analytical --qpTrace=0:1", "--qpTrace=0:1 is not allowed with"},
+        {"--network=analytical --queueInterval=1us", "--queueInterval=1us is not allowed with"},
+        {"--network=analytical --background=websearch:0.3", "--background=websearch:0.3 is not allowed"},
+        {"--network=analytical --ns3::RoceSwitch::FlowletGap=10us",
+         "--ns3::RoceSwitch::FlowletGap=10us has no effect with --network=analytical"},
+        {"--network=analytical --ns3::RoceDcqcn::G=0.5",
+         "has no effect with --network=analytical"},
+        {"--network=analytical --processes=2", "--processes=2 is not allowed with --network=analytical"},
+    };
+    // clang-format on
+    const std::string dir = "/tmp/ait-an-bad-" + std::to_string(getpid());
+    for (const auto& c : cases)
+    {
+        Shell("rm -rf " + dir);
+        const ProgramRun o = RunSim(c.args + " --outputDir=" + dir, 20);
+        EXPECT_EQ(o.rc, 2) << c.args << "\n" << o.err;
+        EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << c.args << "\n" << o.err;
+        EXPECT_EQ(o.err.rfind("ai-training-sim: error: ", 0), 0u) << c.args << "\n" << o.err;
+        EXPECT_NE(o.err.find(c.says), std::string::npos) << c.args << "\n" << o.err;
+        EXPECT_EQ(o.out, "") << c.args;
+        struct stat st;
+        EXPECT_NE(stat(dir.c_str(), &st), 0) << c.args << ": the output directory was created";
+    }
+}
+
+TEST(AnalyticalStudy, CollectiveIsNeverSlowerThanPacketLevelAndDeliversEveryMessage)
+{
+    if (SIM.empty())
+    {
+        GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
+    }
+    const std::string dir = "/tmp/ait-an-coll-" + std::to_string(getpid());
+    Shell("rm -rf " + dir);
+    const std::string flags =
+        "--collective=allreduce --bytes=1M:4M --ranks=16 --plots=false --progress=off";
+    const ProgramRun an = RunSim(flags + " --network=analytical --outputDir=" + dir + "/an");
+    const ProgramRun pk = RunSim(flags + " --outputDir=" + dir + "/pk");
+    ASSERT_EQ(an.rc, 0) << an.err;
+    ASSERT_EQ(pk.rc, 0) << pk.err;
+    EXPECT_NE(an.out.find("analytical network (contention-free)"), std::string::npos) << an.out;
+    EXPECT_NE(an.out.find("every posted message is recorded"), std::string::npos) << an.out;
+    EXPECT_NE(Slurp(dir + "/an/summary.json").find("\"network\": \"analytical\""),
+              std::string::npos);
+    const auto a = CsvLines(dir + "/an/collectives.csv");
+    const auto p = CsvLines(dir + "/pk/collectives.csv");
+    ASSERT_EQ(a.size(), 4u); // header + 1M, 2M, 4M
+    ASSERT_EQ(p.size(), a.size());
+    const size_t t = Column(a, "time_ns");
+    const size_t b = Column(a, "bytes");
+    ASSERT_LT(t, a[0].size());
+    for (size_t i = 1; i < a.size(); ++i)
+    {
+        const double ta = std::stod(a[i][t]);
+        const double tp = std::stod(p[i][t]);
+        const double bytes = std::stod(a[i][b]);
+        // a ring all-reduce moves 2(n-1)/n S through every NIC at 100 Gb/s
+        EXPECT_GT(ta, 2.0 * 15 / 16 * bytes * 8 / 100e9 * 1e9) << a[i][b] << " B";
+        EXPECT_LE(ta, tp) << a[i][b] << " B: analytical " << ta << " ns, packet " << tp << " ns";
+    }
+    Shell("rm -rf " + dir);
+}
+
+TEST(AnalyticalStudy, TrainingStepRunsToTheEnd)
+{
+    if (SIM.empty())
+    {
+        GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
+    }
+    const std::string dir = "/tmp/ait-an-train-" + std::to_string(getpid());
+    Shell("rm -rf " + dir);
+    const std::string flags = "--workload=" AIT_SOURCE_DIR
+                              "/traces/aicb-moe-pp.txt --steps=1 --plots=false --progress=off";
+    const ProgramRun an = RunSim(flags + " --network=analytical --outputDir=" + dir + "/an");
+    ASSERT_EQ(an.rc, 0) << an.err;
+    EXPECT_NE(an.out.find("every posted message is recorded"), std::string::npos) << an.out;
+    const auto steps = CsvLines(dir + "/an/steps.csv");
+    ASSERT_EQ(steps.size(), 2u);
+    const size_t d = Column(steps, "duration_ns");
+    const size_t c = Column(steps, "compute_ns");
+    ASSERT_LT(d, steps[0].size());
+    EXPECT_GT(std::stod(steps[1][d]), std::stod(steps[1][c]));
+    // the same seed: byte-identical outputs
+    const ProgramRun again = RunSim(flags + " --network=analytical --outputDir=" + dir + "/again");
+    ASSERT_EQ(again.rc, 0) << again.err;
+    for (const char* f : {"steps.csv", "collectives.csv", "flows.csv"})
+    {
+        EXPECT_EQ(Slurp(dir + "/an/" + f), Slurp(dir + "/again/" + f)) << f;
+    }
+    Shell("rm -rf " + dir);
+}
