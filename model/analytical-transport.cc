@@ -87,6 +87,9 @@ void
 AnalyticalTransport::SetNic(RdmaNic* nic)
 {
     m_nic = nic;
+    BooleanValue vlan;
+    nic->GetDevice()->GetAttribute("VlanEnabled", vlan);
+    m_vlan = vlan.Get();
 }
 
 uint64_t
@@ -182,9 +185,7 @@ AnalyticalTransport::PathOf(const Ptr<RdmaQueuePair>& qp)
     hdr[35] = static_cast<uint8_t>(qp->m_peerQpn);
     Ptr<Packet> probe = Create<Packet>(hdr, sizeof(hdr));
 
-    BooleanValue vlan;
-    m_nic->GetDevice()->GetAttribute("VlanEnabled", vlan);
-    const uint64_t ackBits = (std::max(ACK_BYTES + (vlan.Get() ? 18 : 14), MIN_FRAME) + FCS) * 8;
+    const uint64_t ackBits = (std::max(ACK_BYTES + (m_vlan ? 18 : 14), MIN_FRAME) + FCS) * 8;
     Ptr<RoceNetDevice> dev = m_nic->GetDevice();
     const Ptr<RoceNetDevice> target = dst->GetDevice();
     for (uint32_t hop = 0;; ++hop)
@@ -228,9 +229,7 @@ AnalyticalTransport::PostSend(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint32_t ve
 {
     Path& path = PathOf(qp);
     const uint32_t mtu = m_nic->GetMtu();
-    BooleanValue vlanValue;
-    m_nic->GetDevice()->GetAttribute("VlanEnabled", vlanValue);
-    const bool vlan = vlanValue.Get();
+    const bool vlan = m_vlan;
     const bool write = verb == RdmaQueuePair::WRITE;
     const uint64_t packets = (bytes + mtu - 1) / mtu;
     const uint64_t wireBits = WireBytes(bytes, write, mtu, vlan) * 8;

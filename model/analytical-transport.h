@@ -64,7 +64,7 @@ class AnalyticalTransport : public Object
     ~AnalyticalTransport() override;
 
     /**
-     * \brief Attach to the NIC (called by the NIC).
+     * \brief Attach to the NIC (called by the NIC once it is set up on its port).
      * \param nic the NIC (not owned: it owns this)
      */
     void SetNic(RdmaNic* nic);
@@ -164,6 +164,7 @@ class AnalyticalTransport : public Object
     void Complete(Ptr<RdmaQueuePair> qp);
 
     RdmaNic* m_nic{nullptr};   //!< the NIC (owns this)
+    bool m_vlan{false};        //!< its port sends 802.1Q-tagged frames
     std::vector<Path> m_paths; //!< by QP index (QPN - the NIC's first QPN)
     Time m_txFree;             //!< the sender's link is busy until then
     Time m_rxFree;             //!< the receiver's link is busy until then
