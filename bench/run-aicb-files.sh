@@ -24,6 +24,7 @@
 #
 #   bash bench/run-aicb-files.sh DIR [BUILD_DIR [OUT_DIR]]
 #   DP=2 CPU_LIMIT=300 GPUS_PER_SERVER=8 STEPS=1 markdown=1 bash bench/run-aicb-files.sh DIR
+#   NETWORK=analytical bash bench/run-aicb-files.sh DIR   # --network=analytical (contention-free)
 set -uo pipefail
 dir=${1:?usage: run-aicb-files.sh DIR [BUILD_DIR [OUT_DIR]]}
 build=${2:-build}
@@ -89,6 +90,7 @@ while IFS= read -r -d '' f; do
   name=$(echo "${f#$dir/}" | tr '/' '_')
   o="$out/$name"
   args="--workload=$f --ranks=$ranks --k=$k --gpusPerServer=$gps --steps=$steps --plots=false"
+  [ -n "${NETWORK:-}" ] && args="$args --network=$NETWORK"
   echo "== $name: $sim $args" >&2
   rm -rf "$o"
   ( ulimit -t "$cpuLimit"; exec nice /usr/bin/time -v -o "$o.time" "$sim" $args \

@@ -37,6 +37,9 @@ namespace
 
 /// The simulated-time limit of a run.
 const Time LIMIT = Seconds(100);
+/// The simulated-time limit of an analytical run (a step of a large job can take minutes of
+/// simulated time; a hung run costs no wall time there, it runs out of events).
+const Time ANALYTICAL_LIMIT = Seconds(100000);
 
 /// Progress reporting on stderr.
 class Progress
@@ -470,7 +473,7 @@ Study::Run()
     const bool show = RoceMpiHelper::GetRank() == 0 &&
                       (m_o.progress == "on" || (m_o.progress == "auto" && isatty(STDERR_FILENO)));
     Progress progress(show, m_fraction, m_work, m_detail, m_o.progressInterval.GetSeconds());
-    Simulator::Stop(LIMIT);
+    Simulator::Stop(m_o.analytical ? ANALYTICAL_LIMIT : LIMIT);
     const auto wall0 = std::chrono::steady_clock::now();
     timespec cpu0{};
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu0);
@@ -539,9 +542,10 @@ std::string
 Study::WhyStopped() const
 {
     const std::string at = Num(m_simSeconds * 1e3, 3) + " ms";
-    if (Simulator::Now() >= LIMIT)
+    const Time limit = m_o.analytical ? ANALYTICAL_LIMIT : LIMIT;
+    if (Simulator::Now() >= limit)
     {
-        return "the simulation reached its limit of " + Num(LIMIT.GetSeconds(), 0) +
+        return "the simulation reached its limit of " + Num(limit.GetSeconds(), 0) +
                " s of simulated time";
     }
     return "the simulation ran out of events at " + at +
