@@ -70,6 +70,7 @@ StudyPlots::PlotQueues(const std::string& dir) const
     std::map<Key, double> maxOf;
     std::map<Key, std::string> nodeOf;
     double tEnd = 0;
+
     // each row's numbers, parsed once (the figure selects from them once per queue shown)
     struct Sample
     {
@@ -77,6 +78,7 @@ StudyPlots::PlotQueues(const std::string& dir) const
         double t;     //!< time_ns
         double bytes; //!< bytes
     };
+
     std::vector<Sample> samples;
     samples.reserve(c.rows.size());
     for (const auto& r : c.rows)
