@@ -26,6 +26,12 @@
  *                   BDP, queue). DCQCN's thresholds (400 / 1600 KB at 100 Gb/s) never mark
  *                   here, so REPS never learns which paths are congested; DCQCN with these
  *                   thresholds cuts its rate at every echo (1.30x at k=8).
+ *  - uet-reps-nscc15: uet-reps-nscc with NSCC's delay average at htsim's gain (RoceNscc
+ *                   DelayGain 0.0125, htsim's _delay_alpha; this model's default is 0.125) and
+ *                   Kmin = 15 % of the BDP (26.3 KB; Kmax, Pmax as uet-reps-nscc): with the
+ *                   slower average NSCC makes no multiplicative decrease here, and the lower
+ *                   Kmin lets REPS drop the entropies of a few more queues. 15 % was chosen on
+ *                   this benchmark (10 %, 20 % and 25 % were 0.3-1.3 us slower at k=16 seed 1).
  *
  * FCT of a flow = the time its receiver has every byte (the receive completion), from 0 (all are
  * posted at 0). Per case: p50/p99/max FCT (nearest rank over the H flows), the ideal and the
@@ -47,7 +53,8 @@
  * mean and largest one-way delay (sender NIC to receiver NIC) of each flow's packets, and the
  * switches' egress data queues by tier (host NIC, edge->agg, agg->core, core->agg, agg->edge,
  * edge->host), sampled every microsecond until 95 % of the ideal: mean, largest, and how often
- * non-empty; with NSCC its multiplicative decreases and quick adapts summed over the senders,
+ * non-empty; the slowest flow (its last arrival, its sender's last new data packet, its
+ * one-way delays); with NSCC its multiplicative decreases and quick adapts summed over the senders,
  * and when they happen the ACKs whose entropy UetTransport::RepsMaxQueueDelay kept from reuse
  * and the recycled entropies a full UetTransport::RepsBufferSize buffer overwrote. Other
  * attributes (--ns3::RoceNscc::*, --ns3::UetTransport::Reps*) pass to every case.
@@ -103,7 +110,9 @@ struct Case
     std::string name;      //!< rc, uet-reps, uet-oblivious
     bool uet;              //!< UET (else RC)
     std::string selection; //!< UET PathSelection
-    bool uecStack;         //!< NSCC, BaseRtt and ECN marking as UEC's htsim (uet-reps-nscc)
+    bool uecStack;         //!< NSCC, BaseRtt and ECN marking as UEC's htsim (uet-reps-nscc*)
+    double kmin;           //!< uecStack: EcnKmin as a share of the BDP (htsim: 0.2)
+    double delayGain;      //!< uecStack: RoceNscc DelayGain (0 = the attribute's default)
 };
 
 /// The measurements of one case (sent from the child to the parent through a pipe).
@@ -366,6 +375,13 @@ PrintBreakdown(const Breakdown& bd, double idealUs)
               << "                  receiver's last data packet " << stats(lastRx) << "\n"
               << "                  one-way delay, mean per flow " << stats(meanD) << "\n"
               << "                  one-way delay, max per flow " << stats(maxD) << "\n";
+    // the flow whose last packet arrived last: was its sender late, or its packets?
+    const uint32_t slow = std::max_element(lastRx.begin(), lastRx.end()) - lastRx.begin();
+    const uint32_t sender = std::find(bd.dest.begin(), bd.dest.end(), slow) - bd.dest.begin();
+    std::cout << std::fixed << std::setprecision(2) << "                  slowest flow " << sender
+              << " -> " << slow << ": last arrival " << lastRx[slow]
+              << ", sender's last new data packet " << lastTx[sender] << ", one-way delay mean "
+              << meanD[slow] << " max " << maxD[slow] << "\n";
     const char* names[Breakdown::TIERS] =
         {"host NIC", "edge->agg", "agg->core", "core->agg", "agg->edge", "edge->host"};
     for (int t = 0; t < Breakdown::TIERS; ++t)
@@ -410,9 +426,13 @@ RunCase(uint32_t k, uint64_t bytes, const Case& c, uint32_t seed, bool breakdown
         Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("Nscc"));
         Config::SetDefault("ns3::RdmaNic::BaseRtt",
                            TimeValue(NanoSeconds(std::llround(rtt * 1e9))));
-        Config::SetDefault("ns3::SwitchMmu::EcnKmin", UintegerValue(std::llround(0.2 * bdp)));
+        Config::SetDefault("ns3::SwitchMmu::EcnKmin", UintegerValue(std::llround(c.kmin * bdp)));
         Config::SetDefault("ns3::SwitchMmu::EcnKmax", UintegerValue(std::llround(0.8 * bdp)));
         Config::SetDefault("ns3::SwitchMmu::EcnPmax", DoubleValue(1.0));
+        if (c.delayGain > 0)
+        {
+            Config::SetDefault("ns3::RoceNscc::DelayGain", DoubleValue(c.delayGain));
+        }
     }
     FatTreeHelper fabric(k);
     fabric.Install();
@@ -579,7 +599,7 @@ main(int argc, char* argv[])
     HugePagesHelper::Enable(argc, argv, "hugePages"); // first: may re-execute the program
     uint32_t k = 16;
     uint64_t bytes = 2000000;
-    std::string caseList = "rc,uet-reps,uet-oblivious,uet-reps-nscc";
+    std::string caseList = "rc,uet-reps,uet-oblivious,uet-reps-nscc,uet-reps-nscc15";
     uint32_t seed = 1;
     bool hugePages = true;
     bool breakdown = false;
@@ -591,7 +611,9 @@ main(int argc, char* argv[])
     cmd.AddValue("bytes",
                  "bytes each host writes to its destination (2000000 = htsim's 2 MB)",
                  bytes);
-    cmd.AddValue("cases", "comma-separated: rc, uet-reps, uet-oblivious, uet-reps-nscc", caseList);
+    cmd.AddValue("cases",
+                 "comma-separated: rc, uet-reps, uet-oblivious, uet-reps-nscc, uet-reps-nscc15",
+                 caseList);
     cmd.AddValue("seed", "RNG seed: the permutation (1 .. 4294967295)", seed);
     cmd.AddValue("breakdown",
                  "UET cases: also print where the time goes (per-flow send end, first and last "
@@ -612,7 +634,9 @@ main(int argc, char* argv[])
     cmd.Require("k", k == 4 || k == 8 || k == 16, "one of 4, 8, 16");
     cmd.InRange<uint64_t>("bytes", bytes, 1, uint64_t(1) << 32, "bytes");
     const std::vector<std::string> names =
-        cmd.ListOf("cases", caseList, {"rc", "uet-reps", "uet-oblivious", "uet-reps-nscc"});
+        cmd.ListOf("cases",
+                   caseList,
+                   {"rc", "uet-reps", "uet-oblivious", "uet-reps-nscc", "uet-reps-nscc15"});
     std::vector<Case> cases;
     for (const std::string& n : names)
     {
@@ -620,9 +644,14 @@ main(int argc, char* argv[])
         {
             cmd.Require("cases", c.name != n, "each case at most once");
         }
-        cases.push_back(
-            {n, n != "rc", n == "uet-oblivious" ? "Oblivious" : "Reps", n == "uet-reps-nscc"});
-        if (n == "uet-reps-nscc")
+        const bool nscc15 = n == "uet-reps-nscc15";
+        cases.push_back({n,
+                         n != "rc",
+                         n == "uet-oblivious" ? "Oblivious" : "Reps",
+                         n == "uet-reps-nscc" || nscc15,
+                         nscc15 ? 0.15 : 0.2,
+                         nscc15 ? 0.0125 : 0.0});
+        if (cases.back().uecStack)
         {
             // the case sets these itself: an override would be overwritten without a word
             for (int i = 1; i < argc; ++i)
@@ -632,11 +661,16 @@ main(int argc, char* argv[])
                                           "--ns3::RdmaNic::BaseRtt",
                                           "--ns3::SwitchMmu::EcnKmin",
                                           "--ns3::SwitchMmu::EcnKmax",
-                                          "--ns3::SwitchMmu::EcnPmax"})
+                                          "--ns3::SwitchMmu::EcnPmax",
+                                          "--ns3::RoceNscc::DelayGain"})
                 {
+                    if (!nscc15 && std::strcmp(owned, "--ns3::RoceNscc::DelayGain") == 0)
+                    {
+                        continue; // uet-reps-nscc keeps the attribute's default
+                    }
                     cmd.Require("cases",
                                 a.compare(0, std::strlen(owned), owned) != 0,
-                                std::string("uet-reps-nscc sets ") + (owned + 2) +
+                                n + " sets " + (owned + 2) +
                                     " itself: leave it out, or run the other cases");
                 }
             }
@@ -658,10 +692,13 @@ main(int argc, char* argv[])
               << std::setprecision(2) << UetBaseRttSeconds() * 1e6 << " us) and ECN Kmin/Kmax "
               << std::setprecision(1) << 0.2 * LINE_RATE * UetBaseRttSeconds() / 8e3 << "/"
               << 0.8 * LINE_RATE * UetBaseRttSeconds() / 8e3 << " KB (20/80 % of the BDP), Pmax 1\n"
+              << "  uet-reps-nscc15 = uet-reps-nscc with Kmin " << std::setprecision(1)
+              << 0.15 * LINE_RATE * UetBaseRttSeconds() / 8e3
+              << " KB (15 % of the BDP) and NSCC DelayGain 0.0125 (htsim's)\n"
               << "  FCT = receive completion; ideal = bytes + headers at line rate + " << HOPS
               << " hops of 1 us + one full frame each\n"
               << "  cpu = CLOCK_PROCESS_CPUTIME_ID\n\n"
-              << std::left << std::setw(14) << "case" << std::right
+              << std::left << std::setw(16) << "case" << std::right
               << "   flows  p50[us]  p99[us]  max[us] ideal[us]  max/ideal  resent   "
                  "out-of-order  drops  pauses  ecn-marks setup[s]  run[s]"
               << std::endl;
@@ -678,7 +715,7 @@ main(int argc, char* argv[])
             continue;
         }
         const double ideal = IdealSeconds(bytes, c.uet) * 1e6;
-        std::cout << std::left << std::setw(14) << c.name << std::right << std::setw(8)
+        std::cout << std::left << std::setw(16) << c.name << std::right << std::setw(8)
                   << r.received << std::fixed << std::setprecision(1) << std::setw(9) << r.p50Us
                   << std::setw(9) << r.p99Us << std::setw(9) << r.maxUs << std::setw(10) << ideal
                   << std::setprecision(3) << std::setw(10) << r.maxUs / ideal << "x" << std::setw(8)
@@ -713,7 +750,7 @@ main(int argc, char* argv[])
                   << std::endl;
         for (const auto& [c, r] : done)
         {
-            std::cout << std::fixed << std::setprecision(3) << std::left << std::setw(14) << c.name
+            std::cout << std::fixed << std::setprecision(3) << std::left << std::setw(16) << c.name
                       << std::right << " / htsim: p50 x" << r.p50Us / HTSIM_P50 << ", p99 x"
                       << r.p99Us / HTSIM_P99 << ", max x" << r.maxUs / HTSIM_MAX << std::endl;
         }

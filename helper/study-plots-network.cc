@@ -70,14 +70,27 @@ StudyPlots::PlotQueues(const std::string& dir) const
     std::map<Key, double> maxOf;
     std::map<Key, std::string> nodeOf;
     double tEnd = 0;
+
+    // each row's numbers, parsed once (the figure selects from them once per queue shown)
+    struct Sample
+    {
+        Key k;        //!< switch, port, priority
+        double t;     //!< time_ns
+        double bytes; //!< bytes
+    };
+
+    std::vector<Sample> samples;
+    samples.reserve(c.rows.size());
     for (const auto& r : c.rows)
     {
         const Key k{static_cast<uint64_t>(Num(r, cSw)),
                     static_cast<uint64_t>(Num(r, cPort)),
                     static_cast<uint64_t>(Num(r, cPrio))};
-        maxOf[k] = std::max(maxOf[k], Num(r, cBytes));
+        samples.push_back({k, Num(r, cT), Num(r, cBytes)});
+        double& m = maxOf[k];
+        m = std::max(m, samples.back().bytes);
         nodeOf[k] = Cell(r, cNode);
-        tEnd = std::max(tEnd, Num(r, cT));
+        tEnd = std::max(tEnd, samples.back().t);
     }
     std::vector<std::pair<double, Key>> ranked;
     for (const auto& [k, m] : maxOf)
@@ -112,14 +125,11 @@ StudyPlots::PlotQueues(const std::string& dir) const
                          ") port " + std::to_string(std::get<1>(k)) + " priority " +
                          std::to_string(std::get<2>(k)) + ": max " + Fmt("%.1f", m / 1e3) + " KB");
         dat << "# " << titles.back() << "\n";
-        for (const auto& r : c.rows)
+        for (const Sample& r : samples)
         {
-            if (Key{static_cast<uint64_t>(Num(r, cSw)),
-                    static_cast<uint64_t>(Num(r, cPort)),
-                    static_cast<uint64_t>(Num(r, cPrio))} == k)
+            if (r.k == k)
             {
-                dat << Fmt("%.7g", Num(r, cT) / t.div) << ' ' << Fmt("%.3f", Num(r, cBytes) / 1e3)
-                    << '\n';
+                dat << Fmt("%.7g", r.t / t.div) << ' ' << Fmt("%.3f", r.bytes / 1e3) << '\n';
             }
         }
         dat << "\n\n";

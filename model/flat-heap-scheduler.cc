@@ -61,6 +61,7 @@ FlatHeapScheduler::FlatHeapScheduler()
     NS_LOG_FUNCTION(this);
     m_near.reserve(INITIAL_CAPACITY);
     m_far.reserve(INITIAL_CAPACITY);
+    std::fill(std::begin(m_headKey), std::end(m_headKey), NO_HEAD);
 }
 
 FlatHeapScheduler::~FlatHeapScheduler()
@@ -192,15 +193,13 @@ std::size_t
 FlatHeapScheduler::NextSource() const
 {
     std::size_t source = NEAR_HEAP;
-    const Entry* best = m_near.empty() ? nullptr : &m_near[0];
+    Key best = m_near.empty() ? NO_HEAD : KeyOf(m_near[0]);
     for (std::size_t r = 0; r < N_RUNS; ++r)
     {
-        const Run& run = m_runs[r];
-        if (run.head < run.events.size() && (!best || run.events[run.head].ev.key < best->ev.key))
-        {
-            best = &run.events[run.head];
-            source = r;
-        }
+        // (an empty run's NO_HEAD is never below a real key)
+        const bool before = m_headKey[r] < best;
+        best = before ? m_headKey[r] : best;
+        source = before ? r : source;
     }
     return source;
 }
@@ -226,8 +225,12 @@ FlatHeapScheduler::PopSource(std::size_t source) const
     {
         run.events.clear(); // keeps the capacity
         run.head = 0;
+        m_headKey[source] = NO_HEAD;
+        m_tailKey[source] = 0;
+        return;
     }
-    else if (run.head >= 1024 && 2 * run.head >= run.events.size())
+    m_headKey[source] = KeyOf(run.events[run.head]);
+    if (run.head >= 1024 && 2 * run.head >= run.events.size())
     {
         // compact: amortised O(1) per event
         run.events.erase(run.events.begin(), run.events.begin() + run.head);
@@ -290,24 +293,28 @@ FlatHeapScheduler::Insert(const Event& ev)
     ++m_nearSize;
     // the run whose last event is the latest one still earlier takes it (best fit: events of
     // one constant delay, e.g. a cable's arrivals of full-size frames, come in order and keep
-    // to one run), else the near heap
-    Run* fit = nullptr;
-    for (Run& run : m_runs)
+    // to one run), else the first empty run, else the near heap. m_tailKey is one more than
+    // the last key (0 if empty), so "tail <= key" means "empty or last earlier", and the
+    // largest such tail is the best fit (the first empty run if none fits).
+    const Key key = KeyOf(e);
+    std::size_t fit = N_RUNS;
+    Key fitTail = 0;
+    for (std::size_t r = 0; r < N_RUNS; ++r)
     {
+        const Key tail = m_tailKey[r];
+        const bool better = tail <= key && (fit == N_RUNS || tail > fitTail);
+        fit = better ? r : fit;
+        fitTail = better ? tail : fitTail;
+    }
+    if (fit < N_RUNS)
+    {
+        Run& run = m_runs[fit];
         if (run.events.empty())
         {
-            fit = fit ? fit : &run;
+            m_headKey[fit] = key;
         }
-        else if (run.events.back().ev.key < ev.key &&
-                 (!fit || fit->events.empty() ||
-                  fit->events.back().ev.key < run.events.back().ev.key))
-        {
-            fit = &run;
-        }
-    }
-    if (fit)
-    {
-        fit->events.push_back(e);
+        run.events.push_back(e);
+        m_tailKey[fit] = key + 1;
         return;
     }
     Push(m_near, e);

@@ -189,7 +189,28 @@ class FlatHeapScheduler : public Scheduler
      */
     static void Pop(std::vector<Entry>& heap);
 
-    mutable Run m_runs[N_RUNS];           //!< near events in sorted runs
+    /// An event key as one unsigned 128-bit number (time stamp, then uid): one comparison.
+    using Key = unsigned __int128;
+
+    /**
+     * \brief The key of an event as one number.
+     * \param e the event
+     * \return (time stamp << 32) | uid
+     */
+    static Key KeyOf(const Entry& e)
+    {
+        return (Key(e.ev.key.m_ts) << 32) | e.ev.key.m_uid;
+    }
+
+    /// m_headKey of an empty run: later than every event's key (which is below 2^96).
+    static constexpr Key NO_HEAD = ~Key(0);
+
+    mutable Run m_runs[N_RUNS]; //!< near events in sorted runs
+    /// The key of each run's first event (NO_HEAD if empty): NextSource reads these two cache
+    /// lines instead of a line of every run's vector.
+    mutable Key m_headKey[N_RUNS];
+    /// One more than the key of each run's last event (0 if empty): Insert's best fit.
+    mutable Key m_tailKey[N_RUNS]{};
     mutable std::vector<Entry> m_near;    //!< the other events before m_boundary, a heap
     mutable std::size_t m_nearSize{0};    //!< events in m_runs and m_near
     mutable std::vector<Entry> m_far;     //!< the events at or after m_boundary, a heap

@@ -162,6 +162,7 @@ RoceChannel::TransmitStart(RoceWireFrame&& frame, RoceNetDevice* src, Time txTim
         d.arrival = Create<ReusableEvent<RoceChannel>>(this,
                                                        dir == 0 ? &RoceChannel::DeliverNext0
                                                                 : &RoceChannel::DeliverNext1);
+        src->SetTxArrivalHint(PeekPointer(d.arrival));
     }
     const void* state;
     const void* lane;

@@ -132,6 +132,7 @@ RoceNetDevice::DoDispose()
     }
     m_node = nullptr;
     m_channel = nullptr;
+    m_txArrivalHint = nullptr;
     m_receiveErrorModel = nullptr;
     m_rxCallback =
         MakeNullCallback<bool, Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&>();
@@ -427,6 +428,9 @@ RoceNetDevice::TryTransmit()
     {
         m_channel->PrefetchTransmit(); // loads while the frame is chosen and timed
     }
+    // the two events scheduled below: their reference counts are written, at scale cold
+    __builtin_prefetch(m_txArrivalHint);
+    __builtin_prefetch(PeekPointer(m_txCompleteEvent));
     int sel = SelectQueue();
     if (sel < 0)
     {

@@ -253,6 +253,16 @@ class alignas(64) RoceNetDevice : public NetDevice
      *        buffer accounting.
      * \param priority the frame's priority
      */
+    /**
+     * \brief Tell the device the cable's arrival event for its frames (a prefetch hint for
+     *        TryTransmit; RoceChannel calls it).
+     * \param event the event, or nullptr
+     */
+    void SetTxArrivalHint(const void* event)
+    {
+        m_txArrivalHint = event;
+    }
+
     void PrefetchSend(uint8_t priority) const
     {
         __builtin_prefetch(&m_txBusy);
@@ -574,6 +584,9 @@ class alignas(64) RoceNetDevice : public NetDevice
     uint32_t m_currentBytes{0};                //!< bytes of the frame on the wire
     std::array<bool, NUM_PRIORITIES> m_paused; //!< priority paused by the peer
     uint64_t m_txCarry; //!< sub-nanosecond remainder (in units of 1/bps s) of the busy period
+    /// The cable's arrival event of this device's direction (RoceChannel sets it): TryTransmit
+    /// starts loading it, which TransmitStart references, early. Only a prefetch hint.
+    const void* m_txArrivalHint{nullptr};
     // line 1: everything a received frame needs (and the rest of the transmit state)
     RoceFrameSink* m_sink{nullptr};      //!< where data frames go
     uint32_t m_sinkPort{0};              //!< index passed to the sink

@@ -434,6 +434,7 @@ UetTransport::ReceiveData(Ptr<RdmaQueuePair> qp, const Rx& h)
     const uint64_t seq = Unwrap32(h.psn, qp->m_expected);
     bool duplicate = seq < qp->m_expected;
     bool gap = false;
+    bool completes = false;
     if (!duplicate)
     {
         const uint64_t idx = seq - qp->m_expected;
@@ -452,7 +453,7 @@ UetTransport::ReceiveData(Ptr<RdmaQueuePair> qp, const Rx& h)
             qp->m_ooo[idx] = 1;
             m_stats.outOfOrder += gap;
             qp->m_stats.bytesReceived += h.payload;
-            CountInMessage(qp, h.w3, h.w5, h.payload);
+            completes = CountInMessage(qp, h.w3, h.w5, h.payload);
             while (!qp->m_ooo.empty() && qp->m_ooo.front() != 0)
             {
                 qp->m_ooo.pop_front();
@@ -466,14 +467,17 @@ UetTransport::ReceiveData(Ptr<RdmaQueuePair> qp, const Rx& h)
     }
     ++qp->m_unackedPackets;
     qp->m_unackedMarked += ce;
-    if (duplicate || gap || ce || (h.flags & UetHeader::LAST) ||
+    // a packet that completes a message is acknowledged at once: with AckInterval > 1 the
+    // packets that fill the message's last gaps arrive in order and would otherwise wait for
+    // the sender's timer
+    if (duplicate || gap || ce || completes || (h.flags & UetHeader::LAST) ||
         qp->m_unackedPackets >= m_nic->m_ackInterval)
     {
         SendAck(qp, UetHeader::ACK, h.psn, qp->m_unackedMarked > 0, h.entropy);
     }
 }
 
-void
+bool
 UetTransport::CountInMessage(Ptr<RdmaQueuePair> qp,
                              uint32_t msgId,
                              uint32_t count,
@@ -484,7 +488,7 @@ UetTransport::CountInMessage(Ptr<RdmaQueuePair> qp,
     {
         NS_LOG_WARN("UET packet of message " << msgId << " (" << count
                                              << " packets) is not plausible: ignored");
-        return;
+        return false;
     }
     if (qp->m_uetRx.size() <= rel)
     {
@@ -499,7 +503,8 @@ UetTransport::CountInMessage(Ptr<RdmaQueuePair> qp,
         m.first = now;
     }
     m.bytes += payload;
-    if (m.left > 0 && --m.left == 0 && m_delivery == UNORDERED)
+    const bool completes = m.left > 0 && --m.left == 0;
+    if (completes && m_delivery == UNORDERED)
     {
         Deliver(qp, qp->m_uetRxBase + rel, m.bytes, m.first, now);
     }
@@ -513,6 +518,7 @@ UetTransport::CountInMessage(Ptr<RdmaQueuePair> qp,
         qp->m_uetRx.pop_front();
         qp->m_uetRxBase++;
     }
+    return completes;
 }
 
 void

@@ -39,7 +39,8 @@ class UetCreditPacer;
  *   if it is faster (Delivery Unordered, the default; Delivery Ordered reports it only after
  *   every earlier message of the connection). Reordering never causes a retransmission.
  * - **Acknowledgement**: every AckInterval packets (RdmaNic attribute), at the last packet of a
- *   message and at every packet that arrives out of order, an ACK carries the cumulative
+ *   message (by PSN, and the packet that completes a message, whatever its order) and at every
+ *   packet that arrives out of order, an ACK carries the cumulative
  *   acknowledgement (next expected PSN) and a 64-bit SACK bitmap of the PSNs after it. A CE
  *   mark sets ECN_ECHO.
  * - **Loss recovery**: a packet is resent when its trimmed header arrives at the receiver (a
@@ -204,8 +205,9 @@ class UetTransport : public Object
      * \param msgId message id
      * \param count packets of the message
      * \param payload bytes of this packet
+     * \return true if this packet was the last one of its message to arrive
      */
-    void CountInMessage(Ptr<RdmaQueuePair> qp, uint32_t msgId, uint32_t count, uint32_t payload);
+    bool CountInMessage(Ptr<RdmaQueuePair> qp, uint32_t msgId, uint32_t count, uint32_t payload);
 
     /**
      * \brief Report one received message complete (receive callback and counters).

@@ -42,6 +42,7 @@ struct PermutationRun
     uint64_t retransmitted{0}; //!< data packets sent again
     uint64_t outOfOrder{0};    //!< data packets that arrived beyond a gap
     uint64_t drops{0};         //!< switch drops
+    uint64_t acks{0};          //!< ACKs the receivers sent
     Time maxFct;               //!< the slowest message's completion at its receiver
 };
 
@@ -63,9 +64,13 @@ struct Done
 
 /// A random permutation of `bytes` per host on a k=8 fat-tree over UET.
 PermutationRun
-RunPermutation(uint32_t entropies, uint64_t bytes, const std::string& selection = "Reps")
+RunPermutation(uint32_t entropies,
+               uint64_t bytes,
+               const std::string& selection = "Reps",
+               uint32_t ackInterval = 1)
 {
     Config::SetDefault("ns3::RdmaNic::Transport", StringValue("Uet"));
+    Config::SetDefault("ns3::RdmaNic::AckInterval", UintegerValue(ackInterval));
     Config::SetDefault("ns3::RdmaNic::Mtu", UintegerValue(4096));
     Config::SetDefault("ns3::UetTransport::EntropyCount", UintegerValue(entropies));
     Config::SetDefault("ns3::UetTransport::PathSelection", StringValue(selection));
@@ -96,6 +101,7 @@ RunPermutation(uint32_t entropies, uint64_t bytes, const std::string& selection 
         r.received += b->GetStats().messagesReceived;
         r.bytesReceived += b->GetStats().bytesReceived;
         r.retransmitted += a->GetStats().packetsRetransmitted;
+        r.acks += b->GetStats().acksSent;
     }
     for (const auto& nic : nics)
     {
@@ -186,6 +192,26 @@ TEST_F(Ns3Fixture, UetSprayedPermutationOnAK8FatTreeIsWithinTwentyPercentOfIdeal
     }
     EXPECT_GT(one.maxFct.GetSeconds(), 1.5 * spray.maxFct.GetSeconds())
         << "one entropy " << one.maxFct.As(Time::US);
+}
+
+TEST_F(Ns3Fixture, UetWithAckIntervalFourAcknowledgesAMessageAtItsLastArrivalNotByTheTimer)
+{
+    // AckInterval 4: the receiver acknowledges every 4th packet and every one that arrives beyond
+    // a gap. The packets that fill a message's last gaps arrive in order; the one that completes
+    // the message is acknowledged at once, so no sender waits for its timer (RtoInitial 1 ms)
+    // and nothing is resent (before, `ait-permutation-bench --k=8 --bytes=1000000
+    // --ns3::RdmaNic::AckInterval=4` resent 161 packets after the timer).
+    const uint64_t bytes = 1000000;
+    const PermutationRun r = RunPermutation(256, bytes, "Reps", 4);
+    EXPECT_EQ(r.completed, 128u);
+    EXPECT_EQ(r.received, 128u);
+    EXPECT_EQ(r.bytesReceived, 128u * bytes);
+    EXPECT_EQ(r.drops, 0u);
+    EXPECT_EQ(r.retransmitted, 0u);
+    EXPECT_GT(r.outOfOrder, 1000u);
+    const uint64_t packets = 128 * ((bytes + 4095) / 4096);
+    EXPECT_LT(r.acks, packets) << "no ACK was coalesced";
+    EXPECT_LT(r.maxFct, MicroSeconds(500)) << "a message waited for the timer";
 }
 
 TEST_F(Ns3Fixture, UetRecoversALossBySackAndTheTimerResendingOnlyIt)
