@@ -62,6 +62,7 @@ def build(bld):
         'model/roce-net-device.cc',
         'model/roce-net-device-config.cc',
         'model/roce-net-device-pfc.cc',
+        'model/roce-net-device-receive.cc',
         'model/roce-frame-descriptor.cc',
         'model/roce-raw-header.cc',
         'model/control-bus.cc',
