@@ -106,7 +106,9 @@ def build(bld):
     module_test = bld.create_ns3_module_test_library('ai-training')
     module_test.source = [
         'test/bad-input-test.cc',
-        'test/cc-dcqcn-test.cc',
+        'test/cc-dcqcn-rate-test.cc',
+        'test/cc-dcqcn-config-test.cc',
+        'test/cc-dcqcn-timer-test.cc',
         'test/cc-dctcp-test.cc',
         'test/cc-nscc-test.cc',
         'test/cc-hpcc-test.cc',
