@@ -3,8 +3,8 @@
  *
  * RoceNetDevice: its attributes and trace sources (GetTypeId), the configuration setters and
  * getters, the Packet-based NetDevice API (Send*, framing, HandUp to the protocol handlers) and
- * the NetDevice interface's accessors. The per-frame path is in roce-net-device.cc, PFC pause
- * and its watchdog in roce-net-device-pfc.cc.
+ * the NetDevice interface's accessors. The per-frame transmit path is in roce-net-device.cc,
+ * the receive path in roce-net-device-receive.cc, PFC in roce-net-device-pfc.cc.
  */
 #include "lazy-trace-source-accessor.h"
 #include "pfc-header.h"

@@ -2,8 +2,9 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * RoceNetDevice: PFC (IEEE 802.1Qbb) pause of the egress by received pause frames, the paused
- * time, the PFC watchdog and the MAC-control receive path. Logging component
- * RoceNetDevicePfc. The per-frame path is in roce-net-device.cc.
+ * time, the PFC watchdog, the MAC-control receive path and the pause frames the device sends
+ * (SendPfc, SendPfcFrame). Logging component RoceNetDevicePfc. The per-frame transmit path is in
+ * roce-net-device.cc, the receive path in roce-net-device-receive.cc.
  */
 #include "lazy-trace-source-accessor.h"
 #include "pfc-header.h"
@@ -34,6 +35,12 @@ namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("RoceNetDevicePfc");
+
+namespace
+{
+/// Index of the MAC-control queue in m_prio.
+constexpr uint32_t CONTROL_QUEUE = RoceNetDevice::NUM_PRIORITIES;
+} // namespace
 
 Time
 RoceNetDevice::GetPausedTime(uint8_t priority) const
@@ -220,6 +227,59 @@ RoceNetDevice::ReceiveControl(Ptr<Packet> frame)
             m_traces->phyRxDrop(frame);
         }
     }
+}
+
+void
+RoceNetDevice::SendPfc(uint8_t priority, uint16_t quanta)
+{
+    CheckPriority(priority, "SendPfc");
+    PfcHeader pfc;
+    pfc.SetPause(priority, quanta);
+    SendPfcFrame(pfc);
+}
+
+void
+RoceNetDevice::SendPfcFrame(const PfcHeader& header)
+{
+    NS_LOG_FUNCTION(this);
+    Ptr<Packet> p = Create<Packet>();
+    p->AddHeader(header);
+    EthernetHeader eth(false);
+    eth.SetSource(m_address);
+    eth.SetDestination(PfcHeader::GetDestination());
+    eth.SetLengthType(PfcHeader::ETHER_TYPE);
+    p->AddHeader(eth);
+    if (m_fcsEnabled)
+    {
+        EthernetTrailer fcs;
+        fcs.EnableFcs(true);
+        fcs.CalcFcs(p);
+        p->AddTrailer(fcs);
+    }
+    TxQueue& q = m_prio[CONTROL_QUEUE].q;
+    RoceWireFrame f;
+    f.SetPacket(p);
+    q.frames.push_back({std::move(f), p->GetSize(), 0});
+    m_nonEmpty |= 1u << CONTROL_QUEUE;
+    q.bytes += p->GetSize();
+    TryTransmit();
+}
+
+bool
+RoceNetDevice::IsPaused(uint8_t priority) const
+{
+    CheckPriority(priority, "IsPaused");
+    return m_paused[priority];
+}
+
+RoceNetDevice::PauseState&
+RoceNetDevice::Pause()
+{
+    if (!m_pause)
+    {
+        m_pause = std::make_unique<PauseState>();
+    }
+    return *m_pause;
 }
 
 } // namespace ns3

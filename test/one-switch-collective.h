@@ -13,8 +13,10 @@
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -37,6 +39,45 @@ WireBytes(uint64_t b)
     const uint64_t packets = (b + 4095) / 4096;
     const uint64_t pad = (4 - b % 4) % 4;
     return b + pad + packets * (12 + 8 + 20 + 4 + 14 + 4) + 16; // + RETH on the first packet
+}
+
+/**
+ * \ingroup ai-training-tests
+ * \brief Wire bytes of a message of b payload bytes cut into RDMA WRITEs of at most `chunk`
+ *        bytes.
+ * \param b the payload bytes
+ * \param chunk the largest WRITE
+ * \return the bytes on the wire (WireBytes of each WRITE)
+ */
+inline double
+ChunkedWireBytes(uint64_t b, uint64_t chunk)
+{
+    double wire = 0;
+    for (uint64_t left = b; left > 0; left -= std::min(left, chunk))
+    {
+        wire += WireBytes(std::min(left, chunk));
+    }
+    return wire;
+}
+
+/**
+ * \ingroup ai-training-tests
+ * \brief Payload bytes a NIC's queue pairs sent and received (retransmissions included in
+ *        sent; the tests run loss-free).
+ * \param nic the NIC (its queue pairs numbered from 0x100, as Communicator makes them)
+ * \return (sent, received)
+ */
+inline std::pair<uint64_t, uint64_t>
+NicBytes(Ptr<RdmaNic> nic)
+{
+    uint64_t sent = 0;
+    uint64_t received = 0;
+    for (uint32_t q = 0; q < nic->GetNQps(); ++q)
+    {
+        sent += nic->GetQp(0x100 + q)->GetStats().bytesSent;
+        received += nic->GetQp(0x100 + q)->GetStats().bytesReceived;
+    }
+    return {sent, received};
 }
 
 /**
