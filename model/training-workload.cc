@@ -61,7 +61,7 @@ OpDeps::OpDeps(OpDeps&& o) noexcept
     }
     else
     {
-        std::copy(o.m_inline, o.m_inline + INLINE, m_inline);
+        std::copy(o.m_inline, o.m_inline + o.m_size, m_inline); // (the rest is unset)
     }
     o.m_size = 0;
 }
@@ -98,7 +98,7 @@ OpDeps::operator=(OpDeps&& o) noexcept
         }
         else
         {
-            std::copy(o.m_inline, o.m_inline + INLINE, m_inline);
+            std::copy(o.m_inline, o.m_inline + o.m_size, m_inline); // (the rest is unset)
         }
         o.m_size = 0;
     }
