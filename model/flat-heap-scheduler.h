@@ -190,7 +190,7 @@ class FlatHeapScheduler : public Scheduler
     static void Pop(std::vector<Entry>& heap);
 
     /// An event key as one unsigned 128-bit number (time stamp, then uid): one comparison.
-    using Key = unsigned __int128;
+    __extension__ typedef unsigned __int128 Key; // (a GCC/Clang type: -Wpedantic)
 
     /**
      * \brief The key of an event as one number.
