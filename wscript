@@ -69,6 +69,7 @@ def build(bld):
         'model/control-bus.cc',
         'model/roce-remote-link.cc',
         'model/roce-switch.cc',
+        'model/roce-switch-routing.cc',
         'model/roce-timely.cc',
         'model/roce-ud-sink.cc',
         'model/roce-ud-source.cc',

@@ -247,13 +247,6 @@ class alignas(64) RoceNetDevice : public NetDevice
     }
 
     /**
-     * \brief Start loading what SendFrame touches first for a frame of this priority (the
-     *        transmit state and the priority's queue) into the cache; changes nothing. A
-     *        switch calls it as soon as it knows the egress port, so the loads overlap its
-     *        buffer accounting.
-     * \param priority the frame's priority
-     */
-    /**
      * \brief Tell the device the cable's arrival event for its frames (a prefetch hint for
      *        TryTransmit; RoceChannel calls it).
      * \param event the event, or nullptr
@@ -263,6 +256,13 @@ class alignas(64) RoceNetDevice : public NetDevice
         m_txArrivalHint = event;
     }
 
+    /**
+     * \brief Start loading what SendFrame touches first for a frame of this priority (the
+     *        transmit state and the priority's queue) into the cache; changes nothing. A
+     *        switch calls it as soon as it knows the egress port, so the loads overlap its
+     *        buffer accounting.
+     * \param priority the frame's priority
+     */
     void PrefetchSend(uint8_t priority) const
     {
         __builtin_prefetch(&m_txBusy);

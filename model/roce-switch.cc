@@ -4,6 +4,7 @@
 #include "roce-switch.h"
 
 #include "int-tag.h"
+#include "lazy-trace-source-accessor.h"
 #include "pfc-header.h"
 #include "roce-channel.h"
 #include "uet-header.h"
@@ -116,19 +117,22 @@ RoceSwitch::GetTypeId()
                             "packet, ingress port, egress port).",
                             MakeTraceSourceAccessor(&RoceSwitch::m_trimTrace),
                             "ns3::RoceSwitch::TrimTracedCallback")
-            .AddTraceSource("Enqueue",
-                            "A packet was admitted to an egress queue (packet, port, priority).",
-                            MakeTraceSourceAccessor(&RoceSwitch::m_enqueueTrace),
-                            "ns3::RoceSwitch::EnqueueTracedCallback")
+            .AddTraceSource(
+                "Enqueue",
+                "A packet was admitted to an egress queue (packet, port, priority).",
+                MakeLazyTraceSourceAccessor(&RoceSwitch::GetFrameTraces, &FrameTraces::enqueue),
+                "ns3::RoceSwitch::EnqueueTracedCallback")
             .AddTraceSource("EnqueueBytes",
                             "A packet was admitted to an egress queue (port, priority, bytes): "
                             "Enqueue without the packet (cheaper to connect).",
-                            MakeTraceSourceAccessor(&RoceSwitch::m_enqueueBytesTrace),
+                            MakeLazyTraceSourceAccessor(&RoceSwitch::GetFrameTraces,
+                                                        &FrameTraces::enqueueBytes),
                             "ns3::RoceSwitch::DequeueTracedCallback")
-            .AddTraceSource("Dequeue",
-                            "A packet left an egress queue (port, priority, bytes).",
-                            MakeTraceSourceAccessor(&RoceSwitch::m_dequeueTrace),
-                            "ns3::RoceSwitch::DequeueTracedCallback")
+            .AddTraceSource(
+                "Dequeue",
+                "A packet left an egress queue (port, priority, bytes).",
+                MakeLazyTraceSourceAccessor(&RoceSwitch::GetFrameTraces, &FrameTraces::dequeue),
+                "ns3::RoceSwitch::DequeueTracedCallback")
             .AddTraceSource("Mark",
                             "A packet was CE-marked (egress port, priority).",
                             MakeTraceSourceAccessor(&RoceSwitch::m_markTrace),
@@ -142,15 +146,16 @@ RoceSwitch::GetTypeId()
 }
 
 RoceSwitch::RoceSwitch()
-    : m_base(Ipv4Address("10.0.0.1").Get()),
-      m_lb(ECMP),
-      m_seedAttr(0),
-      m_seed(0),
+    : m_configured(false),
       m_intEnabled(false),
       m_trimming(false),
       m_trimPriority(6),
-      m_configured(false),
+      m_lb(ECMP),
+      m_base(Ipv4Address("10.0.0.1").Get()),
+      m_pausedCount(0),
+      m_seed(0),
       m_sprayCounter(0),
+      m_seedAttr(0),
       m_dropsByReason(N_REASONS, 0),
       m_totalDrops(0),
       m_trimmedPackets(0),
@@ -259,9 +264,9 @@ RoceSwitch::AddPort(Ptr<RoceNetDevice> device)
     {
         NS_FATAL_ERROR("RoceSwitch::AddPort: ports must be added before the simulation starts");
     }
-    if (m_ports.size() >= 0xffff)
+    if (m_ports.size() >= MAX_PORTS)
     {
-        NS_FATAL_ERROR("RoceSwitch::AddPort: at most 65535 ports");
+        NS_FATAL_ERROR("RoceSwitch::AddPort: at most " << MAX_PORTS << " ports");
     }
     const uint32_t port = m_ports.size();
     m_ports.push_back(device);
@@ -310,72 +315,14 @@ RoceSwitch::SetHostAddressBase(Ipv4Address base)
     m_base = base.Get();
 }
 
-void
-RoceSwitch::ClearRoutes()
+RoceSwitch::FrameTraces&
+RoceSwitch::GetFrameTraces()
 {
-    m_hostGroup.clear();
-    m_groupStart.clear();
-    m_groupSize.clear();
-    m_groupPorts.clear();
-}
-
-void
-RoceSwitch::SetRoute(uint32_t hostIndex, const std::vector<uint32_t>& ports)
-{
-    if (ports.empty())
+    if (!m_frameTraces)
     {
-        NS_FATAL_ERROR("RoceSwitch::SetRoute: empty port list for host " << hostIndex);
+        m_frameTraces = std::make_unique<FrameTraces>();
     }
-    std::vector<uint32_t> sorted(ports);
-    std::sort(sorted.begin(), sorted.end());
-    for (std::size_t i = 0; i < sorted.size(); ++i)
-    {
-        if (sorted[i] >= m_ports.size() || (i > 0 && sorted[i] == sorted[i - 1]))
-        {
-            NS_FATAL_ERROR("RoceSwitch::SetRoute: port " << sorted[i] << " for host " << hostIndex
-                                                         << " is not allowed (distinct ports 0.."
-                                                         << m_ports.size() - 1 << ")");
-        }
-    }
-    // reuse an identical group (there are few distinct groups per switch)
-    uint32_t group = NO_ROUTE;
-    for (uint32_t g = 0; g < m_groupStart.size() && group == NO_ROUTE; ++g)
-    {
-        if (m_groupSize[g] == sorted.size() &&
-            std::equal(sorted.begin(), sorted.end(), m_groupPorts.begin() + m_groupStart[g]))
-        {
-            group = g;
-        }
-    }
-    if (group == NO_ROUTE)
-    {
-        group = m_groupStart.size();
-        if (group >= NO_GROUP)
-        {
-            NS_FATAL_ERROR("RoceSwitch::SetRoute: more than "
-                           << NO_GROUP - 1 << " distinct port sets on one switch");
-        }
-        m_groupStart.push_back(m_groupPorts.size());
-        m_groupSize.push_back(sorted.size());
-        m_groupPorts.insert(m_groupPorts.end(), sorted.begin(), sorted.end());
-    }
-    if (hostIndex >= m_hostGroup.size())
-    {
-        m_hostGroup.resize(hostIndex + 1, NO_GROUP);
-    }
-    m_hostGroup[hostIndex] = static_cast<uint16_t>(group);
-}
-
-std::vector<uint32_t>
-RoceSwitch::GetRoute(uint32_t hostIndex) const
-{
-    if (hostIndex >= m_hostGroup.size() || m_hostGroup[hostIndex] == NO_GROUP)
-    {
-        return {};
-    }
-    const uint32_t g = m_hostGroup[hostIndex];
-    return std::vector<uint32_t>(m_groupPorts.begin() + m_groupStart[g],
-                                 m_groupPorts.begin() + m_groupStart[g] + m_groupSize[g]);
+    return *m_frameTraces;
 }
 
 void
@@ -390,15 +337,16 @@ RoceSwitch::Configure()
         m_node = GetObject<Node>();
     }
     std::vector<SwitchMmu::PortConfig> pc;
-    m_nextHopMac.clear();
+    m_portHot.clear();
     for (const auto& d : m_ports)
     {
         Ptr<RoceChannel> ch = DynamicCast<RoceChannel>(d->GetChannel());
         pc.push_back({d->GetDataRate(),
                       ch ? ch->GetDelay() : Time(0),
                       uint32_t(d->GetMtu()) + 18 + RoceNetDevice::FCS_BYTES});
-        m_nextHopMac.push_back(ch && ch->GetPeer(d) ? d->GetRemoteAddress()
-                                                    : Mac48Address::GetBroadcast());
+        m_portHot.push_back(
+            {PeekPointer(d),
+             ch && ch->GetPeer(d) ? d->GetRemoteAddress() : Mac48Address::GetBroadcast()});
     }
     m_mmu->Configure(pc);
     m_stats.Reset(m_ports.size() * NPRIO);
@@ -425,14 +373,14 @@ RoceSwitch::FlowHash(const RoceFrameDescriptor& d, bool withQp) const
 }
 
 uint32_t
-RoceSwitch::Choose(const RoceFrameDescriptor& d, uint32_t group, uint8_t priority)
+RoceSwitch::Choose(const RoceFrameDescriptor& d, uint16_t route, uint8_t priority)
 {
-    const uint32_t size = m_groupSize[group];
-    const uint32_t* ports = &m_groupPorts[m_groupStart[group]];
-    if (size == 1)
+    if (route & ROUTE_PORT)
     {
-        return ports[0];
+        return route & ~ROUTE_PORT; // a one-port route
     }
+    const uint32_t size = m_groups[route];
+    const uint16_t* ports = &m_groups[route + 1];
     switch (m_lb)
     {
     case ECMP:
@@ -477,23 +425,6 @@ RoceSwitch::Choose(const RoceFrameDescriptor& d, uint32_t group, uint8_t priorit
     return ports[0];
 }
 
-int32_t
-RoceSwitch::SelectEgress(Ptr<const Packet> ipPacket, uint8_t priority)
-{
-    Configure();
-    const RoceFrameDescriptor d = RoceFrameDescriptor::Parse(*ipPacket);
-    if (!(d.flags & RoceFrameDescriptor::VALID))
-    {
-        return -1;
-    }
-    const uint32_t idx = d.dst - m_base;
-    if (idx >= m_hostGroup.size() || m_hostGroup[idx] == NO_GROUP)
-    {
-        return -1;
-    }
-    return Choose(d, m_hostGroup[idx], priority);
-}
-
 void
 RoceSwitch::Drop(Ptr<const Packet> packet, uint32_t inPort, uint8_t priority, uint32_t reason)
 {
@@ -526,15 +457,16 @@ RoceSwitch::ReceiveFrame(uint32_t inPort,
         return;
     }
     const uint32_t idx = d.dst - m_base;
-    if (idx >= m_hostGroup.size() || m_hostGroup[idx] == NO_GROUP)
+    if (idx >= m_route.size() || m_route[idx] == NO_ROUTE_ENTRY)
     {
         Drop(frame.Share(), inPort, priority, DROP_NO_ROUTE);
         return;
     }
-    const uint32_t out = Choose(d, m_hostGroup[idx], priority);
+    const uint32_t out = Choose(d, m_route[idx], priority);
     // the egress device and the port's counters are likely cold: load them while the MMU
     // accounts the frame
-    m_ports[out]->PrefetchSend(priority);
+    const PortHot& egress = m_portHot[out];
+    egress.dev->PrefetchSend(priority);
     uint32_t bytes = frame.ipBytes;
     const SwitchMmu::DropReason r = m_mmu->CheckAdmission(inPort, priority, out, bytes);
     if (r != SwitchMmu::DROP_NONE)
@@ -559,7 +491,7 @@ RoceSwitch::ReceiveFrame(uint32_t inPort,
         {
             if (m_mmu->ShouldMark(out, priority))
             {
-                m_ports[out]->MarkCe(frame);
+                egress.dev->MarkCe(frame);
                 ++m_stats.Use(out * NPRIO + priority).marked;
                 m_markTrace(out, priority);
             }
@@ -579,20 +511,21 @@ RoceSwitch::ReceiveFrame(uint32_t inPort,
         }
     }
     m_mmu->OnEnqueue(inPort, priority, out, bytes); // (it counts the packets of the queue)
-    if (!m_enqueueTrace.IsEmpty())
+    if (m_frameTraces)
     {
-        m_enqueueTrace(frame.Share(), out, priority);
-    }
-    if (!m_enqueueBytesTrace.IsEmpty())
-    {
-        m_enqueueBytesTrace(out, priority, bytes);
+        if (!m_frameTraces->enqueue.IsEmpty())
+        {
+            m_frameTraces->enqueue(frame.Share(), out, priority);
+        }
+        m_frameTraces->enqueueBytes(out, priority, bytes);
     }
     const uint64_t cookie = uint64_t(bytes) | (uint64_t(inPort) << 32) |
                             (uint64_t(priority) << 48) | (uint64_t(flags) << 56);
-    m_ports[out]->SendFrame(std::move(frame), m_nextHopMac[out], priority, cookie);
+    egress.dev->SendFrame(std::move(frame), egress.nextHop, priority, cookie);
 
-    if (m_mmu->IsLossless(priority) && !m_pausedUpstream[inPort * NPRIO + priority] &&
-        m_mmu->ShouldPause(inPort, priority))
+    // (the ingress slot is loaded already; the pause flag only when the queue needs a pause)
+    if (m_mmu->IsLossless(priority) && m_mmu->ShouldPause(inPort, priority) &&
+        !m_pausedUpstream[inPort * NPRIO + priority])
     {
         SendPause(inPort, priority);
     }
@@ -672,7 +605,10 @@ RoceSwitch::FrameDequeued(uint32_t outPort,
     const uint32_t inPort = (cookie >> 32) & 0xffff;
     const uint8_t flags = cookie >> 56;
     m_mmu->OnDequeue(inPort, priority, outPort, bytes);
-    m_dequeueTrace(outPort, priority, bytes);
+    if (m_frameTraces)
+    {
+        m_frameTraces->dequeue(outPort, priority, bytes);
+    }
     if ((flags & FLAG_ECT) && m_mmu->ShouldMark(outPort, priority))
     {
         dev->MarkCe(frame);
@@ -696,7 +632,8 @@ RoceSwitch::FrameDequeued(uint32_t outPort,
         p->AddPacketTag(tag);
         frame.desc.flags |= RoceFrameDescriptor::INT_HEADER;
     }
-    if (m_pausedUpstream[inPort * NPRIO + priority] && m_mmu->ShouldResume(inPort, priority))
+    if (m_pausedCount != 0 && m_pausedUpstream[inPort * NPRIO + priority] &&
+        m_mmu->ShouldResume(inPort, priority))
     {
         SendResume(inPort, priority);
     }
@@ -710,7 +647,11 @@ RoceSwitch::SendPause(uint32_t port, uint8_t priority)
     {
         m_refreshEvent.assign(m_ports.size() * NPRIO, EventId());
     }
-    m_pausedUpstream[i] = 1;
+    if (!m_pausedUpstream[i])
+    {
+        m_pausedUpstream[i] = 1;
+        ++m_pausedCount;
+    }
     const uint16_t quanta = m_mmu->GetPauseQuanta();
     m_ports[port]->SendPfc(priority, quanta);
     m_pfcTrace(port, priority, true);
@@ -742,7 +683,11 @@ void
 RoceSwitch::SendResume(uint32_t port, uint8_t priority)
 {
     const uint32_t i = port * NPRIO + priority;
-    m_pausedUpstream[i] = 0;
+    if (m_pausedUpstream[i])
+    {
+        m_pausedUpstream[i] = 0;
+        --m_pausedCount;
+    }
     m_refreshEvent[i].Cancel();
     m_ports[port]->SendPfc(priority, 0);
     m_pfcTrace(port, priority, false);

@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace ns3
@@ -229,13 +230,13 @@ class RoceSwitch : public Object, public RoceFrameSink
                        uint8_t priority,
                        uint64_t cookie) override;
     /**
-     * \brief Choose the egress port among a group.
+     * \brief Choose the egress port for a routed host.
      * \param d the packet's descriptor
-     * \param group the ECMP group index
+     * \param route the host's m_route entry (not NO_ROUTE_ENTRY)
      * \param priority priority
      * \return the port
      */
-    uint32_t Choose(const RoceFrameDescriptor& d, uint32_t group, uint8_t priority);
+    uint32_t Choose(const RoceFrameDescriptor& d, uint16_t route, uint8_t priority);
     /**
      * \brief Hash of a packet's flow fields.
      * \param d the packet's descriptor
@@ -294,34 +295,61 @@ class RoceSwitch : public Object, public RoceFrameSink
     /// \return the LoadBalancing name
     std::string GetLoadBalancingName() const;
 
-    Ptr<Node> m_node;                        //!< the switch node
-    std::vector<Ptr<RoceNetDevice>> m_ports; //!< ports
-    std::vector<Mac48Address> m_nextHopMac;  //!< MAC at the far end of each port
-    Ptr<SwitchMmu> m_mmu;                    //!< buffer manager
-    uint32_t m_base;                         //!< address of host 0
-    LoadBalancing m_lb;                      //!< load-balancing scheme
-    uint32_t m_seedAttr;                     //!< HashSeed attribute
-    uint64_t m_seed;                         //!< hash seed in use
-    Time m_flowletGap;                       //!< flowlet gap
-    bool m_intEnabled;                       //!< append INT records
-    bool m_trimming;                         //!< Trimming attribute
-    uint8_t m_trimPriority;                  //!< TrimPriority attribute
-    bool m_configured;                       //!< Configure() has run
+    /// What the frame path reads of a port: its device and the MAC at the cable's far end.
+    struct PortHot
+    {
+        RoceNetDevice* dev;   //!< the port's device (owned by m_ports)
+        Mac48Address nextHop; //!< MAC at the far end (broadcast if none)
+    };
 
-    static constexpr uint32_t NO_ROUTE = 0xffffffff; //!< no group for a host
-    static constexpr uint16_t NO_GROUP = 0xffff;     //!< m_hostGroup: no route
-    std::vector<uint16_t> m_hostGroup;               //!< group of each host index (or NO_GROUP)
-    std::vector<uint32_t> m_groupStart;              //!< first entry of each group in m_groupPorts
-    std::vector<uint16_t> m_groupSize;               //!< ports of each group
-    std::vector<uint32_t> m_groupPorts;              //!< flat list of the ports of all groups
-    uint64_t m_sprayCounter;                         //!< per-packet round robin
+    /// The per-frame trace sources: allocated when the first one is connected (until then the
+    /// frame path tests one pointer, m_frameTraces, in the switch's first lines).
+    struct FrameTraces
+    {
+        TracedCallback<Ptr<const Packet>, uint32_t, uint8_t> enqueue; //!< (pkt, out, prio)
+        TracedCallback<uint32_t, uint8_t, uint32_t> enqueueBytes;     //!< (out, prio, bytes)
+        TracedCallback<uint32_t, uint8_t, uint32_t> dequeue;          //!< (out, prio, bytes)
+    };
+
+    /// \return the per-frame trace sources (allocated on first use)
+    FrameTraces& GetFrameTraces();
+
+    // The per-frame state comes first, next to the RoceFrameSink base that a frame's arrival
+    // reaches the switch through: at scale a frame finds it cold, so it is kept in few lines.
+    bool m_configured;              //!< Configure() has run
+    bool m_intEnabled;              //!< append INT records
+    bool m_trimming;                //!< Trimming attribute
+    uint8_t m_trimPriority;         //!< TrimPriority attribute
+    LoadBalancing m_lb;             //!< load-balancing scheme
+    uint32_t m_base;                //!< address of host 0
+    uint32_t m_pausedCount;         //!< (port, priority) pairs whose upstream is paused now
+    uint64_t m_seed;                //!< hash seed in use
+    Ptr<SwitchMmu> m_mmu;           //!< buffer manager
+    std::vector<uint16_t> m_route;  //!< route of each host index (see ROUTE_PORT)
+    std::vector<uint16_t> m_groups; //!< groups: [size, port, port, ...] one after another
+    std::vector<PortHot> m_portHot; //!< per port (filled by Configure)
+    uint64_t m_sprayCounter;        //!< per-packet round robin
+    std::unique_ptr<FrameTraces> m_frameTraces; //!< per-frame traces (null: none connected)
+    std::vector<uint8_t> m_pausedUpstream;      //!< per (port, priority)
+
+    /// m_route: no route to the host
+    static constexpr uint16_t NO_ROUTE_ENTRY = 0xffff;
+    /// m_route: this bit set, the low 15 bits are the one port of the route; clear, they are
+    /// the offset of the route's group in m_groups
+    static constexpr uint16_t ROUTE_PORT = 0x8000;
+    static constexpr uint32_t MAX_PORTS = 0x7fff; //!< ports (and m_groups entries) at most
+
+    Ptr<Node> m_node;                                //!< the switch node
+    std::vector<Ptr<RoceNetDevice>> m_ports;         //!< ports
+    uint32_t m_seedAttr;                             //!< HashSeed attribute
+    Time m_flowletGap;                               //!< flowlet gap
+    static constexpr uint32_t NO_ROUTE = 0xffffffff; //!< flowlet table: no port
     std::vector<Flowlet> m_flowlets;                 //!< flowlet table
     Ptr<UniformRandomVariable> m_rng;                //!< flowlet port choice
 
     /// statistics per (port, priority): only the pairs that carry traffic get a slot (an
     /// idle port costs 16 B, not 384 B)
     SparseSlots<PortStats> m_stats;
-    std::vector<uint8_t> m_pausedUpstream; //!< per (port, priority)
     std::vector<EventId> m_refreshEvent;   //!< per (port, priority)
     std::vector<uint64_t> m_dropsByReason; //!< per reason code
     uint64_t m_totalDrops;                 //!< all drops
@@ -330,11 +358,7 @@ class RoceSwitch : public Object, public RoceFrameSink
 
     TracedCallback<Ptr<const Packet>, uint32_t, uint32_t> m_dropTrace; //!< drop (pkt, port, reason)
     TracedCallback<Ptr<const Packet>, uint32_t, uint32_t> m_trimTrace; //!< trim (pkt, in, out)
-    TracedCallback<Ptr<const Packet>, uint32_t, uint8_t>
-        m_enqueueTrace;                                              //!< enqueue (pkt, out, prio)
-    TracedCallback<uint32_t, uint8_t, uint32_t> m_enqueueBytesTrace; //!< enqueue (out, prio, bytes)
-    TracedCallback<uint32_t, uint8_t, uint32_t> m_dequeueTrace;      //!< dequeue (out, prio, bytes)
-    TracedCallback<uint32_t, uint8_t> m_markTrace;                   //!< CE mark (out, prio)
+    TracedCallback<uint32_t, uint8_t> m_markTrace;                     //!< CE mark (out, prio)
     TracedCallback<uint32_t, uint8_t, bool> m_pfcTrace; //!< pause (true) / resume sent (port, prio)
 };
 

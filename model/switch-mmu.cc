@@ -146,12 +146,12 @@ SwitchMmu::GetTypeId()
 }
 
 SwitchMmu::SwitchMmu()
-    : m_configured(false),
-      m_nPorts(0),
-      m_sharedPool(0),
+    : m_sharedPool(0),
       m_sharedUsed(0),
       m_used(0),
-      m_maxUsed(0)
+      m_maxUsed(0),
+      m_configured(false),
+      m_nPorts(0)
 {
     m_lossless.fill(false);
     m_lossless[3] = true;

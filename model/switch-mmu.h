@@ -286,37 +286,38 @@ class SwitchMmu : public Object
     /// \return free bytes of the shared pool
     uint64_t SharedFree() const;
 
-    // attributes
-    uint64_t m_bufferSize;          //!< total buffer
-    uint32_t m_reserved;            //!< reserved bytes per ingress (port, priority)
-    ThresholdMode m_mode;           //!< threshold mode
-    double m_alpha;                 //!< dynamic PFC threshold factor
-    uint32_t m_xonOffset;           //!< dynamic-mode hysteresis
-    uint64_t m_xoff;                //!< static XOFF threshold
-    uint64_t m_xon;                 //!< static XON threshold
-    double m_lossyAlpha;            //!< dynamic lossy egress threshold factor
-    uint64_t m_lossyQueue;          //!< static lossy egress threshold
-    uint64_t m_headroomAttr;        //!< HeadroomBytes (0 = computed)
-    Time m_responseTime;            //!< PFC response time for the headroom
-    uint16_t m_pauseQuanta;         //!< quanta of the pause frames sent
-    std::array<bool, 8> m_lossless; //!< lossless priorities
-    bool m_ecnEnabled;              //!< ECN marking on
-    uint64_t m_kminAttr;            //!< EcnKmin (0 = derived)
-    uint64_t m_kmaxAttr;            //!< EcnKmax (0 = derived)
-    double m_pmax;                  //!< RED Pmax
-    EcnMarkPoint m_markPoint;       //!< marking point
-
-    // state
-    bool m_configured; //!< Configure() has run
-    uint32_t m_nPorts; //!< ports
+    // The frame path's state and settings first, in few lines (at scale a frame finds the MMU
+    // cold): CheckAdmission, OnEnqueue, OnDequeue and ShouldMark read these.
     /// accounting per (port, priority): only the pairs that carry traffic get a slot (an idle
     /// port costs 16 B, not 256 B)
     SparseSlots<Slot> m_slots;
-    std::vector<PortLimits> m_limits; //!< per port
     uint64_t m_sharedPool;            //!< shared pool size
     uint64_t m_sharedUsed;            //!< shared pool in use
     uint64_t m_used;                  //!< all bytes in use
     uint64_t m_maxUsed;               //!< high-water mark
+    uint32_t m_reserved;              //!< reserved bytes per ingress (port, priority)
+    ThresholdMode m_mode;             //!< threshold mode
+    double m_alpha;                   //!< dynamic PFC threshold factor
+    double m_lossyAlpha;              //!< dynamic lossy egress threshold factor
+    uint64_t m_xoff;                  //!< static XOFF threshold
+    uint64_t m_xon;                   //!< static XON threshold
+    uint64_t m_lossyQueue;            //!< static lossy egress threshold
+    std::array<bool, 8> m_lossless;   //!< lossless priorities
+    bool m_ecnEnabled;                //!< ECN marking on
+    EcnMarkPoint m_markPoint;         //!< marking point
+    uint32_t m_xonOffset;             //!< dynamic-mode hysteresis
+    std::vector<PortLimits> m_limits; //!< per port
+    double m_pmax;                    //!< RED Pmax
+
+    // the other attributes and state
+    uint64_t m_bufferSize;            //!< total buffer
+    uint64_t m_headroomAttr;          //!< HeadroomBytes (0 = computed)
+    Time m_responseTime;              //!< PFC response time for the headroom
+    uint16_t m_pauseQuanta;           //!< quanta of the pause frames sent
+    uint64_t m_kminAttr;              //!< EcnKmin (0 = derived)
+    uint64_t m_kmaxAttr;              //!< EcnKmax (0 = derived)
+    bool m_configured;                //!< Configure() has run
+    uint32_t m_nPorts;                //!< ports
     Ptr<UniformRandomVariable> m_rng; //!< RED coin
 };
 

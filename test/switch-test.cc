@@ -16,6 +16,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <unistd.h>
 
 using namespace ns3;
@@ -109,6 +110,80 @@ TEST_F(Ns3Fixture, SwitchForwardsAndCountsUnroutable)
     EXPECT_EQ(f.sw[0]->GetPortStats(0, 3).dequeuedPackets, 100u);
     EXPECT_EQ(f.sw[0]->GetPortStats(1, 3).drops, 14u);
     EXPECT_EQ(f.sw[0]->GetMmu()->GetUsedBytes(), 0u); // everything released
+}
+
+TEST_F(Ns3Fixture, SwitchFrameTracesSeeEveryFrameAndEveryPauseEnds)
+{
+    // the per-frame traces live in a block the switch allocates when the first one is
+    // connected: connected by Config path, they see every frame the counters count
+    Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(4 * 1024 * 1024));
+    HandFabric f(9, 1);
+    for (uint32_t h = 0; h < 9; ++h)
+    {
+        f.ConnectHost(h, 0);
+        f.sw[0]->SetRoute(h, {h});
+    }
+    Ptr<RoceUdSink> sink = f.Sink(0);
+    for (uint32_t h = 1; h < 9; ++h)
+    {
+        f.Stream(h, 0, 500);
+    }
+    uint64_t enq = 0;
+    uint64_t enqPackets = 0;
+    uint64_t enqBytes = 0;
+    uint64_t deqPackets = 0;
+    uint64_t deqBytes = 0;
+    std::map<uint32_t, bool> paused; // (port, priority) -> last Pfc call
+    uint64_t pauses = 0;
+    Config::ConnectWithoutContext("/NodeList/*/$ns3::RoceSwitch/Enqueue",
+                                  Callback<void, Ptr<const Packet>, uint32_t, uint8_t>(
+                                      [&](Ptr<const Packet>, uint32_t, uint8_t) { ++enq; }));
+    Config::ConnectWithoutContext(
+        "/NodeList/*/$ns3::RoceSwitch/EnqueueBytes",
+        Callback<void, uint32_t, uint8_t, uint32_t>([&](uint32_t, uint8_t, uint32_t b) {
+            ++enqPackets;
+            enqBytes += b;
+        }));
+    Config::ConnectWithoutContext(
+        "/NodeList/*/$ns3::RoceSwitch/Dequeue",
+        Callback<void, uint32_t, uint8_t, uint32_t>([&](uint32_t, uint8_t, uint32_t b) {
+            ++deqPackets;
+            deqBytes += b;
+        }));
+    Config::ConnectWithoutContext(
+        "/NodeList/*/$ns3::RoceSwitch/Pfc",
+        Callback<void, uint32_t, uint8_t, bool>([&](uint32_t port, uint8_t prio, bool pause) {
+            const uint32_t key = port * 8 + prio;
+            if (pause && !paused[key])
+            {
+                ++pauses;
+            }
+            paused[key] = pause;
+        }));
+    Simulator::Run();
+    uint64_t countedPackets = 0;
+    uint64_t countedBytes = 0;
+    for (uint32_t p = 0; p < 9; ++p)
+    {
+        countedPackets += f.sw[0]->GetPortStats(p, 3).enqueuedPackets;
+        countedBytes += f.sw[0]->GetPortStats(p, 3).enqueuedBytes;
+        EXPECT_EQ(f.sw[0]->GetPortStats(p, 3).dequeuedPackets,
+                  f.sw[0]->GetPortStats(p, 3).enqueuedPackets);
+    }
+    EXPECT_EQ(sink->GetReceivedPackets(), 4000u);
+    EXPECT_EQ(countedPackets, 4000u);
+    EXPECT_EQ(enq, countedPackets);
+    EXPECT_EQ(enqPackets, countedPackets);
+    EXPECT_EQ(enqBytes, countedBytes);
+    EXPECT_EQ(deqPackets, countedPackets);
+    EXPECT_EQ(deqBytes, countedBytes);
+    EXPECT_GT(pauses, 0u); // the incast paused its senders ...
+    for (const auto& [key, last] : paused)
+    {
+        EXPECT_FALSE(last) << "port " << key / 8 << " priority " << key % 8 << " still paused";
+    }
+    EXPECT_EQ(f.sw[0]->GetMmu()->GetUsedBytes(), 0u); // ... and every pause ended
+    Simulator::Destroy();
 }
 
 TEST_F(Ns3Fixture, LosslessIncastPausesAndNeverDrops)
