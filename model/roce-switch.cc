@@ -197,6 +197,8 @@ RoceSwitch::DoDispose()
         p->SetFrameSink(nullptr, 0);
     }
     m_ports.clear();
+    m_portHot.clear(); // (raw pointers to the devices released above)
+    m_frameTraces.reset();
     m_node = nullptr;
     m_mmu = nullptr;
     m_rng = nullptr;
