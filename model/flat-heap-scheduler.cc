@@ -61,7 +61,19 @@ FlatHeapScheduler::FlatHeapScheduler()
     NS_LOG_FUNCTION(this);
     m_near.reserve(INITIAL_CAPACITY);
     m_far.reserve(INITIAL_CAPACITY);
-    std::fill(std::begin(m_headKey), std::end(m_headKey), NO_HEAD);
+    std::fill(std::begin(m_leafKey), std::end(m_leafKey), NO_HEAD);
+    for (std::size_t leaf = 0; leaf < N_LEAVES; ++leaf)
+    {
+        m_winner[N_LEAVES + leaf] = static_cast<uint8_t>(leaf);
+    }
+    for (std::size_t n = N_LEAVES - 1; n > 0; --n)
+    {
+        m_winner[n] = m_winner[2 * n];
+    }
+    for (std::size_t p = 0; p < N_RUNS; ++p)
+    {
+        m_byTail[p] = static_cast<uint8_t>(p);
+    }
 }
 
 FlatHeapScheduler::~FlatHeapScheduler()
@@ -177,7 +189,6 @@ FlatHeapScheduler::Refill() const
 {
     // the next window: every far event earlier than the first far one plus WINDOW. They come
     // out of the far heap in order, so appending them keeps the near heap a heap.
-    m_cachedSource = NO_SOURCE;
     const uint64_t first = m_far[0].ev.key.m_ts;
     m_boundary = first > UINT64_MAX - m_window ? UINT64_MAX : first + m_window;
     while (!m_far.empty() && (m_far[0].ev.key.m_ts < m_boundary || m_boundary == UINT64_MAX))
@@ -187,31 +198,32 @@ FlatHeapScheduler::Refill() const
         Pop(m_far);
         ++m_nearSize;
     }
+    SetLeaf(NEAR_HEAP, KeyOf(m_near[0]));
 }
 
-std::size_t
-FlatHeapScheduler::NextSource() const
+void
+FlatHeapScheduler::SetLeaf(std::size_t leaf, Key key) const
 {
-    std::size_t source = NEAR_HEAP;
-    Key best = m_near.empty() ? NO_HEAD : KeyOf(m_near[0]);
-    for (std::size_t r = 0; r < N_RUNS; ++r)
+    // replay the matches on the leaf's path to the root (keys are unique; empty leaves tie at
+    // NO_HEAD, which never wins against an event)
+    m_leafKey[leaf] = key;
+    std::size_t n = (N_LEAVES + leaf) / 2;
+    for (std::size_t level = 0; level < LEVELS; ++level, n /= 2) // (a constant count: unrolled)
     {
-        // (an empty run's NO_HEAD is never below a real key)
-        const bool before = m_headKey[r] < best;
-        best = before ? m_headKey[r] : best;
-        source = before ? r : source;
+        const uint8_t a = m_winner[2 * n];
+        const uint8_t b = m_winner[2 * n + 1];
+        m_winner[n] = m_leafKey[b] < m_leafKey[a] ? b : a;
     }
-    return source;
 }
 
 void
 FlatHeapScheduler::PopSource(std::size_t source) const
 {
-    m_cachedSource = NO_SOURCE;
     --m_nearSize;
     if (source == NEAR_HEAP)
     {
         Pop(m_near);
+        SetLeaf(NEAR_HEAP, m_near.empty() ? NO_HEAD : KeyOf(m_near[0]));
         return;
     }
     Run& run = m_runs[source];
@@ -225,11 +237,21 @@ FlatHeapScheduler::PopSource(std::size_t source) const
     {
         run.events.clear(); // keeps the capacity
         run.head = 0;
-        m_headKey[source] = NO_HEAD;
+        SetLeaf(source, NO_HEAD);
+        // m_byTail stays sorted: its last event was the earliest queued one, so its tail was
+        // the smallest of the non-empty runs', right behind the empty ones
         m_tailKey[source] = 0;
+#ifdef NS3_ASSERT_ENABLE
+        std::size_t p = 0;
+        while (m_byTail[p] != source)
+        {
+            ++p;
+        }
+        NS_ASSERT_MSG(p == 0 || m_tailKey[m_byTail[p - 1]] == 0, "runs out of tail order");
+#endif
         return;
     }
-    m_headKey[source] = KeyOf(run.events[run.head]);
+    SetLeaf(source, KeyOf(run.events[run.head]));
     if (run.head >= 1024 && 2 * run.head >= run.events.size())
     {
         // compact: amortised O(1) per event
@@ -251,11 +273,7 @@ FlatHeapScheduler::DropRemoved() const
             }
             Refill();
         }
-        if (m_cachedSource == NO_SOURCE)
-        {
-            m_cachedSource = NextSource(); // IsEmpty() and RemoveNext() ask in turn: once
-        }
-        const std::size_t source = m_cachedSource;
+        const std::size_t source = m_winner[1]; // (the tournament's winner)
         // every removed event is queued, so the smallest removed one is the next event as soon
         // as nothing smaller is left
         if (m_removed.empty())
@@ -279,7 +297,6 @@ FlatHeapScheduler::DropRemoved() const
 void
 FlatHeapScheduler::Insert(const Event& ev)
 {
-    m_cachedSource = NO_SOURCE;
     const Entry e{ev, {s_hint[0], s_hint[1], s_hint[2], s_hint[3]}};
     s_hint[0] = nullptr;
     s_hint[1] = nullptr;
@@ -293,43 +310,52 @@ FlatHeapScheduler::Insert(const Event& ev)
     ++m_nearSize;
     // the run whose last event is the latest one still earlier takes it (best fit: events of
     // one constant delay, e.g. a cable's arrivals of full-size frames, come in order and keep
-    // to one run), else the first empty run, else the near heap. m_tailKey is one more than
-    // the last key (0 if empty), so "tail <= key" means "empty or last earlier", and the
-    // largest such tail is the best fit (the first empty run if none fits).
+    // to one run), else an empty run, else the near heap. m_tailKey is one more than the last
+    // key (0 if empty), so "tail <= key" means "empty or last earlier", and the largest such
+    // tail is the best fit. m_byTail lists the runs by increasing tail, so a binary search
+    // finds it: n = how many tails are <= key.
     const Key key = KeyOf(e);
-    std::size_t fit = N_RUNS;
-    Key fitTail = 0;
-    for (std::size_t r = 0; r < N_RUNS; ++r)
+    static_assert(N_RUNS >= 2 && (N_RUNS & (N_RUNS - 1)) == 0, "the search halves N_RUNS");
+    std::size_t n = 0;
+    for (std::size_t step = N_RUNS / 2; step > 0; step /= 2)
     {
-        const Key tail = m_tailKey[r];
-        const bool better = tail <= key && (fit == N_RUNS || tail > fitTail);
-        fit = better ? r : fit;
-        fitTail = better ? tail : fitTail;
+        n += m_tailKey[m_byTail[n + step - 1]] <= key ? step : 0;
     }
-    if (fit < N_RUNS)
+    n += m_tailKey[m_byTail[n]] <= key; // (n <= N_RUNS - 1 here)
+    if (n > 0)
     {
+        // the new tail, key + 1, stays in its place in m_byTail: no other tail lies between
+        // the old one and it (best fit), and an empty run that takes it was chosen because
+        // every other tail is later
+        const std::size_t fit = m_byTail[n - 1];
+        ++m_runInserts;
         Run& run = m_runs[fit];
-        if (run.events.empty())
-        {
-            m_headKey[fit] = key;
-        }
         run.events.push_back(e);
         m_tailKey[fit] = key + 1;
+        if (run.events.size() == 1)
+        {
+            SetLeaf(fit, key);
+        }
         return;
     }
     Push(m_near, e);
+    ++m_nearInserts;
+    if (key < m_leafKey[NEAR_HEAP])
+    {
+        SetLeaf(NEAR_HEAP, key); // (the new top)
+    }
 }
 
 bool
 FlatHeapScheduler::IsEmpty() const
 {
-    return DropRemoved() > N_RUNS;
+    return NextNearSource() > N_RUNS;
 }
 
 Scheduler::Event
 FlatHeapScheduler::PeekNext() const
 {
-    const std::size_t source = DropRemoved();
+    const std::size_t source = NextNearSource();
     NS_ASSERT_MSG(source <= N_RUNS, "PeekNext on an empty FlatHeapScheduler");
     return source == NEAR_HEAP ? m_near[0].ev : m_runs[source].events[m_runs[source].head].ev;
 }
@@ -337,7 +363,7 @@ FlatHeapScheduler::PeekNext() const
 Scheduler::Event
 FlatHeapScheduler::RemoveNext()
 {
-    const std::size_t source = DropRemoved();
+    const std::size_t source = NextNearSource();
     NS_ASSERT_MSG(source <= N_RUNS, "RemoveNext on an empty FlatHeapScheduler");
     const Event next =
         source == NEAR_HEAP ? m_near[0].ev : m_runs[source].events[m_runs[source].head].ev;
@@ -347,10 +373,9 @@ FlatHeapScheduler::RemoveNext()
         // the event after this one, as far as known now (the one running may insert an earlier
         // one): start loading its EventImpl and the memory it touches first (its hint), which at
         // scale are cold in the cache, while this event runs
-        m_cachedSource = NextSource();
-        const Entry& after = m_cachedSource == NEAR_HEAP
-                                 ? m_near[0]
-                                 : m_runs[m_cachedSource].events[m_runs[m_cachedSource].head];
+        const std::size_t after_ = m_winner[1];
+        const Entry& after =
+            after_ == NEAR_HEAP ? m_near[0] : m_runs[after_].events[m_runs[after_].head];
         __builtin_prefetch(after.ev.impl);
         __builtin_prefetch(after.hint[0]); // (of nullptr: no fault, no load)
         __builtin_prefetch(after.hint[1]);
@@ -380,6 +405,18 @@ std::size_t
 FlatHeapScheduler::GetNearHeapSize() const
 {
     return m_near.size();
+}
+
+uint64_t
+FlatHeapScheduler::GetRunInserts() const
+{
+    return m_runInserts;
+}
+
+uint64_t
+FlatHeapScheduler::GetNearHeapInserts() const
+{
+    return m_nearInserts;
 }
 
 std::size_t

@@ -31,7 +31,10 @@ namespace ns3
  * runs' first events and the near heap's top. Best fit keeps each constant delay (a cable's
  * arrivals of full-size frames, of ACKs, a device's transmit-completes) in a run of its own: in
  * ait-ring-bench at k = 16 the near heap takes none of the 10 M near events with 8 runs, and 30 %
- * instead of 55 % (4 runs) with --stride=pod, where every packet crosses the core.
+ * instead of 55 % (4 runs) with --stride=pod, where every packet crosses the core. The runs are
+ * kept in order of their last events, so best fit is a binary search, and a winner tree over
+ * the runs' first events and the near heap's top names the next event: each costs
+ * log2 of the number of runs, not a pass over all of them.
  *
  * Prefetch hints (HintNextInsert): at scale the next event's EventImpl and the objects it
  * touches are cold in the cache. RemoveNext() prefetches the EventImpl of the event after the
@@ -104,6 +107,19 @@ class FlatHeapScheduler : public Scheduler
      */
     std::size_t GetNearHeapSize() const;
 
+    /**
+     * \brief How many Insert() calls a sorted run took (a diagnostic: best fit at work).
+     * \return the count since construction
+     */
+    uint64_t GetRunInserts() const;
+
+    /**
+     * \brief How many Insert() calls went to the near heap because no run fit (refills from
+     *        the far heap are not counted).
+     * \return the count since construction
+     */
+    uint64_t GetNearHeapInserts() const;
+
     /// Sorted runs (FIFOs) of near events (see the class description).
     static constexpr std::size_t N_RUNS = 8;
 
@@ -165,14 +181,22 @@ class FlatHeapScheduler : public Scheduler
     std::size_t DropRemoved() const;
 
     /**
-     * \brief Where the next near event is.
-     * \return a run's index or NEAR_HEAP (the near side must not be empty)
+     * \brief DropRemoved(), without a call in the usual case: near events queued and none
+     *        removed.
+     * \return as DropRemoved()
      */
-    std::size_t NextSource() const;
+    std::size_t NextNearSource() const
+    {
+        if (m_nearSize != 0 && m_removed.empty())
+        {
+            return m_winner[1];
+        }
+        return DropRemoved();
+    }
 
     /**
      * \brief Remove the next near event.
-     * \param source where it is (from NextSource)
+     * \param source where it is (the tournament's winner, m_winner[1])
      */
     void PopSource(std::size_t source) const;
 
@@ -202,25 +226,45 @@ class FlatHeapScheduler : public Scheduler
         return (Key(e.ev.key.m_ts) << 32) | e.ev.key.m_uid;
     }
 
-    /// m_headKey of an empty run: later than every event's key (which is below 2^96).
+    /// m_leafKey of an empty run or near heap: later than every event's key (below 2^96).
     static constexpr Key NO_HEAD = ~Key(0);
 
+    /// Leaves of the tournament that finds the next near event: the runs, the near heap
+    /// (NEAR_HEAP) and empty padding, a power of two.
+    static constexpr std::size_t N_LEAVES = 16;
+    static_assert(N_LEAVES > N_RUNS, "a leaf for every run and one for the near heap");
+    /// Matches from a leaf to the root: log2(N_LEAVES).
+    static constexpr std::size_t LEVELS = 4;
+    static_assert(N_LEAVES == std::size_t(1) << LEVELS, "N_LEAVES is 2^LEVELS");
+
+    /**
+     * \brief Set a leaf's key and replay the tournament above it (log2(N_LEAVES) matches).
+     * \param leaf a run's index or NEAR_HEAP
+     * \param key the key of its first event (the near heap's top), or NO_HEAD if empty
+     */
+    void SetLeaf(std::size_t leaf, Key key) const;
+
     mutable Run m_runs[N_RUNS]; //!< near events in sorted runs
-    /// The key of each run's first event (NO_HEAD if empty): NextSource reads these two cache
-    /// lines instead of a line of every run's vector.
-    mutable Key m_headKey[N_RUNS];
+    /// The key of each leaf's first event: run r's (r < N_RUNS), the near heap's top
+    /// (NEAR_HEAP), NO_HEAD if empty and for the padding.
+    mutable Key m_leafKey[N_LEAVES];
+    /// A winner tree over m_leafKey: node n (1..N_LEAVES-1) holds the leaf with the smallest
+    /// key below it, node N_LEAVES + l the leaf l; node 1 is where the next near event is.
+    mutable uint8_t m_winner[2 * N_LEAVES];
     /// One more than the key of each run's last event (0 if empty): Insert's best fit.
     mutable Key m_tailKey[N_RUNS]{};
-    mutable std::vector<Entry> m_near;    //!< the other events before m_boundary, a heap
-    mutable std::size_t m_nearSize{0};    //!< events in m_runs and m_near
-    mutable std::vector<Entry> m_far;     //!< the events at or after m_boundary, a heap
-    mutable std::vector<Entry> m_removed; //!< removed events still queued, a heap
-    mutable uint64_t m_boundary{0};       //!< time stamp that splits m_near and m_far
-    /// m_cachedSource when nothing is cached
-    static constexpr std::size_t NO_SOURCE = ~std::size_t(0);
-    mutable std::size_t m_cachedSource{NO_SOURCE}; //!< NextSource() until the queue changes
-    uint64_t m_window;                             //!< WINDOW in time steps
-    static inline const void* s_hint[N_HINTS]{};   //!< HintNextInsert's addresses
+    /// The runs by increasing m_tailKey (the empty ones first): Insert's binary search. Best
+    /// fit keeps the order, and so does a run that empties (its tail was the smallest).
+    mutable uint8_t m_byTail[N_RUNS];
+    mutable std::vector<Entry> m_near;           //!< the other events before m_boundary, a heap
+    mutable std::size_t m_nearSize{0};           //!< events in m_runs and m_near
+    mutable std::vector<Entry> m_far;            //!< the events at or after m_boundary, a heap
+    mutable std::vector<Entry> m_removed;        //!< removed events still queued, a heap
+    mutable uint64_t m_boundary{0};              //!< time stamp that splits m_near and m_far
+    uint64_t m_runInserts{0};                    //!< GetRunInserts()
+    uint64_t m_nearInserts{0};                   //!< GetNearHeapInserts()
+    uint64_t m_window;                           //!< WINDOW in time steps
+    static inline const void* s_hint[N_HINTS]{}; //!< HintNextInsert's addresses
 };
 
 } // namespace ns3

@@ -495,10 +495,22 @@ RoceNetDevice::TryTransmit()
 
     const uint64_t bits = uint64_t(qf.bytes + (m_fcsEnabled ? 0 : FCS_BYTES)) * 8;
     const uint64_t bps = m_bps.GetBitRate();
-    __extension__ typedef unsigned __int128 Uint128; // a GCC/Clang type (ns-3.42+: -Wpedantic)
-    const Uint128 num = static_cast<Uint128>(bits) * 1000000000ULL + m_txCarry;
-    const uint64_t ns = static_cast<uint64_t>(num / bps);
-    m_txCarry = static_cast<uint64_t>(num % bps);
+    uint64_t ns;
+    if (bits < (uint64_t(1) << 33) && bps < (uint64_t(1) << 62))
+    {
+        // bits * 10^9 + carry (carry < bps) stays below 2^64: one 64-bit division, the same
+        // quotient and remainder as the 128-bit one below
+        const uint64_t num = bits * 1000000000ULL + m_txCarry;
+        ns = num / bps;
+        m_txCarry = num % bps;
+    }
+    else
+    {
+        __extension__ typedef unsigned __int128 Uint128; // GCC/Clang (ns-3.42+: -Wpedantic)
+        const Uint128 num = static_cast<Uint128>(bits) * 1000000000ULL + m_txCarry;
+        ns = static_cast<uint64_t>(num / bps);
+        m_txCarry = static_cast<uint64_t>(num % bps);
+    }
     const Time txTime = NanoSeconds(ns);
 
     if (f.state == RoceWireFrame::FRAMED)

@@ -208,6 +208,11 @@ TEST_F(Ns3Fixture, FlatHeapSchedulerKeepsEachConstantDelayInARunOfItsOwn)
     // fills); hints on every insert, some to freed memory, change nothing
     Ptr<FlatHeapScheduler> s = CreateObject<FlatHeapScheduler>();
     ASSERT_EQ(FlatHeapScheduler::N_RUNS, 8u);
+    // one event at 0 that runs first: the near side then spans the next 10 us, so the streams'
+    // events below go to runs or to the near heap, not to the far heap
+    s->Insert(NewEvent(0, 1000000));
+    ASSERT_FALSE(s->IsEmpty());
+    s->RemoveNext().impl->Unref();
     const uint64_t delays[] = {5, 83, 1005, 1083, 2000, 3000, 4000, 5000};
     std::vector<Scheduler::Event> all;
     uint32_t uid = 0;
@@ -223,6 +228,8 @@ TEST_F(Ns3Fixture, FlatHeapSchedulerKeepsEachConstantDelayInARunOfItsOwn)
         }
     }
     EXPECT_EQ(s->GetNearHeapSize(), 0u);
+    EXPECT_EQ(s->GetNearHeapInserts(), 0u);
+    EXPECT_EQ(s->GetRunInserts(), all.size()); // every one in a run
     EXPECT_EQ(s->GetHeapSize(), all.size());
     std::sort(all.begin(), all.end(), [](const Scheduler::Event& a, const Scheduler::Event& b) {
         return a.key < b.key;
@@ -235,6 +242,54 @@ TEST_F(Ns3Fixture, FlatHeapSchedulerKeepsEachConstantDelayInARunOfItsOwn)
         got.impl->Unref();
     }
     EXPECT_TRUE(s->IsEmpty());
+}
+
+TEST_F(Ns3Fixture, FlatHeapSchedulerKeepsBestFitWhenRunsEmptyAndRefill)
+{
+    // the same eight constant-delay streams, but time moves on and due events run, and half of
+    // the streams pause for a while: their runs empty (keeping the scheduler's by-tail order)
+    // and take the streams again when they resume. Best fit must still give
+    // every stream a run (no insert goes to the near heap), and every event must come out in
+    // key order.
+    Ptr<FlatHeapScheduler> s = CreateObject<FlatHeapScheduler>();
+    const uint64_t delays[] = {5, 83, 1005, 1083, 2000, 3000, 4000, 5000};
+    uint32_t uid = 0;
+    uint64_t executed = 0;
+    uint32_t outOfOrder = 0;
+    Scheduler::EventKey last{};
+    auto runUntil = [&](uint64_t now) {
+        while (!s->IsEmpty() && s->PeekNext().key.m_ts <= now)
+        {
+            const Scheduler::Event ev = s->RemoveNext();
+            outOfOrder += executed > 0 && !(last < ev.key);
+            last = ev.key;
+            ev.impl->Unref();
+            ++executed;
+        }
+    };
+    for (uint64_t t = 0; t < 40000; t += 10)
+    {
+        runUntil(t);
+        const bool paused = (t / 8000) % 2 == 1; // 8-16 us, 24-32 us: streams 4..7 pause
+        for (std::size_t i = 0; i < 8; ++i)
+        {
+            if (paused && i >= 4)
+            {
+                continue;
+            }
+            s->Insert(NewEvent(t + delays[i], uid++));
+        }
+    }
+    runUntil(UINT64_MAX);
+    // (events 10 us ahead of the window's start go to the far heap and come back through the
+    // near heap: maxNear is not 0; what best fit decides is where each insert goes)
+    EXPECT_EQ(s->GetNearHeapInserts(), 0u);
+    EXPECT_GT(s->GetRunInserts(), uid / 2);
+    EXPECT_EQ(outOfOrder, 0u);
+    EXPECT_EQ(executed, uid);
+    EXPECT_TRUE(s->IsEmpty());
+    EXPECT_GT(uid, 20000u);
+    EXPECT_EQ(s->GetHeapSize(), 0u);
 }
 
 TEST_F(Ns3Fixture, FlatHeapSchedulerRemovesLazilyWithoutLeaks)
