@@ -61,19 +61,6 @@ FlatHeapScheduler::FlatHeapScheduler()
     NS_LOG_FUNCTION(this);
     m_near.reserve(INITIAL_CAPACITY);
     m_far.reserve(INITIAL_CAPACITY);
-    std::fill(std::begin(m_leafKey), std::end(m_leafKey), NO_HEAD);
-    for (std::size_t leaf = 0; leaf < N_LEAVES; ++leaf)
-    {
-        m_winner[N_LEAVES + leaf] = static_cast<uint8_t>(leaf);
-    }
-    for (std::size_t n = N_LEAVES - 1; n > 0; --n)
-    {
-        m_winner[n] = m_winner[2 * n];
-    }
-    for (std::size_t p = 0; p < N_RUNS; ++p)
-    {
-        m_byTail[p] = static_cast<uint8_t>(p);
-    }
 }
 
 FlatHeapScheduler::~FlatHeapScheduler()
@@ -198,22 +185,7 @@ FlatHeapScheduler::Refill() const
         Pop(m_far);
         ++m_nearSize;
     }
-    SetLeaf(NEAR_HEAP, KeyOf(m_near[0]));
-}
-
-void
-FlatHeapScheduler::SetLeaf(std::size_t leaf, Key key) const
-{
-    // replay the matches on the leaf's path to the root (keys are unique; empty leaves tie at
-    // NO_HEAD, which never wins against an event)
-    m_leafKey[leaf] = key;
-    std::size_t n = (N_LEAVES + leaf) / 2;
-    for (std::size_t level = 0; level < LEVELS; ++level, n /= 2) // (a constant count: unrolled)
-    {
-        const uint8_t a = m_winner[2 * n];
-        const uint8_t b = m_winner[2 * n + 1];
-        m_winner[n] = m_leafKey[b] < m_leafKey[a] ? b : a;
-    }
+    m_tree.Set(NEAR_HEAP, KeyOf(m_near[0]));
 }
 
 void
@@ -223,7 +195,7 @@ FlatHeapScheduler::PopSource(std::size_t source) const
     if (source == NEAR_HEAP)
     {
         Pop(m_near);
-        SetLeaf(NEAR_HEAP, m_near.empty() ? NO_HEAD : KeyOf(m_near[0]));
+        m_tree.Set(NEAR_HEAP, m_near.empty() ? NO_HEAD : KeyOf(m_near[0]));
         return;
     }
     Run& run = m_runs[source];
@@ -237,21 +209,11 @@ FlatHeapScheduler::PopSource(std::size_t source) const
     {
         run.events.clear(); // keeps the capacity
         run.head = 0;
-        SetLeaf(source, NO_HEAD);
-        // m_byTail stays sorted: its last event was the earliest queued one, so its tail was
-        // the smallest of the non-empty runs', right behind the empty ones
-        m_tailKey[source] = 0;
-#ifdef NS3_ASSERT_ENABLE
-        std::size_t p = 0;
-        while (m_byTail[p] != source)
-        {
-            ++p;
-        }
-        NS_ASSERT_MSG(p == 0 || m_tailKey[m_byTail[p - 1]] == 0, "runs out of tail order");
-#endif
+        m_tree.Set(source, NO_HEAD);
+        m_tails.Empty(source); // (its last event was the earliest queued one)
         return;
     }
-    SetLeaf(source, KeyOf(run.events[run.head]));
+    m_tree.Set(source, KeyOf(run.events[run.head]));
     if (run.head >= 1024 && 2 * run.head >= run.events.size())
     {
         // compact: amortised O(1) per event
@@ -273,7 +235,7 @@ FlatHeapScheduler::DropRemoved() const
             }
             Refill();
         }
-        const std::size_t source = m_winner[1]; // (the tournament's winner)
+        const std::size_t source = m_tree.Winner();
         // every removed event is queued, so the smallest removed one is the next event as soon
         // as nothing smaller is left
         if (m_removed.empty())
@@ -310,39 +272,26 @@ FlatHeapScheduler::Insert(const Event& ev)
     ++m_nearSize;
     // the run whose last event is the latest one still earlier takes it (best fit: events of
     // one constant delay, e.g. a cable's arrivals of full-size frames, come in order and keep
-    // to one run), else an empty run, else the near heap. m_tailKey is one more than the last
-    // key (0 if empty), so "tail <= key" means "empty or last earlier", and the largest such
-    // tail is the best fit. m_byTail lists the runs by increasing tail, so a binary search
-    // finds it: n = how many tails are <= key.
+    // to one run), else an empty run, else the near heap
     const Key key = KeyOf(e);
-    static_assert(N_RUNS >= 2 && (N_RUNS & (N_RUNS - 1)) == 0, "the search halves N_RUNS");
-    std::size_t n = 0;
-    for (std::size_t step = N_RUNS / 2; step > 0; step /= 2)
+    const std::size_t fit = m_tails.BestFit(key);
+    if (fit < N_RUNS)
     {
-        n += m_tailKey[m_byTail[n + step - 1]] <= key ? step : 0;
-    }
-    n += m_tailKey[m_byTail[n]] <= key; // (n <= N_RUNS - 1 here)
-    if (n > 0)
-    {
-        // the new tail, key + 1, stays in its place in m_byTail: no other tail lies between
-        // the old one and it (best fit), and an empty run that takes it was chosen because
-        // every other tail is later
-        const std::size_t fit = m_byTail[n - 1];
         ++m_runInserts;
         Run& run = m_runs[fit];
         run.events.push_back(e);
-        m_tailKey[fit] = key + 1;
+        m_tails.Extend(fit, key + 1);
         if (run.events.size() == 1)
         {
-            SetLeaf(fit, key);
+            m_tree.Set(fit, key);
         }
         return;
     }
     Push(m_near, e);
     ++m_nearInserts;
-    if (key < m_leafKey[NEAR_HEAP])
+    if (key < m_tree.Get(NEAR_HEAP))
     {
-        SetLeaf(NEAR_HEAP, key); // (the new top)
+        m_tree.Set(NEAR_HEAP, key); // (the new top)
     }
 }
 
@@ -373,7 +322,7 @@ FlatHeapScheduler::RemoveNext()
         // the event after this one, as far as known now (the one running may insert an earlier
         // one): start loading its EventImpl and the memory it touches first (its hint), which at
         // scale are cold in the cache, while this event runs
-        const std::size_t after_ = m_winner[1];
+        const std::size_t after_ = m_tree.Winner();
         const Entry& after =
             after_ == NEAR_HEAP ? m_near[0] : m_runs[after_].events[m_runs[after_].head];
         __builtin_prefetch(after.ev.impl);

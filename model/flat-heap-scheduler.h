@@ -2,6 +2,9 @@
 #ifndef FLAT_HEAP_SCHEDULER_H
 #define FLAT_HEAP_SCHEDULER_H
 
+#include "tail-ordered-runs.h"
+#include "winner-tree.h"
+
 #include "ns3/scheduler.h"
 
 #include <cstddef>
@@ -189,14 +192,14 @@ class FlatHeapScheduler : public Scheduler
     {
         if (m_nearSize != 0 && m_removed.empty())
         {
-            return m_winner[1];
+            return m_tree.Winner();
         }
         return DropRemoved();
     }
 
     /**
      * \brief Remove the next near event.
-     * \param source where it is (the tournament's winner, m_winner[1])
+     * \param source where it is (the tournament's winner)
      */
     void PopSource(std::size_t source) const;
 
@@ -226,36 +229,21 @@ class FlatHeapScheduler : public Scheduler
         return (Key(e.ev.key.m_ts) << 32) | e.ev.key.m_uid;
     }
 
-    /// m_leafKey of an empty run or near heap: later than every event's key (below 2^96).
+    /// The key of an empty run or near heap in the tournament: later than every event's key
+    /// (below 2^96).
     static constexpr Key NO_HEAD = ~Key(0);
 
-    /// Leaves of the tournament that finds the next near event: the runs, the near heap
-    /// (NEAR_HEAP) and empty padding, a power of two.
-    static constexpr std::size_t N_LEAVES = 16;
-    static_assert(N_LEAVES > N_RUNS, "a leaf for every run and one for the near heap");
-    /// Matches from a leaf to the root: log2(N_LEAVES).
+    /// Matches from a leaf of the tournament to its root: 16 leaves, for the runs, the near
+    /// heap (leaf NEAR_HEAP) and empty padding.
     static constexpr std::size_t LEVELS = 4;
-    static_assert(N_LEAVES == std::size_t(1) << LEVELS, "N_LEAVES is 2^LEVELS");
-
-    /**
-     * \brief Set a leaf's key and replay the tournament above it (log2(N_LEAVES) matches).
-     * \param leaf a run's index or NEAR_HEAP
-     * \param key the key of its first event (the near heap's top), or NO_HEAD if empty
-     */
-    void SetLeaf(std::size_t leaf, Key key) const;
+    static_assert((std::size_t(1) << LEVELS) > N_RUNS, "a leaf for every run and the near heap");
 
     mutable Run m_runs[N_RUNS]; //!< near events in sorted runs
-    /// The key of each leaf's first event: run r's (r < N_RUNS), the near heap's top
-    /// (NEAR_HEAP), NO_HEAD if empty and for the padding.
-    mutable Key m_leafKey[N_LEAVES];
-    /// A winner tree over m_leafKey: node n (1..N_LEAVES-1) holds the leaf with the smallest
-    /// key below it, node N_LEAVES + l the leaf l; node 1 is where the next near event is.
-    mutable uint8_t m_winner[2 * N_LEAVES];
-    /// One more than the key of each run's last event (0 if empty): Insert's best fit.
-    mutable Key m_tailKey[N_RUNS]{};
-    /// The runs by increasing m_tailKey (the empty ones first): Insert's binary search. Best
-    /// fit keeps the order, and so does a run that empties (its tail was the smallest).
-    mutable uint8_t m_byTail[N_RUNS];
+    /// The tournament over the key of each run's first event and the near heap's top (NO_HEAD
+    /// if empty, and for the padding): its winner is where the next near event is.
+    mutable WinnerTree<Key, LEVELS> m_tree{NO_HEAD};
+    /// The runs' tails, one more than the key of each run's last event: Insert's best fit.
+    mutable TailOrderedRuns<Key, N_RUNS> m_tails;
     mutable std::vector<Entry> m_near;           //!< the other events before m_boundary, a heap
     mutable std::size_t m_nearSize{0};           //!< events in m_runs and m_near
     mutable std::vector<Entry> m_far;            //!< the events at or after m_boundary, a heap

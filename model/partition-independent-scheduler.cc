@@ -199,19 +199,6 @@ PartitionIndependentScheduler::PartitionIndependentScheduler()
     NS_LOG_FUNCTION(this);
     m_near.reserve(INITIAL_CAPACITY);
     m_far.reserve(INITIAL_CAPACITY);
-    for (std::size_t i = 0; i < LEAVES; ++i)
-    {
-        m_tree[LEAVES + i] = uint8_t(i);
-    }
-    for (HeadKey& k : m_heads)
-    {
-        k = HeadKey{0, 0, 0, 1};
-    }
-    for (std::size_t i = LEAVES - 1; i > 0; --i)
-    {
-        m_tree[i] = m_tree[2 * i + 1]; // every source is empty: a leaf below each node
-    }
-    m_tree[0] = 0; // unused
     // the simulator creates its scheduler once (and again after Simulator::Destroy())
     s_active = this;
 }
@@ -246,7 +233,6 @@ PartitionIndependentScheduler::Refill() const
 {
     // the next window: every far event earlier than the first far one plus the window. They
     // come out of the far heap in order, so appending them keeps the near heap a heap.
-    m_cachedSource = NO_SOURCE;
     const uint64_t first = m_far[0].ts;
     m_boundary = first > UINT64_MAX - m_window ? UINT64_MAX : first + m_window;
     while (!m_far.empty() && (m_far[0].ts < m_boundary || m_boundary == UINT64_MAX))
@@ -256,56 +242,19 @@ PartitionIndependentScheduler::Refill() const
         Pop(m_far);
         ++m_nearSize;
     }
-    Update(NEAR_HEAP);
+    m_tree.Set(NEAR_HEAP, KeyOf(m_near[0]));
 }
 
-inline std::size_t
-PartitionIndependentScheduler::NextSource() const
+PartitionIndependentScheduler::Key
+PartitionIndependentScheduler::Successor(const Key& k)
 {
-    // the runs' winner against the near heap
-    const std::size_t r = m_tree[1];
-    const HeadKey& kr = m_heads[r];
-    const HeadKey& kn = m_heads[NEAR_HEAP];
-    return kr.empty || (!kn.empty && Before(kn, kr)) ? NEAR_HEAP : r;
-}
-
-inline const PartitionIndependentScheduler::Entry*
-PartitionIndependentScheduler::Head(std::size_t source) const
-{
-    if (source < N_RUNS)
+    // (ts, insertTs, order) + 1, carrying
+    Key s = k;
+    if (++s.order == 0 && ++s.insertTs == 0)
     {
-        const Run& run = m_runs[source];
-        return run.head < run.entries.size() ? &run.entries[run.head] : nullptr;
+        ++s.ts;
     }
-    return source == NEAR_HEAP && !m_near.empty() ? &m_near[0] : nullptr;
-}
-
-inline void
-PartitionIndependentScheduler::Update(std::size_t source) const
-{
-    const Entry* h = Head(source);
-    HeadKey& k = m_heads[source];
-    k.empty = h == nullptr;
-    if (h)
-    {
-        k.ts = h->ts;
-        k.insertTs = h->insertTs;
-        k.order = h->order;
-    }
-    if (source == NEAR_HEAP)
-    {
-        return; // not in the tree
-    }
-    for (std::size_t i = (LEAVES + source) / 2; i > 0; i /= 2)
-    {
-        const uint8_t a = m_tree[2 * i];
-        const uint8_t b = m_tree[2 * i + 1];
-        const HeadKey& ka = m_heads[a];
-        const HeadKey& kb = m_heads[b];
-        // b if a is empty, or b is not and sorts first
-        const std::size_t takeB = std::size_t(ka.empty) | (std::size_t(!kb.empty) & Before(kb, ka));
-        m_tree[i] = takeB ? b : a;
-    }
+    return s;
 }
 
 inline const PartitionIndependentScheduler::Entry&
@@ -317,12 +266,11 @@ PartitionIndependentScheduler::Front(std::size_t source) const
 inline void
 PartitionIndependentScheduler::PopSource(std::size_t source) const
 {
-    m_cachedSource = NO_SOURCE;
     --m_nearSize;
     if (source == NEAR_HEAP)
     {
         Pop(m_near);
-        Update(NEAR_HEAP);
+        m_tree.Set(NEAR_HEAP, m_near.empty() ? NO_HEAD : KeyOf(m_near[0]));
         return;
     }
     Run& run = m_runs[source];
@@ -330,14 +278,17 @@ PartitionIndependentScheduler::PopSource(std::size_t source) const
     {
         run.entries.clear(); // keeps the capacity
         run.head = 0;
+        m_tree.Set(source, NO_HEAD);
+        m_tails.Empty(source); // (its last entry was the earliest queued one)
+        return;
     }
-    else if (run.head >= 1024 && 2 * run.head >= run.entries.size())
+    m_tree.Set(source, KeyOf(run.entries[run.head]));
+    if (run.head >= 1024 && 2 * run.head >= run.entries.size())
     {
         // compact: amortised O(1) per event
         run.entries.erase(run.entries.begin(), run.entries.begin() + run.head);
         run.head = 0;
     }
-    Update(source);
 }
 
 std::size_t
@@ -427,22 +378,16 @@ PartitionIndependentScheduler::DropRemoved() const
             }
             Refill();
         }
-        if (m_cachedSource != NO_SOURCE)
-        {
-            return m_cachedSource; // IsEmpty() and RemoveNext() ask in turn: once
-        }
-        const std::size_t source = NextSource();
+        const std::size_t source = m_tree.Winner();
         const Entry& next = Front(source);
         // every removed event is queued, hence at next's time stamp or later
         if (m_removed.empty() || m_removed[0].key.m_ts != next.ts)
         {
-            m_cachedSource = source;
             return source;
         }
         const std::size_t i = FindRemoved(next.ts, uint32_t(next.order));
         if (i == m_removed.size())
         {
-            m_cachedSource = source;
             return source;
         }
         NS_LOG_LOGIC("drop removed event " << uint32_t(next.order));
@@ -478,47 +423,46 @@ PartitionIndependentScheduler::Insert(const Event& ev)
     e.order = (uint64_t(ctx) << 32) | ev.key.m_uid;
     e.impl = ev.impl;
     e.context = ev.key.m_context;
-    m_cachedSource = NO_SOURCE;
     if (e.ts >= m_boundary)
     {
         Push(m_far, e);
         return;
     }
     ++m_nearSize;
-    // a run whose last entry is earlier takes it (events of a constant delay, e.g. a cable's,
-    // arrive in order), else the near heap
-    for (std::size_t r = 0; r < N_RUNS; ++r)
+    // the run whose last entry is the latest one still earlier takes it (best fit: events of a
+    // constant delay, e.g. a cable's, arrive in order), else an empty run, else the near heap
+    const Key key = KeyOf(e);
+    const std::size_t fit = m_tails.BestFit(key);
+    if (fit < N_RUNS)
     {
-        std::vector<Entry>& v = m_runs[r].entries;
-        if (v.empty())
+        ++m_runInserts;
+        std::vector<Entry>& v = m_runs[fit].entries;
+        v.push_back(e);
+        m_tails.Extend(fit, Successor(key));
+        if (v.size() == 1)
         {
-            v.push_back(e);
-            Update(r); // its first entry
-            return;
+            m_tree.Set(fit, key); // its first entry
         }
-        if (Before(v.back(), e))
-        {
-            v.push_back(e);
-            return;
-        }
+        return;
     }
     Push(m_near, e);
-    if (m_near[0].order == e.order && m_near[0].ts == e.ts) // (uids of queued events differ)
+    ++m_nearInserts;
+    if (key < m_tree.Get(NEAR_HEAP))
     {
-        Update(NEAR_HEAP);
+        m_tree.Set(NEAR_HEAP, key); // (the new top)
     }
 }
 
 bool
 PartitionIndependentScheduler::IsEmpty() const
 {
-    return DropRemoved() > N_RUNS;
+    return NextNearSource() > N_RUNS;
 }
 
 Scheduler::Event
 PartitionIndependentScheduler::PeekNext() const
 {
-    const std::size_t source = DropRemoved();
+    const std::size_t source = NextNearSource();
     if (source > N_RUNS)
     {
         NS_FATAL_ERROR("PeekNext on an empty PartitionIndependentScheduler");
@@ -529,7 +473,7 @@ PartitionIndependentScheduler::PeekNext() const
 Scheduler::Event
 PartitionIndependentScheduler::RemoveNext()
 {
-    const std::size_t source = DropRemoved();
+    const std::size_t source = NextNearSource();
     if (source > N_RUNS)
     {
         NS_FATAL_ERROR("RemoveNext on an empty PartitionIndependentScheduler");
@@ -562,7 +506,6 @@ PartitionIndependentScheduler::Remove(const Event& ev)
     ev.impl->Ref(); // the simulator unreferences it after Remove; the queued entry still holds it
     m_removed.push_back(ev);
     SiftRemoved(m_removed, m_removed.size() - 1);
-    m_cachedSource = NO_SOURCE; // the next event may be the removed one
 }
 
 std::size_t
@@ -575,6 +518,18 @@ std::size_t
 PartitionIndependentScheduler::GetNRemovedPending() const
 {
     return m_removed.size();
+}
+
+uint64_t
+PartitionIndependentScheduler::GetRunInserts() const
+{
+    return m_runInserts;
+}
+
+uint64_t
+PartitionIndependentScheduler::GetNearHeapInserts() const
+{
+    return m_nearInserts;
 }
 
 void

@@ -4,6 +4,9 @@
 #ifndef PARTITION_INDEPENDENT_SCHEDULER_H
 #define PARTITION_INDEPENDENT_SCHEDULER_H
 
+#include "tail-ordered-runs.h"
+#include "winner-tree.h"
+
 #include "ns3/nstime.h"
 #include "ns3/scheduler.h"
 
@@ -42,17 +45,18 @@ namespace ns3
  * vectors, a moving time boundary between near and far events, lazy Remove; see its
  * description), with entries of 40 bytes that carry the whole sort key (the time of insertion
  * and the inserting context are taken once, at Insert), so no comparison looks anything up and
- * nothing is allocated per event. It has 16 runs instead of 4, and a tournament tree over the
- * runs and the near heap finds the next event (one comparison per tree level when a source's
- * first event changes, instead of scanning every source): events of one instant for one later
- * time stamp come in the order the events of that instant run, not in the order of their
- * inserting contexts, so a fabric's constant delays take more runs (ring-bench at k = 8: with
- * 4 runs 56 % of the near events went to the near heap, with 16 none). Remove(ev) takes a reference
- * on ev.impl and records ev (time stamp, uid) in a heap of removed events; when the next event has
- * the time stamp of the earliest removed one, the removed events of that time stamp are searched
- * for its uid, and a match is dropped (and unreferenced) instead of returned. As with every
- * scheduler, Remove(ev) requires ev to be queued and not removed yet (the simulator guarantees
- * that).
+ * nothing is allocated per event. As there, best fit places a near event in a run (a binary
+ * search over the runs' tails, TailOrderedRuns) and a winner tree over the runs' first keys and
+ * the near heap's top names the next event (WinnerTree); each costs log2 of the number of
+ * sources. It has 16 runs instead of 8: events of one instant for one later time stamp come in
+ * the order the events of that instant run, not in the order of their inserting contexts, so a
+ * fabric's constant delays take more runs (ring-bench at k = 8: with 8 runs the near heap takes
+ * many of the near events and the run takes 11 % more instructions than with 16). Remove(ev) takes
+ * a reference on ev.impl and records ev (time stamp, uid) in a heap of removed events; when the
+ * next event has the time stamp of the earliest removed one, the removed events of that time stamp
+ * are searched for its uid, and a match is dropped (and unreferenced) instead of returned. As with
+ * every scheduler, Remove(ev) requires ev to be queued and not removed yet (the simulator
+ * guarantees that).
  *
  * ns-3's Simulator::IsExpired (hence Cancel, Remove and EventId::IsRunning) assumes that the
  * events of one time stamp run in uid order. Under this scheduler an event A of time stamp t
@@ -115,6 +119,19 @@ class PartitionIndependentScheduler : public Scheduler
      */
     std::size_t GetNRemovedPending() const;
 
+    /**
+     * \brief How many Insert() calls a sorted run took (a diagnostic: best fit at work).
+     * \return the count since construction
+     */
+    uint64_t GetRunInserts() const;
+
+    /**
+     * \brief How many Insert() calls went to the near heap because no run fit (refills from
+     *        the far heap are not counted).
+     * \return the count since construction
+     */
+    uint64_t GetNearHeapInserts() const;
+
   private:
     /// A queued event with its whole sort key.
     struct Entry
@@ -126,13 +143,26 @@ class PartitionIndependentScheduler : public Scheduler
         uint32_t context;  //!< the context the event runs in
     };
 
-    /// The sort key of a source's first entry, for the tournament tree.
-    struct HeadKey
+    /// The sort key of an entry (time stamp, time of insertion, context and uid).
+    struct Key
     {
         uint64_t ts;       //!< time stamp
         uint64_t insertTs; //!< time of insertion
         uint64_t order;    //!< context and uid
-        uint64_t empty;    //!< 1 if the source has no entry (the rest is then meaningless)
+
+        /**
+         * \brief The sort order, without branches.
+         * \param a a key
+         * \param b another key
+         * \return true if a sorts before b
+         */
+        friend bool operator<(const Key& a, const Key& b)
+        {
+            return bool(std::size_t(a.ts < b.ts) |
+                        (std::size_t(a.ts == b.ts) & (std::size_t(a.insertTs < b.insertTs) |
+                                                      (std::size_t(a.insertTs == b.insertTs) &
+                                                       std::size_t(a.order < b.order)))));
+        }
     };
 
     /// A FIFO of entries in increasing key order (a sorted run).
@@ -144,11 +174,13 @@ class PartitionIndependentScheduler : public Scheduler
 
     /// The near-side source of the next event: a run, or the near heap.
     static constexpr std::size_t NEAR_HEAP = N_RUNS;
-    /// Leaves of the tournament tree: the runs (the near heap meets its winner at the top).
-    static constexpr std::size_t LEAVES = N_RUNS;
-    static_assert((LEAVES & (LEAVES - 1)) == 0, "N_RUNS must be a power of two");
-    /// m_cachedSource when nothing is cached
-    static constexpr std::size_t NO_SOURCE = ~std::size_t(0);
+    /// The key of an empty source in the tournament: later than every event's (time stamps are
+    /// below 2^63).
+    static constexpr Key NO_HEAD{~uint64_t(0), ~uint64_t(0), ~uint64_t(0)};
+    /// Matches from a leaf of the tournament to its root: leaves for the runs, the near heap
+    /// (leaf NEAR_HEAP) and empty padding.
+    static constexpr std::size_t LEVELS = 5;
+    static_assert((std::size_t(1) << LEVELS) > N_RUNS, "a leaf for every run and the near heap");
 
     /// Refill the empty near side from the non-empty far heap: raise the boundary.
     void Refill() const;
@@ -161,22 +193,33 @@ class PartitionIndependentScheduler : public Scheduler
     std::size_t DropRemoved() const;
 
     /**
-     * \brief Where the next near event is (the winner of the tournament tree).
-     * \return a run's index or NEAR_HEAP (the near side must not be empty)
+     * \brief DropRemoved(), without a call in the usual case: near events queued and none
+     *        removed.
+     * \return as DropRemoved()
      */
-    std::size_t NextSource() const;
+    std::size_t NextNearSource() const
+    {
+        if (m_nearSize != 0 && m_removed.empty())
+        {
+            return m_tree.Winner();
+        }
+        return DropRemoved();
+    }
 
     /**
-     * \param source a tree leaf: a run's index, NEAR_HEAP or an unused leaf
-     * \return its first entry, or nullptr if it has none
+     * \param e an entry
+     * \return its sort key
      */
-    const Entry* Head(std::size_t source) const;
+    static Key KeyOf(const Entry& e)
+    {
+        return Key{e.ts, e.insertTs, e.order};
+    }
 
     /**
-     * \brief Replay the tournament from a source whose first entry changed to the root.
-     * \param source the source
+     * \param k a key (not the largest)
+     * \return the next larger key
      */
-    void Update(std::size_t source) const;
+    static Key Successor(const Key& k);
 
     /**
      * \param source a run's index or NEAR_HEAP
@@ -186,7 +229,7 @@ class PartitionIndependentScheduler : public Scheduler
 
     /**
      * \brief Remove the next near event.
-     * \param source where it is (from NextSource)
+     * \param source where it is (the tournament's winner)
      */
     void PopSource(std::size_t source) const;
 
@@ -218,18 +261,19 @@ class PartitionIndependentScheduler : public Scheduler
     mutable std::vector<Entry> m_far;       //!< the events at or after m_boundary, a heap
     mutable std::vector<Event> m_removed;   //!< removed events still queued, a (ts, uid) heap
     mutable std::vector<std::size_t> m_dfs; //!< FindRemoved's stack (kept to avoid allocating)
-    /// Tournament tree over the runs: node i > 0 holds the run with the earliest first entry
-    /// below it; the leaves LEAVES + r hold r
-    mutable uint8_t m_tree[2 * LEAVES];
-    mutable HeadKey m_heads[N_RUNS + 1]; //!< the key of each source's first entry
-    mutable uint64_t m_boundary{0};      //!< time stamp that splits near and far events
-    /// NextSource() of a next event known not removed, until the queue changes
-    mutable std::size_t m_cachedSource{NO_SOURCE};
-    uint64_t m_lastTs{0};      //!< time stamp of the last event returned by RemoveNext
-    uint64_t m_window;         //!< the near span after a refill, in time steps
-    bool m_override{false};    //!< the next insert has a given origin
-    uint64_t m_overrideTs{0};  //!< its insertion time
-    uint32_t m_overrideCtx{0}; //!< its context
+    /// The tournament over the key of each run's first entry and the near heap's top
+    /// (NO_HEAD if empty, and for the padding): its winner is where the next near event is.
+    mutable WinnerTree<Key, LEVELS> m_tree{NO_HEAD};
+    /// The runs' tails, the successor of each run's last key: Insert's best fit.
+    mutable TailOrderedRuns<Key, N_RUNS> m_tails;
+    mutable uint64_t m_boundary{0}; //!< time stamp that splits near and far events
+    uint64_t m_runInserts{0};       //!< GetRunInserts()
+    uint64_t m_nearInserts{0};      //!< GetNearHeapInserts()
+    uint64_t m_lastTs{0};           //!< time stamp of the last event returned by RemoveNext
+    uint64_t m_window;              //!< the near span after a refill, in time steps
+    bool m_override{false};         //!< the next insert has a given origin
+    uint64_t m_overrideTs{0};       //!< its insertion time
+    uint32_t m_overrideCtx{0};      //!< its context
     static PartitionIndependentScheduler*
         s_active; //!< the newest instance (the simulator's when it uses this type)
 };

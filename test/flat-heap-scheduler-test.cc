@@ -203,9 +203,10 @@ TEST_F(Ns3Fixture, FlatHeapSchedulerKeepsEachConstantDelayInARunOfItsOwn)
 {
     // eight streams of events, each of one constant delay (as a fabric's cable arrivals of
     // full-size frames and of ACKs, and its devices' transmit-completes), inserted round by
-    // round 10 ns apart: best fit gives each stream a run, so the near heap stays empty (first
-    // fit lets the first run take several streams until one no longer fits, then the near heap
-    // fills); hints on every insert, some to freed memory, change nothing
+    // round 10 ns apart: best fit gives each stream a run, so the near heap stays empty (a
+    // fit that is valid but not the best breaks the runs' tail order, and events then land in
+    // the wrong run: this test fails); hints on every insert, some to freed memory, change
+    // nothing
     Ptr<FlatHeapScheduler> s = CreateObject<FlatHeapScheduler>();
     ASSERT_EQ(FlatHeapScheduler::N_RUNS, 8u);
     // one event at 0 that runs first: the near side then spans the next 10 us, so the streams'

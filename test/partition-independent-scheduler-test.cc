@@ -338,6 +338,75 @@ TEST_F(Ns3Fixture, PartitionIndependentSchedulerGivesTheReferenceOrder)
     }
 }
 
+TEST_F(Ns3Fixture, PartitionIndependentSchedulerKeepsConstantDelaysInRunsByBestFit)
+{
+    // sixteen streams of one constant delay each, inserted round by round every 10 ns by the
+    // contexts 15..0 (the order of an instant's events is not the order of their contexts),
+    // shortest delay first, and half the streams pause for a while, so their runs empty and
+    // refill: best fit (a binary search over the runs' tails, whose order must survive the
+    // emptying) gives every stream a run, and every event comes out in (ts, insertTs,
+    // context, uid) order. (A fit that is valid but not the best breaks the tails' order and
+    // then misplaces events: this test fails.)
+    Simulator::Now(); // the simulator exists before the scheduler (it makes its own one)
+    Ptr<PartitionIndependentScheduler> s = CreateObject<PartitionIndependentScheduler>();
+    ASSERT_EQ(PartitionIndependentScheduler::N_RUNS, 16u);
+    std::vector<uint64_t> delays;
+    for (uint64_t i = 0; i < 16; ++i)
+    {
+        delays.push_back(5 + 600 * i + (i % 3) * 78);
+    }
+    uint32_t uid = 1;
+    uint64_t executed = 0;
+    uint32_t outOfOrder = 0;
+    std::tuple<uint64_t, uint64_t, uint32_t, uint32_t> last{};
+    std::map<uint32_t, std::pair<uint64_t, uint32_t>> origin; // uid: insertion time, context
+    auto runUntil = [&](uint64_t now) {
+        while (!s->IsEmpty() && s->PeekNext().key.m_ts <= now)
+        {
+            const Scheduler::Event ev = s->RemoveNext();
+            const auto& o = origin.at(ev.key.m_uid);
+            const std::tuple<uint64_t, uint64_t, uint32_t, uint32_t> key{ev.key.m_ts,
+                                                                         o.first,
+                                                                         o.second,
+                                                                         ev.key.m_uid};
+            outOfOrder += executed > 0 && !(last < key);
+            last = key;
+            origin.erase(ev.key.m_uid);
+            ev.impl->Unref();
+            ++executed;
+        }
+    };
+    for (uint64_t t = 0; t < 40000; t += 10)
+    {
+        runUntil(t);
+        const bool paused = (t / 8000) % 2 == 1; // 8-16 us, 24-32 us: streams 8..15 pause
+        for (uint32_t i = 0; i < 16; ++i)
+        {
+            if (paused && i >= 8)
+            {
+                continue;
+            }
+            Scheduler::Event ev;
+            ev.impl = new Probe();
+            ev.key.m_ts = t + delays[i];
+            ev.key.m_uid = uid;
+            ev.key.m_context = i;
+            origin[uid++] = {t, 15 - i};
+            PartitionIndependentScheduler::SetNextInsertOrigin(TimeStep(t), 15 - i);
+            s->Insert(ev);
+        }
+    }
+    runUntil(UINT64_MAX);
+    EXPECT_EQ(s->GetNearHeapInserts(), 0u);
+    EXPECT_GT(s->GetRunInserts(), uid / 2);
+    EXPECT_EQ(outOfOrder, 0u);
+    EXPECT_EQ(executed + 1, uid);
+    EXPECT_GT(uid, 40000u);
+    EXPECT_TRUE(s->IsEmpty());
+    EXPECT_EQ(s->GetHeapSize(), 0u);
+    EXPECT_EQ(Probe::s_live, 0);
+}
+
 TEST_F(Ns3Fixture, PartitionIndependentSchedulerFreesRemovedEventsItStillHolds)
 {
     // removed events that never reached the front are unreferenced when the scheduler goes
