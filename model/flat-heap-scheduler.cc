@@ -174,18 +174,30 @@ FlatHeapScheduler::Pop(std::vector<Entry>& heap)
 void
 FlatHeapScheduler::Refill() const
 {
-    // the next window: every far event earlier than the first far one plus WINDOW. They come
-    // out of the far heap in order, so appending them keeps the near heap a heap.
-    const uint64_t first = m_far[0].ev.key.m_ts;
-    m_boundary = first > UINT64_MAX - m_window ? UINT64_MAX : first + m_window;
+    Advance(m_far[0].ev.key.m_ts); // (takes at least that first far event)
+}
+
+void
+FlatHeapScheduler::Advance(uint64_t now) const
+{
+    // the next window: every far event earlier than now plus WINDOW. They come out of the far
+    // heap in order and are later than every near event (they were at or after the old
+    // boundary), and so later than every event of the refill run: appending them keeps it
+    // sorted.
+    m_boundary = now > UINT64_MAX - m_window ? UINT64_MAX : now + m_window;
+    m_advanceAt = m_boundary == UINT64_MAX ? UINT64_MAX : m_boundary - m_window / 2;
+    const bool wasEmpty = m_refill.empty();
     while (!m_far.empty() && (m_far[0].ev.key.m_ts < m_boundary || m_boundary == UINT64_MAX))
     {
         // (at the largest time stamp nothing can be later: take them all)
-        m_near.push_back(m_far[0]);
+        m_refill.push_back(m_far[0]);
         Pop(m_far);
         ++m_nearSize;
     }
-    m_tree.Set(NEAR_HEAP, KeyOf(m_near[0]));
+    if (wasEmpty && !m_refill.empty())
+    {
+        m_tree.Set(REFILL_RUN, KeyOf(m_refill.front()));
+    }
 }
 
 void
@@ -198,28 +210,21 @@ FlatHeapScheduler::PopSource(std::size_t source) const
         m_tree.Set(NEAR_HEAP, m_near.empty() ? NO_HEAD : KeyOf(m_near[0]));
         return;
     }
-    Run& run = m_runs[source];
-#if defined(__GNUC__)
-    // a run is read front to back, its entries written long ago: load a few ahead
-    // (as an integer: the address may be past the vector's end, where a prefetch is harmless)
-    __builtin_prefetch(reinterpret_cast<const void*>(
-        reinterpret_cast<std::uintptr_t>(run.events.data()) + (run.head + 4) * sizeof(Entry)));
-#endif
-    if (++run.head == run.events.size())
+    Run& run = source == REFILL_RUN ? m_refill : m_runs[source];
+    // a run is read front to back, its entries written long ago: load a few ahead (a
+    // prefetch of a slot not written yet is harmless)
+    __builtin_prefetch(run.address(4));
+    run.pop_front();
+    if (run.empty())
     {
-        run.events.clear(); // keeps the capacity
-        run.head = 0;
         m_tree.Set(source, NO_HEAD);
-        m_tails.Empty(source); // (its last event was the earliest queued one)
+        if (source != REFILL_RUN)
+        {
+            m_tails.Empty(source); // (its last event was the earliest queued one)
+        }
         return;
     }
-    m_tree.Set(source, KeyOf(run.events[run.head]));
-    if (run.head >= 1024 && 2 * run.head >= run.events.size())
-    {
-        // compact: amortised O(1) per event
-        run.events.erase(run.events.begin(), run.events.begin() + run.head);
-        run.head = 0;
-    }
+    m_tree.Set(source, KeyOf(run.front()));
 }
 
 std::size_t
@@ -231,7 +236,7 @@ FlatHeapScheduler::DropRemoved() const
         {
             if (m_far.empty())
             {
-                return N_RUNS + 1;
+                return NOTHING;
             }
             Refill();
         }
@@ -242,8 +247,7 @@ FlatHeapScheduler::DropRemoved() const
         {
             return source;
         }
-        const Entry& next =
-            source == NEAR_HEAP ? m_near[0] : m_runs[source].events[m_runs[source].head];
+        const Entry& next = Head(source);
         if (next.ev.key.m_uid != m_removed[0].ev.key.m_uid)
         {
             return source;
@@ -267,6 +271,7 @@ FlatHeapScheduler::Insert(const Event& ev)
     if (ev.key.m_ts >= m_boundary)
     {
         Push(m_far, e);
+        ++m_farInserts;
         return;
     }
     ++m_nearSize;
@@ -279,9 +284,9 @@ FlatHeapScheduler::Insert(const Event& ev)
     {
         ++m_runInserts;
         Run& run = m_runs[fit];
-        run.events.push_back(e);
+        run.push_back(e);
         m_tails.Extend(fit, key + 1);
-        if (run.events.size() == 1)
+        if (run.size() == 1)
         {
             m_tree.Set(fit, key);
         }
@@ -298,33 +303,37 @@ FlatHeapScheduler::Insert(const Event& ev)
 bool
 FlatHeapScheduler::IsEmpty() const
 {
-    return NextNearSource() > N_RUNS;
+    return NextNearSource() == NOTHING;
 }
 
 Scheduler::Event
 FlatHeapScheduler::PeekNext() const
 {
     const std::size_t source = NextNearSource();
-    NS_ASSERT_MSG(source <= N_RUNS, "PeekNext on an empty FlatHeapScheduler");
-    return source == NEAR_HEAP ? m_near[0].ev : m_runs[source].events[m_runs[source].head].ev;
+    NS_ASSERT_MSG(source != NOTHING, "PeekNext on an empty FlatHeapScheduler");
+    return Head(source).ev;
 }
 
 Scheduler::Event
 FlatHeapScheduler::RemoveNext()
 {
     const std::size_t source = NextNearSource();
-    NS_ASSERT_MSG(source <= N_RUNS, "RemoveNext on an empty FlatHeapScheduler");
-    const Event next =
-        source == NEAR_HEAP ? m_near[0].ev : m_runs[source].events[m_runs[source].head].ev;
+    NS_ASSERT_MSG(source != NOTHING, "RemoveNext on an empty FlatHeapScheduler");
+    const Event next = Head(source).ev;
     PopSource(source);
+    if (next.key.m_ts >= m_advanceAt)
+    {
+        // half the window has passed: slide it, so that the per-packet events (delays of a
+        // few microseconds) keep going to the runs rather than to the far heap and back
+        Advance(next.key.m_ts);
+    }
     if (m_nearSize > 0)
     {
         // the event after this one, as far as known now (the one running may insert an earlier
         // one): start loading its EventImpl and the memory it touches first (its hint), which at
         // scale are cold in the cache, while this event runs
         const std::size_t after_ = m_tree.Winner();
-        const Entry& after =
-            after_ == NEAR_HEAP ? m_near[0] : m_runs[after_].events[m_runs[after_].head];
+        const Entry& after = Head(after_);
         __builtin_prefetch(after.ev.impl);
         __builtin_prefetch(after.hint[0]); // (of nullptr: no fault, no load)
         __builtin_prefetch(after.hint[1]);
@@ -366,6 +375,12 @@ uint64_t
 FlatHeapScheduler::GetNearHeapInserts() const
 {
     return m_nearInserts;
+}
+
+uint64_t
+FlatHeapScheduler::GetFarHeapInserts() const
+{
+    return m_farInserts;
 }
 
 std::size_t

@@ -2,6 +2,7 @@
 #ifndef FLAT_HEAP_SCHEDULER_H
 #define FLAT_HEAP_SCHEDULER_H
 
+#include "ring-fifo.h"
 #include "tail-ordered-runs.h"
 #include "winner-tree.h"
 
@@ -24,8 +25,8 @@ namespace ns3
  * order, so the simulator executes exactly the events MapScheduler would, in the same order:
  * results and pcaps do not depend on which of the two is used. MapScheduler allocates a tree
  * node for every event and rebalances on every insert and removal; this scheduler keeps the
- * events (24 bytes each, with up to N_HINTS prefetch hints: 56 bytes) in std::vectors that only
- * grow (amortised).
+ * events (24 bytes each, with up to N_HINTS prefetch hints: 56 bytes) in std::vectors and
+ * rings that only grow (amortised).
  *
  * A time stamp, the boundary, splits the events. The far heap holds those at or after it.
  * The near side holds the others, in N_RUNS sorted runs (FIFOs) and a near heap: an event
@@ -44,13 +45,18 @@ namespace ns3
  * one it returns and the addresses that event was inserted with (a cable's arrival: its
  * direction, the frame's slot and the receiving device's lines), so they load while the current
  * event runs. Hints never change which event runs when.
- * When the near side runs empty, the boundary moves to the far heap's first time stamp plus
- * 10 us and the far events before it move to the near heap. In a RoCE fabric the runs take the
- * per-packet events of a constant delay (a cable delivers in order; at k = 8 in ring-bench
- * 7.7 k of the 8 k near events are cable deliveries), the near heap the rest, and the far
- * heap the timers, mostly retransmission timers cancelled by the next ACK but still queued
- * (ring-bench at k = 8: 123 k of 131 k queued events), which a single heap would make every
- * RemoveNext() sift through.
+ * The boundary slides with time: when the next event is half a window (5 us) from it, the
+ * boundary moves to that event's time stamp plus 10 us, and the far events before it move, in
+ * order, to the end of a sorted run of their own (the refill run; likewise when the near side
+ * runs empty, from the far heap's first event). So the per-packet events of a RoCE fabric,
+ * scheduled a few microseconds ahead, go straight to the runs (a cable delivers in order; at
+ * k = 8 in ring-bench 7.7 k of the 8 k near events are cable deliveries), the near heap takes
+ * the few that fit no run, and the far heap holds the timers (DCQCN's, retransmission,
+ * pacing beyond the window), which a single heap would make every RemoveNext() sift
+ * through. (Before the boundary slid, it moved only when the near side ran empty: at k = 16
+ * a tenth of the per-packet events went through the far heap and then the near heap, 84 k
+ * of them at a time.) The runs are rings: an entry is written once and read once, and nothing
+ * is moved.
  *
  * Remove(ev) (Simulator::Remove) does not search the heaps: it takes a reference on ev.impl (so
  * the event stays alive after the simulator's Unref) and records ev in a third min-heap of
@@ -123,6 +129,13 @@ class FlatHeapScheduler : public Scheduler
      */
     uint64_t GetNearHeapInserts() const;
 
+    /**
+     * \brief How many Insert() calls went to the far heap (at or after the boundary: timers,
+     *        and every event while nothing has run yet).
+     * \return the count since construction
+     */
+    uint64_t GetFarHeapInserts() const;
+
     /// Sorted runs (FIFOs) of near events (see the class description).
     static constexpr std::size_t N_RUNS = 8;
 
@@ -163,23 +176,46 @@ class FlatHeapScheduler : public Scheduler
         const void* hint[N_HINTS]; //!< memory its run touches first (or nullptr)
     };
 
-    /// A FIFO of events in increasing key order (a sorted run).
-    struct Run
-    {
-        std::vector<Entry> events; //!< the events; those before head are gone
-        std::size_t head{0};       //!< index of the first event
-    };
+    /// A FIFO of events in increasing key order (a sorted run), on a ring: what was read is
+    /// overwritten, nothing is moved.
+    using Run = RingFifo<Entry>;
 
     /// The near-side source of the next event: a run, or the near heap.
     static constexpr std::size_t NEAR_HEAP = N_RUNS;
+
+    /// The near-side source of the far events moved across the boundary (in order).
+    static constexpr std::size_t REFILL_RUN = N_RUNS + 1;
+
+    /// What DropRemoved() returns when nothing is queued.
+    static constexpr std::size_t NOTHING = N_RUNS + 2;
 
     /// Refill the empty near side from the non-empty far heap: raise the boundary.
     void Refill() const;
 
     /**
+     * \brief Move the boundary to now + WINDOW and the far events before it, in order, to the
+     *        end of the refill run.
+     * \param now the time stamp of the next event (no later event is queued or can be)
+     */
+    void Advance(uint64_t now) const;
+
+    /**
+     * \param source a run, NEAR_HEAP or REFILL_RUN, not empty
+     * \return its first event
+     */
+    const Entry& Head(std::size_t source) const
+    {
+        if (source == NEAR_HEAP)
+        {
+            return m_near[0];
+        }
+        return (source == REFILL_RUN ? m_refill : m_runs[source]).front();
+    }
+
+    /**
      * \brief Refill if needed, then drop (and unreference) every removed event at the top.
-     * \return where the next event is: a run's index or NEAR_HEAP (the near side must not be
-     *         empty), or N_RUNS + 1 if nothing is queued
+     * \return where the next event is: a run's index, NEAR_HEAP or REFILL_RUN (the near side
+     *         must not be empty), or NOTHING if nothing is queued
      */
     std::size_t DropRemoved() const;
 
@@ -236,9 +272,12 @@ class FlatHeapScheduler : public Scheduler
     /// Matches from a leaf of the tournament to its root: 16 leaves, for the runs, the near
     /// heap (leaf NEAR_HEAP) and empty padding.
     static constexpr std::size_t LEVELS = 4;
-    static_assert((std::size_t(1) << LEVELS) > N_RUNS, "a leaf for every run and the near heap");
+    static_assert((std::size_t(1) << LEVELS) > REFILL_RUN,
+                  "a leaf for every run, the near heap and the refill run");
 
-    mutable Run m_runs[N_RUNS]; //!< near events in sorted runs
+    mutable Run m_runs[N_RUNS];      //!< near events in sorted runs
+    mutable Run m_refill;            //!< near events that came from the far heap, in order
+    mutable uint64_t m_advanceAt{0}; //!< the next event at or after it moves the boundary
     /// The tournament over the key of each run's first event and the near heap's top (NO_HEAD
     /// if empty, and for the padding): its winner is where the next near event is.
     mutable WinnerTree<Key, LEVELS> m_tree{NO_HEAD};
@@ -251,6 +290,7 @@ class FlatHeapScheduler : public Scheduler
     mutable uint64_t m_boundary{0};              //!< time stamp that splits m_near and m_far
     uint64_t m_runInserts{0};                    //!< GetRunInserts()
     uint64_t m_nearInserts{0};                   //!< GetNearHeapInserts()
+    uint64_t m_farInserts{0};                    //!< GetFarHeapInserts()
     uint64_t m_window;                           //!< WINDOW in time steps
     static inline const void* s_hint[N_HINTS]{}; //!< HintNextInsert's addresses
 };

@@ -231,18 +231,29 @@ PartitionIndependentScheduler::ToEvent(const Entry& e)
 void
 PartitionIndependentScheduler::Refill() const
 {
-    // the next window: every far event earlier than the first far one plus the window. They
-    // come out of the far heap in order, so appending them keeps the near heap a heap.
-    const uint64_t first = m_far[0].ts;
-    m_boundary = first > UINT64_MAX - m_window ? UINT64_MAX : first + m_window;
+    Advance(m_far[0].ts); // (takes at least that first far event)
+}
+
+void
+PartitionIndependentScheduler::Advance(uint64_t now) const
+{
+    // the next window: every far event earlier than now plus the window. They come out of the
+    // far heap in order and are later than every near event (they were at or after the old
+    // boundary), so appending them keeps the refill run sorted.
+    m_boundary = now > UINT64_MAX - m_window ? UINT64_MAX : now + m_window;
+    m_advanceAt = m_boundary == UINT64_MAX ? UINT64_MAX : m_boundary - m_window / 2;
+    const bool wasEmpty = m_refill.empty();
     while (!m_far.empty() && (m_far[0].ts < m_boundary || m_boundary == UINT64_MAX))
     {
         // (at the largest time stamp nothing can be later: take them all)
-        m_near.push_back(m_far[0]);
+        m_refill.push_back(m_far[0]);
         Pop(m_far);
         ++m_nearSize;
     }
-    m_tree.Set(NEAR_HEAP, KeyOf(m_near[0]));
+    if (wasEmpty && !m_refill.empty())
+    {
+        m_tree.Set(REFILL_RUN, KeyOf(m_refill.front()));
+    }
 }
 
 PartitionIndependentScheduler::Key
@@ -260,7 +271,8 @@ PartitionIndependentScheduler::Successor(const Key& k)
 inline const PartitionIndependentScheduler::Entry&
 PartitionIndependentScheduler::Front(std::size_t source) const
 {
-    return source == NEAR_HEAP ? m_near[0] : m_runs[source].entries[m_runs[source].head];
+    return source == NEAR_HEAP ? m_near[0]
+                               : (source == REFILL_RUN ? m_refill : m_runs[source]).front();
 }
 
 inline void
@@ -273,22 +285,18 @@ PartitionIndependentScheduler::PopSource(std::size_t source) const
         m_tree.Set(NEAR_HEAP, m_near.empty() ? NO_HEAD : KeyOf(m_near[0]));
         return;
     }
-    Run& run = m_runs[source];
-    if (++run.head == run.entries.size())
+    Run& run = source == REFILL_RUN ? m_refill : m_runs[source];
+    run.pop_front();
+    if (run.empty())
     {
-        run.entries.clear(); // keeps the capacity
-        run.head = 0;
         m_tree.Set(source, NO_HEAD);
-        m_tails.Empty(source); // (its last entry was the earliest queued one)
+        if (source != REFILL_RUN)
+        {
+            m_tails.Empty(source); // (its last entry was the earliest queued one)
+        }
         return;
     }
-    m_tree.Set(source, KeyOf(run.entries[run.head]));
-    if (run.head >= 1024 && 2 * run.head >= run.entries.size())
-    {
-        // compact: amortised O(1) per event
-        run.entries.erase(run.entries.begin(), run.entries.begin() + run.head);
-        run.head = 0;
-    }
+    m_tree.Set(source, KeyOf(run.front()));
 }
 
 std::size_t
@@ -324,11 +332,12 @@ PartitionIndependentScheduler::FindRemoved(uint64_t ts, uint32_t uid) const
 bool
 PartitionIndependentScheduler::IsQueuedAtLastTs(uint32_t uid) const
 {
-    for (const Run& run : m_runs)
+    for (std::size_t source = 0; source <= N_RUNS; ++source)
     {
-        for (std::size_t j = run.head; j < run.entries.size() && run.entries[j].ts == m_lastTs; ++j)
+        const Run& run = source == N_RUNS ? m_refill : m_runs[source];
+        for (uint32_t j = 0; j < run.size() && run[j].ts == m_lastTs; ++j)
         {
-            if (uint32_t(run.entries[j].order) == uid)
+            if (uint32_t(run[j].order) == uid)
             {
                 return true;
             }
@@ -374,7 +383,7 @@ PartitionIndependentScheduler::DropRemoved() const
         {
             if (m_far.empty())
             {
-                return N_RUNS + 1;
+                return NOTHING;
             }
             Refill();
         }
@@ -426,6 +435,7 @@ PartitionIndependentScheduler::Insert(const Event& ev)
     if (e.ts >= m_boundary)
     {
         Push(m_far, e);
+        ++m_farInserts;
         return;
     }
     ++m_nearSize;
@@ -436,7 +446,7 @@ PartitionIndependentScheduler::Insert(const Event& ev)
     if (fit < N_RUNS)
     {
         ++m_runInserts;
-        std::vector<Entry>& v = m_runs[fit].entries;
+        Run& v = m_runs[fit];
         v.push_back(e);
         m_tails.Extend(fit, Successor(key));
         if (v.size() == 1)
@@ -456,14 +466,14 @@ PartitionIndependentScheduler::Insert(const Event& ev)
 bool
 PartitionIndependentScheduler::IsEmpty() const
 {
-    return NextNearSource() > N_RUNS;
+    return NextNearSource() == NOTHING;
 }
 
 Scheduler::Event
 PartitionIndependentScheduler::PeekNext() const
 {
     const std::size_t source = NextNearSource();
-    if (source > N_RUNS)
+    if (source == NOTHING)
     {
         NS_FATAL_ERROR("PeekNext on an empty PartitionIndependentScheduler");
     }
@@ -474,13 +484,19 @@ Scheduler::Event
 PartitionIndependentScheduler::RemoveNext()
 {
     const std::size_t source = NextNearSource();
-    if (source > N_RUNS)
+    if (source == NOTHING)
     {
         NS_FATAL_ERROR("RemoveNext on an empty PartitionIndependentScheduler");
     }
     const Event next = ToEvent(Front(source));
     m_lastTs = next.key.m_ts;
     PopSource(source);
+    if (next.key.m_ts >= m_advanceAt)
+    {
+        // half the window has passed: slide it, so that the per-packet events (delays of a
+        // few microseconds) keep going to the runs rather than to the far heap and back
+        Advance(next.key.m_ts);
+    }
     return next;
 }
 
@@ -530,6 +546,12 @@ uint64_t
 PartitionIndependentScheduler::GetNearHeapInserts() const
 {
     return m_nearInserts;
+}
+
+uint64_t
+PartitionIndependentScheduler::GetFarHeapInserts() const
+{
+    return m_farInserts;
 }
 
 void

@@ -4,6 +4,7 @@
 #ifndef PARTITION_INDEPENDENT_SCHEDULER_H
 #define PARTITION_INDEPENDENT_SCHEDULER_H
 
+#include "ring-fifo.h"
 #include "tail-ordered-runs.h"
 #include "winner-tree.h"
 
@@ -41,21 +42,21 @@ namespace ns3
  * differs from ns-3's default (and FlatHeapScheduler's) only among simultaneous events, so a
  * one-process run with it can differ from one with those.
  *
- * Implementation: the layout of FlatHeapScheduler (4-ary heaps and sorted FIFOs in contiguous
- * vectors, a moving time boundary between near and far events, lazy Remove; see its
- * description), with entries of 40 bytes that carry the whole sort key (the time of insertion
- * and the inserting context are taken once, at Insert), so no comparison looks anything up and
- * nothing is allocated per event. As there, best fit places a near event in a run (a binary
- * search over the runs' tails, TailOrderedRuns) and a winner tree over the runs' first keys and
- * the near heap's top names the next event (WinnerTree); each costs log2 of the number of
- * sources. It has 16 runs instead of 8: events of one instant for one later time stamp come in
- * the order the events of that instant run, not in the order of their inserting contexts, so a
- * fabric's constant delays take more runs (ring-bench at k = 8: with 8 runs the near heap takes
- * many of the near events and the run takes 11 % more instructions than with 16). Remove(ev) takes
- * a reference on ev.impl and records ev (time stamp, uid) in a heap of removed events; when the
- * next event has the time stamp of the earliest removed one, the removed events of that time stamp
- * are searched for its uid, and a match is dropped (and unreferenced) instead of returned. As with
- * every scheduler, Remove(ev) requires ev to be queued and not removed yet (the simulator
+ * Implementation: the layout of FlatHeapScheduler (4-ary heaps and sorted FIFOs on rings, a
+ * time boundary between near and far events that slides with time and moves far events to a
+ * refill run, lazy Remove; see its description), with entries of 40 bytes that carry the whole sort
+ * key (the time of insertion and the inserting context are taken once, at Insert), so no comparison
+ * looks anything up and nothing is allocated per event. As there, best fit places a near event in a
+ * run (a binary search over the runs' tails, TailOrderedRuns) and a winner tree over the runs'
+ * first keys and the near heap's top names the next event (WinnerTree); each costs log2 of the
+ * number of sources. It has 16 runs instead of 8: events of one instant for one later time stamp
+ * come in the order the events of that instant run, not in the order of their inserting contexts,
+ * so a fabric's constant delays take more runs (ring-bench at k = 8: with 8 runs the near heap
+ * takes many of the near events and the run takes 11 % more instructions than with 16). Remove(ev)
+ * takes a reference on ev.impl and records ev (time stamp, uid) in a heap of removed events; when
+ * the next event has the time stamp of the earliest removed one, the removed events of that time
+ * stamp are searched for its uid, and a match is dropped (and unreferenced) instead of returned. As
+ * with every scheduler, Remove(ev) requires ev to be queued and not removed yet (the simulator
  * guarantees that).
  *
  * ns-3's Simulator::IsExpired (hence Cancel, Remove and EventId::IsRunning) assumes that the
@@ -132,6 +133,13 @@ class PartitionIndependentScheduler : public Scheduler
      */
     uint64_t GetNearHeapInserts() const;
 
+    /**
+     * \brief How many Insert() calls went to the far heap (at or after the boundary: timers,
+     *        and every event while nothing has run yet).
+     * \return the count since construction
+     */
+    uint64_t GetFarHeapInserts() const;
+
   private:
     /// A queued event with its whole sort key.
     struct Entry
@@ -165,30 +173,39 @@ class PartitionIndependentScheduler : public Scheduler
         }
     };
 
-    /// A FIFO of entries in increasing key order (a sorted run).
-    struct Run
-    {
-        std::vector<Entry> entries; //!< the entries; those before head are gone
-        std::size_t head{0};        //!< index of the first entry
-    };
+    /// A FIFO of entries in increasing key order (a sorted run), on a ring: what was read is
+    /// overwritten, nothing is moved.
+    using Run = RingFifo<Entry>;
 
     /// The near-side source of the next event: a run, or the near heap.
     static constexpr std::size_t NEAR_HEAP = N_RUNS;
+    /// The near-side source of the far events moved across the boundary (in order).
+    static constexpr std::size_t REFILL_RUN = N_RUNS + 1;
+    /// What DropRemoved() returns when nothing is queued.
+    static constexpr std::size_t NOTHING = N_RUNS + 2;
     /// The key of an empty source in the tournament: later than every event's (time stamps are
     /// below 2^63).
     static constexpr Key NO_HEAD{~uint64_t(0), ~uint64_t(0), ~uint64_t(0)};
     /// Matches from a leaf of the tournament to its root: leaves for the runs, the near heap
     /// (leaf NEAR_HEAP) and empty padding.
     static constexpr std::size_t LEVELS = 5;
-    static_assert((std::size_t(1) << LEVELS) > N_RUNS, "a leaf for every run and the near heap");
+    static_assert((std::size_t(1) << LEVELS) > REFILL_RUN,
+                  "a leaf for every run, the near heap and the refill run");
 
     /// Refill the empty near side from the non-empty far heap: raise the boundary.
     void Refill() const;
 
     /**
+     * \brief Move the boundary to now + the window and the far events before it, in order, to
+     *        the end of the refill run.
+     * \param now the time stamp of the next event (no earlier event is queued or can be)
+     */
+    void Advance(uint64_t now) const;
+
+    /**
      * \brief Refill if needed, then drop (and unreference) the removed events at the front.
-     * \return where the next event is: a run's index or NEAR_HEAP, or N_RUNS + 1 if nothing
-     *         is queued
+     * \return where the next event is: a run's index, NEAR_HEAP or REFILL_RUN, or NOTHING if
+     *         nothing is queued
      */
     std::size_t DropRemoved() const;
 
@@ -256,6 +273,8 @@ class PartitionIndependentScheduler : public Scheduler
     static Event ToEvent(const Entry& e);
 
     mutable Run m_runs[N_RUNS];             //!< near events in sorted runs
+    mutable Run m_refill;                   //!< near events that came from the far heap, in order
+    mutable uint64_t m_advanceAt{0};        //!< the next event at or after it moves the boundary
     mutable std::vector<Entry> m_near;      //!< the other events before m_boundary, a heap
     mutable std::size_t m_nearSize{0};      //!< events in m_runs and m_near
     mutable std::vector<Entry> m_far;       //!< the events at or after m_boundary, a heap
@@ -269,8 +288,9 @@ class PartitionIndependentScheduler : public Scheduler
     mutable uint64_t m_boundary{0}; //!< time stamp that splits near and far events
     uint64_t m_runInserts{0};       //!< GetRunInserts()
     uint64_t m_nearInserts{0};      //!< GetNearHeapInserts()
+    uint64_t m_farInserts{0};       //!< GetFarHeapInserts()
     uint64_t m_lastTs{0};           //!< time stamp of the last event returned by RemoveNext
-    uint64_t m_window;              //!< the near span after a refill, in time steps
+    uint64_t m_window;              //!< the near span after the boundary moves, in time steps
     bool m_override{false};         //!< the next insert has a given origin
     uint64_t m_overrideTs{0};       //!< its insertion time
     uint32_t m_overrideCtx{0};      //!< its context

@@ -93,6 +93,16 @@ class RingFifo
     }
 
     /**
+     * \brief Where the element at a position is or will be, for a prefetch (no bounds check).
+     * \param i position from the front (may be >= size())
+     * \return the slot's address, or nullptr before the first push
+     */
+    const void* address(uint32_t i) const
+    {
+        return m_buf ? static_cast<const void*>(m_buf[(m_head + i) & (m_cap - 1)].bytes) : nullptr;
+    }
+
+    /**
      * \brief Append copies of v until the FIFO holds n elements.
      * \param n the size wanted
      * \param v the value of the new elements

@@ -293,6 +293,57 @@ TEST_F(Ns3Fixture, FlatHeapSchedulerKeepsBestFitWhenRunsEmptyAndRefill)
     EXPECT_EQ(s->GetHeapSize(), 0u);
 }
 
+TEST_F(Ns3Fixture, FlatHeapSchedulerSlidesItsBoundarySoPerPacketEventsSkipTheFarHeap)
+{
+    // four per-packet streams (delays of 83 ns to 4 us, below half the 10 us window) and a
+    // 55 us timer (DCQCN's period) over 200 us, time moving on as in a simulation: once the
+    // first event has run, the boundary stays at least 5 us ahead of the running event, so
+    // every per-packet insert goes to a run and only the timers (and the first round, inserted
+    // before anything ran) go to the far heap, from which they come back in order through the
+    // refill run. (With a boundary that moves only when the near side runs empty, about a
+    // fifth of the per-packet inserts go to the far heap: this test fails.)
+    Ptr<FlatHeapScheduler> s = CreateObject<FlatHeapScheduler>();
+    const uint64_t delays[] = {83, 1005, 2000, 4000};
+    uint32_t uid = 0;
+    uint64_t executed = 0;
+    uint64_t timers = 0;
+    uint32_t outOfOrder = 0;
+    Scheduler::EventKey last{};
+    auto runUntil = [&](uint64_t now) {
+        while (!s->IsEmpty() && s->PeekNext().key.m_ts <= now)
+        {
+            const Scheduler::Event ev = s->RemoveNext();
+            outOfOrder += executed > 0 && !(last < ev.key);
+            last = ev.key;
+            ev.impl->Unref();
+            ++executed;
+        }
+    };
+    for (uint64_t t = 0; t < 200000; t += 10)
+    {
+        runUntil(t);
+        for (uint64_t d : delays)
+        {
+            s->Insert(NewEvent(t + d, uid++));
+        }
+        if (t % 1000 == 0)
+        {
+            s->Insert(NewEvent(t + 55000, uid++)); // a timer
+            ++timers;
+        }
+    }
+    runUntil(UINT64_MAX);
+    const uint64_t firstRound = 5; // at t = 0, before any event ran
+    EXPECT_EQ(s->GetFarHeapInserts(), firstRound + timers - 1);
+    EXPECT_EQ(s->GetRunInserts() + s->GetNearHeapInserts(), uid - firstRound - (timers - 1));
+    EXPECT_EQ(s->GetNearHeapInserts(), 0u);
+    EXPECT_EQ(outOfOrder, 0u);
+    EXPECT_EQ(executed, uid);
+    EXPECT_GT(uid, 80000u);
+    EXPECT_TRUE(s->IsEmpty());
+    EXPECT_EQ(s->GetHeapSize(), 0u);
+}
+
 TEST_F(Ns3Fixture, FlatHeapSchedulerRemovesLazilyWithoutLeaks)
 {
     Probe::s_destroyed = 0;

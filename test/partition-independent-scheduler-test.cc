@@ -407,6 +407,72 @@ TEST_F(Ns3Fixture, PartitionIndependentSchedulerKeepsConstantDelaysInRunsByBestF
     EXPECT_EQ(Probe::s_live, 0);
 }
 
+TEST_F(Ns3Fixture, PartitionIndependentSchedulerSlidesItsBoundarySoPerPacketEventsSkipTheFarHeap)
+{
+    // as FlatHeapSchedulerSlidesItsBoundarySoPerPacketEventsSkipTheFarHeap: per-packet streams
+    // (83 ns to 4 us ahead, inserted by contexts 3..0) and a 55 us timer over 200 us; after
+    // the first round only the timers go to the far heap, and every event comes out in (ts,
+    // insertTs, context, uid) order
+    Simulator::Now(); // the simulator exists before the scheduler (it makes its own one)
+    Ptr<PartitionIndependentScheduler> s = CreateObject<PartitionIndependentScheduler>();
+    const uint64_t delays[] = {83, 1005, 2000, 4000};
+    uint32_t uid = 1;
+    uint64_t executed = 0;
+    uint64_t timers = 0;
+    uint32_t outOfOrder = 0;
+    std::tuple<uint64_t, uint64_t, uint32_t, uint32_t> last{};
+    std::map<uint32_t, std::pair<uint64_t, uint32_t>> origin; // uid: insertion time, context
+    auto runUntil = [&](uint64_t now) {
+        while (!s->IsEmpty() && s->PeekNext().key.m_ts <= now)
+        {
+            const Scheduler::Event ev = s->RemoveNext();
+            const auto& o = origin.at(ev.key.m_uid);
+            const std::tuple<uint64_t, uint64_t, uint32_t, uint32_t> key{ev.key.m_ts,
+                                                                         o.first,
+                                                                         o.second,
+                                                                         ev.key.m_uid};
+            outOfOrder += executed > 0 && !(last < key);
+            last = key;
+            origin.erase(ev.key.m_uid);
+            ev.impl->Unref();
+            ++executed;
+        }
+    };
+    auto insert = [&](uint64_t t, uint64_t ts, uint32_t context) {
+        Scheduler::Event ev;
+        ev.impl = new Probe();
+        ev.key.m_ts = ts;
+        ev.key.m_uid = uid;
+        ev.key.m_context = context;
+        origin[uid++] = {t, context};
+        PartitionIndependentScheduler::SetNextInsertOrigin(TimeStep(t), context);
+        s->Insert(ev);
+    };
+    for (uint64_t t = 0; t < 200000; t += 10)
+    {
+        runUntil(t);
+        for (uint32_t i = 0; i < 4; ++i)
+        {
+            insert(t, t + delays[i], 3 - i);
+        }
+        if (t % 1000 == 0)
+        {
+            insert(t, t + 55000, 7); // a timer
+            ++timers;
+        }
+    }
+    runUntil(UINT64_MAX);
+    const uint64_t firstRound = 5; // at t = 0, before any event ran
+    EXPECT_EQ(s->GetFarHeapInserts(), firstRound + timers - 1);
+    EXPECT_EQ(s->GetRunInserts() + s->GetNearHeapInserts(), uid - 1 - firstRound - (timers - 1));
+    EXPECT_EQ(s->GetNearHeapInserts(), 0u);
+    EXPECT_EQ(outOfOrder, 0u);
+    EXPECT_EQ(executed + 1, uid);
+    EXPECT_TRUE(s->IsEmpty());
+    EXPECT_EQ(s->GetHeapSize(), 0u);
+    EXPECT_EQ(Probe::s_live, 0);
+}
+
 TEST_F(Ns3Fixture, PartitionIndependentSchedulerFreesRemovedEventsItStillHolds)
 {
     // removed events that never reached the front are unreferenced when the scheduler goes
