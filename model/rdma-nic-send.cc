@@ -330,7 +330,7 @@ RdmaNic::Transmit(Ptr<Packet> p,
         m_txTrace(p);
     }
     RoceWireFrame f;
-    f.ipBytes = p->GetSize();
+    f.SetIpBytes(p->GetSize());
     if (raw)
     {
         // the header bytes just written (the payload is zeros: a syndrome byte past the
@@ -381,7 +381,7 @@ RdmaNic::TransmitLazy(uint8_t* raw,
     const uint32_t total = headerBytes + zeroBytes + RoceIcrcTrailer::SIZE;
     WriteIpv4Udp(raw, dst, sport, BthHeader::UDP_PORT, dscp, ecn, total);
     RoceWireFrame f;
-    LazyDatagram* d = f.lazy.Create();
+    LazyDatagram* d = f.CreateLazy();
     std::memcpy(d->header, raw, headerBytes);
     d->headerBytes = static_cast<uint8_t>(headerBytes);
     d->zeroBytes = zeroBytes;
@@ -395,7 +395,7 @@ RdmaNic::TransmitLazy(uint8_t* raw,
         d->ackDuplicate = ackTag->duplicate;
     }
     f.ackTag = ackTag != nullptr;
-    f.ipBytes = total;
+    f.SetIpBytes(total);
     // (the payload is zeros: a syndrome byte past the headers reads 0, as Parse() of the
     // packet would)
     f.desc = RoceFrameDescriptor::Parse(raw, headerBytes);

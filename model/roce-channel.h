@@ -185,12 +185,14 @@ class RoceChannel : public Channel
      */
     void ReceiveRemote1(Ptr<Packet> frame);
 
-    /// A frame on the wire.
-    struct InFlight
+    /// A frame on the wire: one cache line (the arrival prefetches it as one).
+    struct alignas(64) InFlight
     {
         RoceWireFrame frame;    //!< the frame
         uint32_t generation{0}; //!< failure generation when it was sent
     };
+
+    static_assert(sizeof(InFlight) == 64, "a frame on the wire is one cache line");
 
     /// One direction of the cable (frames travelling to m_dev[i]).
     struct Direction

@@ -39,15 +39,16 @@ struct RoceFrameDescriptor
         BTH_FIELDS = 8, //!< the whole BTH was read: psn, bth1 and udpLen are valid
     };
 
+    // (28 bytes: the wider fields first, no padding)
     uint32_t src{0};     //!< IPv4 source address
     uint32_t dst{0};     //!< IPv4 destination address
     uint32_t ports{0};   //!< UDP source port << 16 | destination port (0 unless UDP)
     uint32_t destQp{0};  //!< BTH destination QP (0 unless present)
+    uint32_t psn{0};     //!< BTH PSN (24 bits) | AckReq << 31 (when BTH_FIELDS)
+    uint16_t udpLen{0};  //!< UDP length (0 unless UDP)
     uint8_t tos{0};      //!< IPv4 DSCP << 2 | ECN
     uint8_t proto{0};    //!< IPv4 protocol
     uint8_t opcode{0};   //!< BTH opcode (when ROCE_BTH)
-    uint32_t psn{0};     //!< BTH PSN (24 bits) | AckReq << 31 (when BTH_FIELDS)
-    uint16_t udpLen{0};  //!< UDP length (0 unless UDP)
     uint8_t bth1{0};     //!< BTH byte 1: SE, MigReq, pad count, version (when BTH_FIELDS)
     uint8_t syndrome{0}; //!< the byte after the BTH (an ACK's AETH syndrome), 0 if absent
     uint8_t flags{0};    //!< Flags

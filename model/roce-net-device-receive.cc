@@ -178,7 +178,7 @@ RoceNetDevice::ReceiveFramed(RoceWireFrame& f)
             frame->RemoveAtEnd(frame->GetSize() - totalLength);
         }
     }
-    f.ipBytes = frame->GetSize();
+    f.SetIpBytes(frame->GetSize());
     f.state = RoceWireFrame::UNFRAMED; // the packet is the datagram now
     ++m_prio[priority].c.rxFrames;
     m_prio[priority].c.rxBytes += f.ipBytes;
@@ -199,7 +199,7 @@ RoceNetDevice::ReceiveFramed(RoceWireFrame& f)
         {
             m_traces->macRx(frame);
         }
-        f.owned.Reset();
+        f.ResetBody();
         m_roceRxCallback(this, frame, protocol, priority);
         return;
     }
@@ -207,7 +207,7 @@ RoceNetDevice::ReceiveFramed(RoceWireFrame& f)
     dst.CopyFrom(h);
     Mac48Address src;
     src.CopyFrom(h + 6);
-    f.owned.Reset();
+    f.ResetBody();
     HandUp(frame, protocol, src, dst);
 }
 

@@ -424,12 +424,14 @@ class alignas(64) RoceNetDevice : public NetDevice
 
   private:
     /// A queued frame: the finished frame and its wire size.
-    struct QueuedFrame
+    struct alignas(64) QueuedFrame
     {
         RoceWireFrame frame; //!< the frame (framed, or the datagram and its header fields)
         uint32_t bytes{0};   //!< frame bytes as carried (headers, padding, FCS if enabled)
         uint64_t cookie{0};  //!< opaque value for the frame sink / TxDequeueCallback
     };
+
+    static_assert(sizeof(QueuedFrame) == 64, "a queued frame is one cache line");
 
     /// A priority queue.
     struct TxQueue

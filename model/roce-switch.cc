@@ -586,7 +586,7 @@ RoceSwitch::TryTrim(uint32_t inPort, uint32_t outPort, RoceWireFrame& frame)
     Ptr<Packet> t = p->CreateFragment(0, 0);
     t->AddAtEnd(Create<Packet>(b, N));
     frame.SetPacket(t);
-    frame.ipBytes = N;
+    frame.SetIpBytes(N);
     frame.desc = RoceFrameDescriptor::Parse(*t);
     ++m_trimmedPackets;
     m_trimmedBytes += removed;

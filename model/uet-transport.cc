@@ -354,7 +354,7 @@ UetTransport::Transmit(Ptr<Packet> p,
         m_nic->m_txTrace(p);
     }
     RoceWireFrame f;
-    f.ipBytes = p->GetSize();
+    f.SetIpBytes(p->GetSize());
     f.desc =
         asBytes ? RoceFrameDescriptor::Parse(raw, HEADER_BYTES) : RoceFrameDescriptor::Parse(*p);
     f.SetPacket(p);
