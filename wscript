@@ -236,7 +236,6 @@ def build(bld):
         'model/reusable-event.h',
         'model/ring-fifo.h',
         'model/lazy-datagram.h',
-        'model/owned-packet.h',
         'model/lazy-trace-source-accessor.h',
         'model/sparse-slots.h',
         'model/roce-frame-descriptor.h',

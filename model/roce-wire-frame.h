@@ -32,6 +32,12 @@ namespace ns3
  * Share(), Release()), the datagram is a LazyDatagram (its header bytes and payload size) and no
  * ns-3 Packet exists; the first such call builds it, with exactly the bytes and tags it would
  * have had from the start.
+ *
+ * A frame is moved, never copied: it holds one reference to its Packet and hands it on, so a
+ * frame crosses a switch without its Packet object being touched (ns-3.37's Ptr has no move
+ * constructor, and every copy of a Ptr writes the packet's reference count, a cache miss at
+ * scale). The packet or lazy datagram is one tagged pointer, so the frame is 48 bytes and a
+ * cable's or a queue's slot of it is one cache line.
  */
 struct RoceWireFrame
 {
