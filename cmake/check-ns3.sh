@@ -56,9 +56,14 @@ cd "$src"
 args=(-d debug --enable-modules="ai-training;csma" --enable-tests --enable-examples
   --filter-module-examples-and-tests=ai-training --disable-python-bindings --disable-mpi)
 stamp="$src/cmake-cache/ai-training-configure.stamp"
-if [ -f "$src/cmake-cache/CMakeCache.txt" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "${args[*]}" ]; then
-  echo "== ns-$version: configure: reusing $src/cmake-cache"
-else
+# A build that was killed (a restarted machine, a cancelled CI) can leave half-written objects or
+# libraries whose timestamps say they are up to date: this marker says so to the next run.
+marker="$src/ai-training-build.incomplete"
+ns3_configure() {
+  if [ -f "$src/cmake-cache/CMakeCache.txt" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "${args[*]}" ]; then
+    echo "== ns-$version: configure: reusing $src/cmake-cache"
+    return 0
+  fi
   echo "== ns-$version: configure (${args[*]})"
   ./ns3 configure "${args[@]}" >configure.log 2>&1 || {
     tail -40 configure.log
@@ -67,16 +72,37 @@ else
   }
   grep -q "ai-training" configure.log || { echo "check-ns3: module not configured" >&2; exit 1; }
   echo "${args[*]}" >"$stamp"
+}
+if [ -f "$marker" ]; then
+  echo "== ns-$version: the last build did not finish: building from a clean build directory"
+  rm -rf cmake-cache build
 fi
+ns3_configure
 
 echo "== ns-$version: build (-j $jobs)"
 # (./ns3 build caps the jobs at nproc - 1: call CMake directly)
+touch "$marker"
 if ! cmake --build cmake-cache -j "$jobs" >build.log 2>&1; then
-  grep -E "error" build.log | head -40
-  tail -20 build.log
-  echo "check-ns3: ns-$version build failed" >&2
-  exit 1
+  if ! grep -E "(contrib/ai-training/|libns3[.0-9-]*ai-training).*(error|Error)|(error|Error).*(contrib/ai-training/|libns3[.0-9-]*ai-training)" build.log >/dev/null; then
+    # no error in this module: a damaged tree; build it once more from scratch
+    grep -E "error" build.log | head -10
+    echo "== ns-$version: the build failed outside this module: rebuilding from a clean build directory"
+    rm -rf cmake-cache build
+    ns3_configure
+  else
+    rm -f "$marker"
+  fi
+  if [ -f "$marker" ] && cmake --build cmake-cache -j "$jobs" >build.log 2>&1; then
+    :
+  else
+    grep -E "error" build.log | head -40
+    tail -20 build.log
+    rm -f "$marker"
+    echo "check-ns3: ns-$version build failed" >&2
+    exit 1
+  fi
 fi
+rm -f "$marker"
 if grep -E "contrib/ai-training/.*warning:" build.log >warnings.log; then
   head -20 warnings.log
   # rebuild those files next time, so that the warnings are reported again until fixed

@@ -54,8 +54,13 @@ ait_intree_deps() {
 }
 
 ait_intree_source() {
-  if [ -f "$src/ns3" ]; then
+  # the stamp is written once the tree is complete: a tree without it was cut off while unpacking
+  if [ -f "$src/ns3" ] && [ -f "$src/ai-training-source.complete" ]; then
     return 0
+  fi
+  if [ -d "$(dirname "$src")" ]; then
+    echo "== $(dirname "$src") is incomplete: unpacking it again"
+    rm -rf "$(dirname "$src")"
   fi
   if [ "$ait_profile" = release ]; then
     # the second tree: extracted from the source package the first one came from
@@ -68,6 +73,7 @@ ait_intree_source() {
       return 1
     }
     [ -f "$src/ns3" ] || { echo "intree: $src/ns3 missing after dpkg-source -x" >&2; return 1; }
+    touch "$src/ai-training-source.complete"
     return 0
   fi
   # apt-get source needs deb-src entries: derive them from the machine's own Debian sources.
@@ -93,6 +99,7 @@ ait_intree_source() {
   }
   [ -f "$src/ns3" ] || { echo "intree: $src/ns3 missing after apt-get source" >&2; return 1; }
   grep -q '3.37' "$src/VERSION" || { echo "intree: $src is not ns-3.37" >&2; return 1; }
+  touch "$src/ai-training-source.complete"
 }
 
 ait_intree_configure() {
@@ -118,18 +125,50 @@ ait_intree_configure() {
   echo "$want" >"$stamp"
 }
 
+# True when the failed build in $1 (a build log) looks like a damaged tree rather than an error in
+# this module: no compiler error names a file of contrib/ai-training.
+ait_build_failure_is_tree() {
+  ! grep -E "(contrib/ai-training/|libns3[.0-9-]*ai-training).*(error|Error)|(error|Error).*(contrib/ai-training/|libns3[.0-9-]*ai-training)" "$1" >/dev/null 2>&1
+}
+
 ait_intree_build() {
   ait_intree_deps
   ait_intree_source
+  # A build that was killed (a restarted machine, a cancelled CI) can leave half-written
+  # objects or libraries whose timestamps say they are up to date; the marker says so next time.
+  local marker="$src/ai-training-build.incomplete"
+  if [ -f "$marker" ]; then
+    echo "== the last build in $src did not finish: building from a clean build directory"
+    rm -rf "$src/cmake-cache" "$src/build"
+  fi
   ait_intree_configure
   echo "== build (-j $jobs)"
+  touch "$marker"
   # (./ns3 build caps the jobs at nproc - 1, i.e. 1 on a 2-core machine: call CMake directly;
   # with CLICOLOR=1 as ./ns3 configure sets it, else a change to a CMakeLists.txt re-runs CMake
   # without -fdiagnostics-color=always and every object of the tree is rebuilt)
-  CLICOLOR=1 cmake --build "$src/cmake-cache" -j "$jobs" --target "$ait_build_target" >"$src/build.log" 2>&1 || {
-    grep -E "error|Error" "$src/build.log" | head -40
-    tail -20 "$src/build.log"
-    echo "intree: build failed" >&2
-    return 1
-  }
+  if ! CLICOLOR=1 cmake --build "$src/cmake-cache" -j "$jobs" --target "$ait_build_target" \
+    >"$src/build.log" 2>&1; then
+    if ait_build_failure_is_tree "$src/build.log"; then
+      grep -E "error|Error" "$src/build.log" | head -10
+      echo "== the build failed outside this module: rebuilding from a clean build directory"
+      rm -rf "$src/cmake-cache" "$src/build"
+      ait_intree_configure
+      touch "$marker"
+      CLICOLOR=1 cmake --build "$src/cmake-cache" -j "$jobs" --target "$ait_build_target" \
+        >"$src/build.log" 2>&1 || {
+        grep -E "error|Error" "$src/build.log" | head -40
+        tail -20 "$src/build.log"
+        echo "intree: build failed (also from a clean build directory)" >&2
+        return 1
+      }
+    else
+      grep -E "error|Error" "$src/build.log" | head -40
+      tail -20 "$src/build.log"
+      rm -f "$marker"
+      echo "intree: build failed" >&2
+      return 1
+    fi
+  fi
+  rm -f "$marker"
 }
