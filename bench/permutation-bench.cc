@@ -15,7 +15,13 @@
  * opens one queue pair to its destination (UDP source port 10000 + h) and posts one RDMA WRITE
  * of --bytes at time 0; the run stops when the last sender has its message acknowledged.
  *  - rc:            RdmaNic Transport Rc: RoCEv2 reliable connection, one path per flow (the
- *                   ECMP hash of its 5-tuple), go-back-N;
+ *                   ECMP hash of its 5-tuple), go-back-N; DCQCN with the attributes' defaults,
+ *                   the paper's 40 Gb/s-era parameters (RoceDcqcn::SetPresetDefaults("Paper"));
+ *  - rc-mlx:        rc with DCQCN's Mellanox preset (SetPresetDefaults("Mellanox"), the
+ *                   HPCC simulator's 100 Gb/s parameters and what ai-training-sim's --cc=dcqcn
+ *                   runs): the paper preset recovers from a rate cut slowly at 100 Gb/s (its
+ *                   10 MB byte counter keeps it out of hyper increase), so rc alone would make
+ *                   RoCE look worse than a study of it does;
  *  - uet-reps:      Transport Uet, PathSelection Reps, EntropyCount 256;
  *  - uet-oblivious: Transport Uet, PathSelection Oblivious, EntropyCount 256;
  *  - uet-reps-nscc: uet-reps with UEC's stack as htsim's UEC experiments set it up: NSCC
@@ -107,8 +113,9 @@ constexpr double HTSIM_MAX = 206; //!< see HTSIM_P50
 /// One case of --cases.
 struct Case
 {
-    std::string name;      //!< rc, uet-reps, uet-oblivious
+    std::string name;      //!< rc, rc-mlx, uet-reps, uet-oblivious, uet-reps-nscc*
     bool uet;              //!< UET (else RC)
+    bool mellanox;         //!< DCQCN's Mellanox preset (rc-mlx)
     std::string selection; //!< UET PathSelection
     bool uecStack;         //!< NSCC, BaseRtt and ECN marking as UEC's htsim (uet-reps-nscc*)
     double kmin;           //!< uecStack: EcnKmin as a share of the BDP (htsim: 0.2)
@@ -133,6 +140,9 @@ struct Result
     double setupCpu{0};        //!< CPU seconds of the set-up
     double runCpu{0};          //!< CPU seconds of Simulator::Run()
     double simUs{0};           //!< simulated time at the end, us
+    double dcqcnTimerUs{0};    //!< DCQCN's RateIncreaseInterval in this run, us
+    double dcqcnAiMbps{0};     //!< DCQCN's RateAI in this run, Mb/s
+    uint64_t dcqcnBytes{0};    //!< DCQCN's ByteCounter in this run (0: none)
 };
 
 /**
@@ -412,6 +422,10 @@ RunCase(uint32_t k, uint64_t bytes, const Case& c, uint32_t seed, bool breakdown
     RngSeedManager::SetRun(1);
     Config::SetDefault("ns3::RdmaNic::Transport", StringValue(c.uet ? "Uet" : "Rc"));
     Config::SetDefault("ns3::RdmaNic::Mtu", UintegerValue(MTU));
+    if (c.mellanox)
+    {
+        RoceDcqcn::SetPresetDefaults("Mellanox"); // (overrides of what it sets were refused)
+    }
     if (c.uet)
     {
         Config::SetDefault("ns3::UetTransport::EntropyCount", UintegerValue(256));
@@ -588,6 +602,11 @@ RunCase(uint32_t k, uint64_t bytes, const Case& c, uint32_t seed, bool breakdown
     r.setupCpu = c1 - c0;
     r.runCpu = c2 - c1;
     r.simUs = Simulator::Now().GetSeconds() * 1e6;
+    // the DCQCN parameters a queue pair of this run got (the case's preset, or the defaults)
+    Ptr<RoceDcqcn> dcqcn = CreateObject<RoceDcqcn>();
+    r.dcqcnTimerUs = dcqcn->GetRateIncreaseInterval().GetSeconds() * 1e6;
+    r.dcqcnAiMbps = dcqcn->GetRateAi().GetBitRate() / 1e6;
+    r.dcqcnBytes = dcqcn->GetByteCounter();
     return r;
 }
 
@@ -599,7 +618,7 @@ main(int argc, char* argv[])
     HugePagesHelper::Enable(argc, argv, "hugePages"); // first: may re-execute the program
     uint32_t k = 16;
     uint64_t bytes = 2000000;
-    std::string caseList = "rc,uet-reps,uet-oblivious,uet-reps-nscc,uet-reps-nscc15";
+    std::string caseList = "rc,rc-mlx,uet-reps,uet-oblivious,uet-reps-nscc,uet-reps-nscc15";
     uint32_t seed = 1;
     bool hugePages = true;
     bool breakdown = false;
@@ -612,7 +631,8 @@ main(int argc, char* argv[])
                  "bytes each host writes to its destination (2000000 = htsim's 2 MB)",
                  bytes);
     cmd.AddValue("cases",
-                 "comma-separated: rc, uet-reps, uet-oblivious, uet-reps-nscc, uet-reps-nscc15",
+                 "comma-separated: rc, rc-mlx, uet-reps, uet-oblivious, uet-reps-nscc, "
+                 "uet-reps-nscc15",
                  caseList);
     cmd.AddValue("seed", "RNG seed: the permutation (1 .. 4294967295)", seed);
     cmd.AddValue("breakdown",
@@ -633,10 +653,10 @@ main(int argc, char* argv[])
     // every value is checked before anything is built
     cmd.Require("k", k == 4 || k == 8 || k == 16, "one of 4, 8, 16");
     cmd.InRange<uint64_t>("bytes", bytes, 1, uint64_t(1) << 32, "bytes");
-    const std::vector<std::string> names =
-        cmd.ListOf("cases",
-                   caseList,
-                   {"rc", "uet-reps", "uet-oblivious", "uet-reps-nscc", "uet-reps-nscc15"});
+    const std::vector<std::string> names = cmd.ListOf(
+        "cases",
+        caseList,
+        {"rc", "rc-mlx", "uet-reps", "uet-oblivious", "uet-reps-nscc", "uet-reps-nscc15"});
     std::vector<Case> cases;
     for (const std::string& n : names)
     {
@@ -645,34 +665,46 @@ main(int argc, char* argv[])
             cmd.Require("cases", c.name != n, "each case at most once");
         }
         const bool nscc15 = n == "uet-reps-nscc15";
+        const bool rc = n == "rc" || n == "rc-mlx";
         cases.push_back({n,
-                         n != "rc",
+                         !rc,
+                         n == "rc-mlx",
                          n == "uet-oblivious" ? "Oblivious" : "Reps",
                          n == "uet-reps-nscc" || nscc15,
                          nscc15 ? 0.15 : 0.2,
                          nscc15 ? 0.0125 : 0.0});
-        if (cases.back().uecStack)
-        {
-            // the case sets these itself: an override would be overwritten without a word
+        // what a case sets itself: an override would be overwritten without a word
+        auto refuse = [&](std::initializer_list<const char*> owned, const std::string& why) {
             for (int i = 1; i < argc; ++i)
             {
-                const std::string a = argv[i];
-                for (const char* owned : {"--ns3::RdmaNic::CongestionControl",
-                                          "--ns3::RdmaNic::BaseRtt",
-                                          "--ns3::SwitchMmu::EcnKmin",
-                                          "--ns3::SwitchMmu::EcnKmax",
-                                          "--ns3::SwitchMmu::EcnPmax",
-                                          "--ns3::RoceNscc::DelayGain"})
+                for (const char* o : owned)
                 {
-                    if (!nscc15 && std::strcmp(owned, "--ns3::RoceNscc::DelayGain") == 0)
-                    {
-                        continue; // uet-reps-nscc keeps the attribute's default
-                    }
+                    const std::string name = o + 2; // (without the leading --)
                     cmd.Require("cases",
-                                a.compare(0, std::strlen(owned), owned) != 0,
-                                n + " sets " + (owned + 2) +
-                                    " itself: leave it out, or run the other cases");
+                                std::strncmp(argv[i], o, std::strlen(o)) != 0,
+                                n + " sets " + name + (name.back() == ':' ? "*" : "") + " itself" +
+                                    why + ": leave it out, or run the other cases");
                 }
+            }
+        };
+        if (cases.back().mellanox)
+        {
+            refuse({"--ns3::RoceDcqcn::",
+                    "--ns3::RdmaNic::CnpInterval",
+                    "--ns3::RoceCongestionOps::MinRate"},
+                   " (DCQCN's Mellanox preset)");
+        }
+        if (cases.back().uecStack)
+        {
+            refuse({"--ns3::RdmaNic::CongestionControl",
+                    "--ns3::RdmaNic::BaseRtt",
+                    "--ns3::SwitchMmu::EcnKmin",
+                    "--ns3::SwitchMmu::EcnKmax",
+                    "--ns3::SwitchMmu::EcnPmax"},
+                   "");
+            if (nscc15)
+            {
+                refuse({"--ns3::RoceNscc::DelayGain"}, ""); // (uet-reps-nscc keeps the default)
             }
         }
     }
@@ -686,8 +718,9 @@ main(int argc, char* argv[])
               << "permutation (seed " << seed << ") of " << bytes << " B per host\n"
               << "  100 Gb/s 1 us links, MTU " << MTU << ", DCQCN, PFC and ECN on; one fresh "
               << "process per case\n"
-              << "  rc = RoCEv2 RC, per-flow ECMP; uet-reps / uet-oblivious = UET, 256 "
-              << "entropies, REPS / oblivious spraying\n"
+              << "  rc = RoCEv2 RC, per-flow ECMP, DCQCN's paper parameters (the defaults); "
+              << "rc-mlx = rc with DCQCN's Mellanox preset\n"
+              << "  uet-reps / uet-oblivious = UET, 256 entropies, REPS / oblivious spraying\n"
               << "  uet-reps-nscc = uet-reps with NSCC (BaseRtt " << std::fixed
               << std::setprecision(2) << UetBaseRttSeconds() * 1e6 << " us) and ECN Kmin/Kmax "
               << std::setprecision(1) << 0.2 * LINE_RATE * UetBaseRttSeconds() / 8e3 << "/"
@@ -740,6 +773,16 @@ main(int argc, char* argv[])
             status = 1;
         }
         done.emplace_back(c, r);
+    }
+    for (const auto& [c, r] : done)
+    {
+        if (!c.uet)
+        {
+            std::cout << std::left << std::setw(16) << c.name << std::right
+                      << " DCQCN: RateIncreaseInterval " << std::setprecision(0) << r.dcqcnTimerUs
+                      << " us, RateAI " << r.dcqcnAiMbps << " Mb/s, ByteCounter " << r.dcqcnBytes
+                      << " B" << std::endl;
+        }
     }
     if (k == 16)
     {
