@@ -47,8 +47,11 @@ class ReusableEvent : public EventImpl
      */
     void Schedule(const Time& delay)
     {
-        // Schedule takes a reference (GetPointer) and releases it after running the event
-        Simulator::Schedule(delay, Ptr<EventImpl>(this));
+        // the same event key (time, context, uid) as Simulator::Schedule, without the EventId
+        // that Schedule builds and the caller would drop (its constructor and destructor log
+        // checks and reference counts cost more than the rest of the call)
+        Ref(); // the reference the simulator releases after running the event
+        Simulator::ScheduleWithContext(Simulator::GetContext(), delay, this);
     }
 
     /**
@@ -100,7 +103,8 @@ class ReusableEvent : public EventImpl
                   const void* fourth = nullptr)
     {
         FlatHeapScheduler::HintNextInsert(hint, other, third, fourth);
-        Simulator::Schedule(delay, Ptr<EventImpl>(this));
+        Ref(); // (as Schedule(delay) above)
+        Simulator::ScheduleWithContext(Simulator::GetContext(), delay, this);
         FlatHeapScheduler::HintNextInsert(nullptr);
     }
 
