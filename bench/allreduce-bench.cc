@@ -58,6 +58,7 @@ RunCase(uint32_t k, uint64_t bytes, const std::string& scheduler)
     Result r;
     PeakMeter peak;
     const double c0 = CpuSeconds();
+    UseLeanSimulator(); // the module's engine, as ai-training-sim's
     if (!scheduler.empty())
     {
         Simulator::SetScheduler(ObjectFactory(scheduler));
@@ -126,6 +127,7 @@ main(int argc, char* argv[])
                  "ns-3 scheduler TypeId (ns3::MapScheduler is ns-3's default; empty: leave it)",
                  scheduler);
     cmd.Owns("SchedulerType", "scheduler");
+    cmd.Owns("SimulatorImplementationType", ""); // (LeanSimulatorImpl)
     cmd.AddValue("hugePages",
                  "heap on transparent huge pages (HugePagesHelper: a re-execution with "
                  "glibc.malloc.hugetlb=1 unless GLIBC_TUNABLES sets it)",

@@ -6,10 +6,16 @@
 #ifndef AIT_BENCH_UTIL_H
 #define AIT_BENCH_UTIL_H
 
+#include "ns3/global-value.h"
+#include "ns3/lean-simulator-impl.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <functional>
@@ -23,6 +29,25 @@ namespace ns3
 {
 namespace bench
 {
+
+/**
+ * \brief Run this process's simulation on the module's LeanSimulatorImpl (the engine
+ *        ai-training-sim uses in one process). Call it in a case's child before its first
+ *        Simulator call; exits with 1 if the simulator already exists on another engine.
+ */
+inline void
+UseLeanSimulator()
+{
+    GlobalValue::Bind("SimulatorImplementationType",
+                      StringValue(LeanSimulatorImpl::GetTypeId().GetName()));
+    if (Simulator::GetImplementation()->GetInstanceTypeId() != LeanSimulatorImpl::GetTypeId())
+    {
+        std::cerr << "bench: the simulator runs on "
+                  << Simulator::GetImplementation()->GetInstanceTypeId().GetName()
+                  << ", not LeanSimulatorImpl" << std::endl;
+        std::exit(1);
+    }
+}
 
 /**
  * \param field a field of /proc/self/status (e.g. "VmHWM", "VmRSS")

@@ -418,6 +418,7 @@ RunCase(uint32_t k, uint64_t bytes, const Case& c, uint32_t seed, bool breakdown
 {
     Result r;
     const double c0 = bench::CpuSeconds();
+    bench::UseLeanSimulator(); // the module's engine, as ai-training-sim's
     RngSeedManager::SetSeed(seed);
     RngSeedManager::SetRun(1);
     Config::SetDefault("ns3::RdmaNic::Transport", StringValue(c.uet ? "Uet" : "Rc"));
@@ -648,6 +649,7 @@ main(int argc, char* argv[])
     cmd.Owns("ns3::RdmaNic::Mtu", "");
     cmd.Owns("ns3::UetTransport::PathSelection", "cases");
     cmd.Owns("ns3::UetTransport::EntropyCount", "");
+    cmd.Owns("SimulatorImplementationType", ""); // (LeanSimulatorImpl)
     cmd.Parse(argc, argv);
 
     // every value is checked before anything is built

@@ -110,6 +110,7 @@ struct Result
 
 using bench::CpuSeconds;
 using bench::PeakMeter;
+using bench::UseLeanSimulator;
 
 uint32_t g_completed = 0;  //!< module case: messages completed
 uint32_t g_toComplete = 0; //!< module case: messages posted
@@ -166,6 +167,7 @@ RunModule(uint32_t k, uint64_t bytes, uint32_t mtu, const std::string& scheduler
     Result r;
     PeakMeter peak;
     const double c0 = CpuSeconds();
+    UseLeanSimulator(); // the module's engine, as ai-training-sim's
 
     Simulator::SetScheduler(ObjectFactory(scheduler));
 
@@ -474,6 +476,7 @@ main(int argc, char* argv[])
                  "TypeId names; ratios to the first",
                  schedulerList);
     cmd.Owns("SchedulerType", "schedulers");
+    cmd.Owns("SimulatorImplementationType", ""); // (LeanSimulatorImpl for the module)
     cmd.Owns("ns3::Ipv4GlobalRouting::RandomEcmpRouting", "");
     cmd.AddValue("hugePages",
                  "heap on transparent huge pages (HugePagesHelper: a re-execution with "

@@ -721,6 +721,14 @@ ApplyConfiguration(const Options& o)
                                       ? PartitionIndependentScheduler::GetTypeId()
                                       : FlatHeapScheduler::GetTypeId()));
     ControlBus::SetLatency(o.controlLatency);
+    // in one process, the module's sequential engine: the same events in the same order as
+    // ns-3's DefaultSimulatorImpl, with less work per event; an explicit
+    // --SimulatorImplementationType (below) wins, several processes keep the distributed engine
+    if (o.processes <= 1)
+    {
+        Config::SetGlobal("SimulatorImplementationType",
+                          StringValue(LeanSimulatorImpl::GetTypeId().GetName()));
+    }
     // the user's overrides last: they win over every default above
     for (const auto& ov : o.overrides)
     {

@@ -47,9 +47,7 @@ SchedulerName()
 std::string
 EngineName()
 {
-    StringValue v;
-    GlobalValue::GetValueByName("SimulatorImplementationType", v);
-    return v.Get();
+    return Simulator::GetImplementation()->GetInstanceTypeId().GetName();
 }
 
 /// nccl-tests' type/redop/root columns for a collective.

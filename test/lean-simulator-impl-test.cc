@@ -1,0 +1,257 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * LeanSimulatorImpl: the same events in the same order as ns-3's DefaultSimulatorImpl (a random
+ * script of Schedule, ScheduleWithContext, ScheduleNow, ScheduleDestroy, Cancel, Remove,
+ * IsExpired, GetDelayLeft and Stop with many equal time stamps, run on both engines, must leave
+ * the same trace), negative delays refused, and the study program runs on it in one process
+ * unless --SimulatorImplementationType is given, with the same results.
+ */
+#include "ait-test-fixture.h"
+
+#include "ns3/global-value.h"
+#include "ns3/lean-simulator-impl.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <unistd.h>
+#include <vector>
+
+using namespace ns3;
+using namespace ns3::test;
+
+namespace
+{
+
+/// A random script of simulator calls; every call and every event's view of the simulator is
+/// written to a trace.
+class Script
+{
+  public:
+    /// \param seed the script's random seed
+    explicit Script(uint32_t seed)
+        : m_rng(seed)
+    {
+    }
+
+    /// \brief Start: a few roots, a destroy event, a stop that the run resumes after.
+    void Start()
+    {
+        for (uint32_t i = 0; i < 8; ++i)
+        {
+            Spawn(i);
+        }
+        m_destroy = Simulator::ScheduleDestroy(&Script::Destroyed, this, 1);
+        EventId cancelled = Simulator::ScheduleDestroy(&Script::Destroyed, this, 2);
+        Simulator::ScheduleDestroy(&Script::Destroyed, this, 3);
+        Simulator::Cancel(cancelled);
+        Simulator::Stop(NanoSeconds(40));
+    }
+
+    /// \return the trace so far
+    std::string Trace() const
+    {
+        return m_trace.str();
+    }
+
+    /// \return the events run so far
+    uint32_t Runs() const
+    {
+        return m_runs;
+    }
+
+  private:
+    /// \brief Schedule one event in one of the three ways, at a delay that often ties.
+    /// \param label the event's label
+    void Spawn(uint32_t label)
+    {
+        const Time delay = NanoSeconds(m_rng() % 10);
+        EventId id;
+        switch (m_rng() % 3)
+        {
+        case 0:
+            id = Simulator::Schedule(delay, &Script::Fire, this, label);
+            break;
+        case 1:
+            Simulator::ScheduleWithContext(m_rng() % 5, delay, &Script::Fire, this, label);
+            break;
+        default:
+            id = Simulator::ScheduleNow(&Script::Fire, this, label);
+            break;
+        }
+        if (!id.IsExpired())
+        {
+            m_pending.push_back(id);
+        }
+    }
+
+    /// \brief An event: record the simulator's view, then cancel, remove and spawn at random.
+    /// \param label the event's label
+    void Fire(uint32_t label)
+    {
+        ++m_runs;
+        m_trace << label << '@' << Simulator::Now().GetTimeStep() << '/' << Simulator::GetContext()
+                << " n" << Simulator::GetEventCount();
+        if (!m_pending.empty())
+        {
+            const size_t i = m_rng() % m_pending.size();
+            EventId id = m_pending[i];
+            m_trace << " x" << id.IsExpired() << ',' << Simulator::GetDelayLeft(id).GetTimeStep();
+            switch (m_rng() % 4)
+            {
+            case 0:
+                Simulator::Cancel(id);
+                m_trace << " c";
+                break;
+            case 1:
+                Simulator::Remove(id);
+                m_trace << " r";
+                break;
+            default:
+                break;
+            }
+            m_pending.erase(m_pending.begin() + i);
+        }
+        m_trace << " d" << Simulator::IsExpired(m_destroy) << '\n';
+        if (m_label < 3000)
+        {
+            const uint32_t children = 1 + m_rng() % 2;
+            for (uint32_t c = 0; c < children; ++c)
+            {
+                Spawn(++m_label);
+            }
+        }
+    }
+
+    /// \brief A destroy event.
+    /// \param which its number
+    void Destroyed(uint32_t which)
+    {
+        m_trace << "destroy " << which << " at " << Simulator::Now().GetTimeStep() << '\n';
+    }
+
+    std::mt19937 m_rng;             //!< the script's choices
+    std::ostringstream m_trace;     //!< what happened
+    std::vector<EventId> m_pending; //!< events that may be cancelled or removed
+    EventId m_destroy;              //!< a destroy event
+    uint32_t m_label{7};            //!< the last label given
+    uint32_t m_runs{0};             //!< events run
+};
+
+/**
+ * \brief Run the script on one engine.
+ * \param engine the SimulatorImplementationType
+ * \param seed the script's seed
+ * \param[out] used the engine that ran it
+ * \return the trace
+ */
+std::string
+RunScript(const std::string& engine, uint32_t seed, std::string& used)
+{
+    GlobalValue::Bind("SimulatorImplementationType", StringValue(engine));
+    Script s(seed);
+    Simulator::ScheduleNow(&Script::Start, &s);
+    Simulator::Run(); // stops at 40 ns
+    const std::string first = s.Trace();
+    std::string trace = first + "stopped at " + std::to_string(Simulator::Now().GetTimeStep()) +
+                        " finished " + std::to_string(Simulator::IsFinished()) + '\n';
+    Simulator::Run(); // the rest
+    used = Simulator::GetImplementation()->GetInstanceTypeId().GetName();
+    const std::string all = s.Trace();
+    trace += all.substr(first.size()) + "end at " + std::to_string(Simulator::Now().GetTimeStep()) +
+             " events " + std::to_string(Simulator::GetEventCount()) + " runs " +
+             std::to_string(s.Runs()) + '\n';
+    Simulator::Destroy();
+    trace += s.Trace().substr(all.size());
+    GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::DefaultSimulatorImpl"));
+    return trace;
+}
+
+/// \return the text of a file ("" if unreadable)
+std::string
+ReadAll(const std::string& path)
+{
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+/// A function to schedule.
+void
+Nothing()
+{
+}
+
+const std::string SIM = SimProgram(); //!< the study program ("" in-tree)
+
+} // namespace
+
+TEST_F(Ns3Fixture, LeanSimulatorImplRunsDefaultSimulatorImplsEventsInItsOrder)
+{
+    for (uint32_t seed : {1u, 2u, 3u})
+    {
+        std::string usedDefault;
+        std::string usedLean;
+        const std::string a = RunScript("ns3::DefaultSimulatorImpl", seed, usedDefault);
+        const std::string b = RunScript("ns3::LeanSimulatorImpl", seed, usedLean);
+        EXPECT_EQ(usedDefault, "ns3::DefaultSimulatorImpl");
+        EXPECT_EQ(usedLean, "ns3::LeanSimulatorImpl");
+        // a script that did something: thousands of events, cancels, removes, both stops
+        EXPECT_GT(std::count(a.begin(), a.end(), '\n'), 2000) << "seed " << seed;
+        EXPECT_NE(a.find(" c d"), std::string::npos);
+        EXPECT_NE(a.find(" r d"), std::string::npos);
+        // (IsFinished: the stop flag stays set until the next Run), and the run resumed
+        EXPECT_NE(a.find("stopped at 40 finished 1"), std::string::npos);
+        EXPECT_NE(a.find('@', a.find("stopped at 40")), std::string::npos);
+        EXPECT_NE(a.find("destroy 1"), std::string::npos);
+        EXPECT_EQ(a.find("destroy 2"), std::string::npos); // (cancelled)
+        EXPECT_EQ(a, b) << "seed " << seed;
+    }
+}
+
+TEST_F(Ns3Fixture, LeanSimulatorImplRefusesANegativeDelay)
+{
+    GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::LeanSimulatorImpl"));
+    EXPECT_DEATH(Simulator::Schedule(NanoSeconds(-1), &Nothing), "negative delay");
+    EXPECT_DEATH(Simulator::ScheduleWithContext(1, NanoSeconds(-1), &Nothing), "negative delay");
+    Simulator::Destroy();
+    GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::DefaultSimulatorImpl"));
+}
+
+TEST_F(Ns3Fixture, StudyProgramRunsOnLeanSimulatorImplUnlessAnEngineIsGiven)
+{
+    if (SIM.empty())
+    {
+        GTEST_SKIP() << "the study program is not built";
+    }
+    const std::string base = "/tmp/ait-lean-" + std::to_string(getpid());
+    auto run = [&base](const std::string& name, const std::string& extra) {
+        const std::string dir = base + "-" + name;
+        std::system(("rm -rf " + dir).c_str());
+        const std::string cmd = SIM + " --collective=allreduce --bytes=256K --outputDir=" + dir +
+                                " " + extra + " > " + dir + ".log 2>&1";
+        EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+        return dir;
+    };
+    const std::string lean = run("default", "");
+    const std::string def = run("def", "--SimulatorImplementationType=ns3::DefaultSimulatorImpl");
+    // summary.json names the engine that ran (the simulator's own type)
+    EXPECT_NE(ReadAll(lean + "/summary.json").find("\"engine\": \"ns3::LeanSimulatorImpl\""),
+              std::string::npos);
+    EXPECT_NE(ReadAll(def + "/summary.json").find("\"engine\": \"ns3::DefaultSimulatorImpl\""),
+              std::string::npos);
+    // the same simulation either way
+    for (const char* f : {"collectives.csv", "flows.csv", "queues.csv", "links.csv", "ports.csv"})
+    {
+        const std::string a = ReadAll(lean + "/" + f);
+        EXPECT_FALSE(a.empty()) << f;
+        EXPECT_EQ(a, ReadAll(def + "/" + f)) << f;
+    }
+    std::system(("rm -rf " + lean + " " + def + " " + lean + ".log " + def + ".log").c_str());
+}
