@@ -9,6 +9,7 @@
 #include "ns3/simulator.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <sstream>
@@ -178,6 +179,25 @@ inline ProgramRun
 RunSim(const std::string& args, int timeoutSeconds = 120)
 {
     return RunProgram(SimProgram() + " " + args, timeoutSeconds);
+}
+
+/**
+ * \ingroup ai-training-tests
+ * \brief Run the study program's 256 KiB all-reduce into a fresh directory (an EXPECT fails
+ *        if it does not exit 0).
+ * \param dir the output directory (removed first; the log goes to dir + ".log")
+ * \param extra more arguments
+ * \return dir
+ */
+inline std::string
+RunStudyAllReduceInto(const std::string& dir, const std::string& extra)
+{
+    std::system(("rm -rf " + dir).c_str());
+    const std::string cmd = SimProgram() +
+                            " --collective=allreduce --bytes=256K --outputDir=" + dir + " " +
+                            extra + " > " + dir + ".log 2>&1";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    return dir;
 }
 
 } // namespace test

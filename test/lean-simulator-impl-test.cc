@@ -232,12 +232,7 @@ TEST_F(Ns3Fixture, StudyProgramRunsOnLeanSimulatorImplUnlessAnEngineIsGiven)
     }
     const std::string base = "/tmp/ait-lean-" + std::to_string(getpid());
     auto run = [&base](const std::string& name, const std::string& extra) {
-        const std::string dir = base + "-" + name;
-        std::system(("rm -rf " + dir).c_str());
-        const std::string cmd = SIM + " --collective=allreduce --bytes=256K --outputDir=" + dir +
-                                " " + extra + " > " + dir + ".log 2>&1";
-        EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
-        return dir;
+        return RunStudyAllReduceInto(base + "-" + name, extra);
     };
     const std::string lean = run("default", "");
     const std::string def = run("def", "--SimulatorImplementationType=ns3::DefaultSimulatorImpl");
