@@ -17,11 +17,8 @@
  *  - rc:            RdmaNic Transport Rc: RoCEv2 reliable connection, one path per flow (the
  *                   ECMP hash of its 5-tuple), go-back-N; DCQCN with the attributes' defaults,
  *                   the paper's 40 Gb/s-era parameters (RoceDcqcn::SetPresetDefaults("Paper"));
- *  - rc-mlx:        rc with DCQCN's Mellanox preset (SetPresetDefaults("Mellanox"), the
- *                   HPCC simulator's 100 Gb/s parameters and what ai-training-sim's --cc=dcqcn
- *                   runs): the paper preset recovers from a rate cut slowly at 100 Gb/s (its
- *                   10 MB byte counter keeps it out of hyper increase), so rc alone would make
- *                   RoCE look worse than a study of it does;
+ *  - rc-mlx:        rc with DCQCN's Mellanox preset (the HPCC simulator's 100 Gb/s values,
+ *                   what ai-training-sim's --cc=dcqcn runs; the paper's recover slowly there);
  *  - uet-reps:      Transport Uet, PathSelection Reps, EntropyCount 256;
  *  - uet-oblivious: Transport Uet, PathSelection Oblivious, EntropyCount 256;
  *  - uet-reps-nscc: uet-reps with UEC's stack as htsim's UEC experiments set it up: NSCC
