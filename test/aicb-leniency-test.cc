@@ -7,6 +7,7 @@
  * repositories' files are not ours to ship).
  */
 #include "ait-test-fixture.h"
+#include "scratch-dir.h"
 
 #include "ns3/leaf-spine-helper.h"
 #include "ns3/rdma-helper.h"
@@ -83,7 +84,7 @@ class AicbLeniencyTest : public test::Ns3Fixture
     void SetUp() override
     {
         Ns3Fixture::SetUp();
-        std::string tmpl = ::testing::TempDir() + "ait-aicb-XXXXXX";
+        std::string tmpl = ns3::test::ScratchDir() + "ait-aicb-XXXXXX";
         ASSERT_NE(mkdtemp(&tmpl[0]), nullptr);
         m_dir = tmpl;
     }
@@ -415,7 +416,7 @@ TEST(AicbLeniencyStudy, RanksOverridesAllGpusWithANotice)
     }
     // the sample declares all_gpus 16 (TP 2): as SimAI's ns-3 back end, whose GPU count is its
     // topology's, 4 ranks run the same layers at DP 2
-    const std::string dir = "/tmp/ait-aicb-ranks-" + std::to_string(getpid());
+    const std::string dir = ns3::test::ScratchDir() + "ait-aicb-ranks-" + std::to_string(getpid());
     const std::string file = AIT_SOURCE_DIR "/traces/aicb-sample.txt";
     const test::ProgramRun r =
         test::RunSim("--workload=" + file + " --ranks=4 --steps=1 --plots=false --outputDir=" + dir,

@@ -4,6 +4,8 @@
 #ifndef AIT_TEST_FIXTURE_H
 #define AIT_TEST_FIXTURE_H
 
+#include "scratch-dir.h"
+
 #include "ns3/config.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
@@ -139,8 +141,8 @@ inline ProgramRun
 RunProgram(const std::string& cmd, int timeoutSeconds)
 {
     static unsigned runs = 0; // a test that runs programs concurrently is not one of ours
-    const std::string base =
-        "/tmp/ait-run-" + std::to_string(getpid()) + "-" + std::to_string(runs++);
+    const std::string base = ns3::test::ScratchDir() + "ait-run-" + std::to_string(getpid()) + "-" +
+                             std::to_string(runs++);
     const std::string limit =
         timeoutSeconds > 0 ? "timeout " + std::to_string(timeoutSeconds) + " " : "";
     const int st = std::system((limit + cmd + " > " + base + ".out 2> " + base + ".err").c_str());

@@ -8,6 +8,7 @@
  * Standalone builds only.
  */
 #include "ait-test-fixture.h"
+#include "scratch-dir.h"
 
 #include <algorithm>
 #include <sys/stat.h>
@@ -69,7 +70,7 @@ TEST(AnalyticalStudy, PacketLevelFlagsAreRefusedWithOneLine)
         {"--network=analytical --processes=2", "--processes=2 is not allowed with --network=analytical"},
     };
     // clang-format on
-    const std::string dir = "/tmp/ait-an-bad-" + std::to_string(getpid());
+    const std::string dir = ns3::test::ScratchDir() + "ait-an-bad-" + std::to_string(getpid());
     for (const auto& c : cases)
     {
         Shell("rm -rf " + dir);
@@ -90,7 +91,7 @@ TEST(AnalyticalStudy, CollectiveIsNeverSlowerThanPacketLevelAndDeliversEveryMess
     {
         GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
     }
-    const std::string dir = "/tmp/ait-an-coll-" + std::to_string(getpid());
+    const std::string dir = ns3::test::ScratchDir() + "ait-an-coll-" + std::to_string(getpid());
     Shell("rm -rf " + dir);
     const std::string flags =
         "--collective=allreduce --bytes=1M:4M --ranks=16 --plots=false --progress=off";
@@ -127,7 +128,7 @@ TEST(AnalyticalStudy, TrainingStepRunsToTheEnd)
     {
         GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
     }
-    const std::string dir = "/tmp/ait-an-train-" + std::to_string(getpid());
+    const std::string dir = ns3::test::ScratchDir() + "ait-an-train-" + std::to_string(getpid());
     Shell("rm -rf " + dir);
     const std::string flags = "--workload=" AIT_SOURCE_DIR
                               "/traces/aicb-moe-pp.txt --steps=1 --plots=false --progress=off";

@@ -5,6 +5,7 @@
 #define AIT_CHAKRA_TEST_TRACES_H
 
 #include "ait-test-fixture.h"
+#include "scratch-dir.h"
 
 #include <fstream>
 #include <sstream>
@@ -36,12 +37,13 @@ ChakraGenerator()
  * \ingroup ai-training-tests
  * \brief A fresh, empty directory for one Chakra test.
  * \param name the test's name for it
- * \return its path (/tmp/ait-chakra-NAME-PID)
+ * \return its path (ScratchDir()/ait-chakra-NAME-PID)
  */
 inline std::string
 ChakraTmpDir(const std::string& name)
 {
-    const std::string d = "/tmp/ait-chakra-" + name + "-" + std::to_string(getpid());
+    const std::string d =
+        ns3::test::ScratchDir() + "ait-chakra-" + name + "-" + std::to_string(getpid());
     Shell("rm -rf " + d + " && mkdir -p " + d);
     return d;
 }

@@ -6,6 +6,7 @@
  * deadlocking schedules are rejected naming the step (PATH:LINE) before anything runs.
  */
 #include "ait-test-fixture.h"
+#include "scratch-dir.h"
 
 #include "ns3/collective-schedule.h"
 #include "ns3/communicator.h"
@@ -34,7 +35,8 @@ std::string
 TmpDir()
 {
     static int k = 0;
-    const std::string d = "/tmp/ait-sched-" + std::to_string(getpid()) + "-" + std::to_string(++k);
+    const std::string d = ns3::test::ScratchDir() + "ait-sched-" + std::to_string(getpid()) + "-" +
+                          std::to_string(++k);
     Shell("rm -rf " + d + " && mkdir -p " + d);
     return d;
 }

@@ -10,6 +10,7 @@
  * make check-mpi's (examples/distributed-fat-tree.cc).
  */
 #include "ait-test-fixture.h"
+#include "scratch-dir.h"
 
 #include "ns3/boolean.h"
 #include "ns3/communicator.h"
@@ -508,8 +509,8 @@ TEST_F(Distributed, MergingOneProcessKeepsEveryRowInCanonicalOrder)
     Simulator::Run();
     const auto before = stats.GetFlowRecords();
     const NetworkStatsHelper::Summary s0 = stats.GetSummary();
-    const std::string d0 = "/tmp/ait-merge0-" + std::to_string(getpid());
-    const std::string d1 = "/tmp/ait-merge1-" + std::to_string(getpid());
+    const std::string d0 = ns3::test::ScratchDir() + "ait-merge0-" + std::to_string(getpid());
+    const std::string d1 = ns3::test::ScratchDir() + "ait-merge1-" + std::to_string(getpid());
     stats.WriteCsv(d0);
     stats.MergeProcesses();
     stats.WriteCsv(d1);
@@ -639,7 +640,8 @@ RunQueueEdge(Time interval)
     Simulator::Run();
     if (interval.IsStrictlyPositive())
     {
-        const std::string d = "/tmp/ait-queue-edge-" + std::to_string(getpid());
+        const std::string d =
+            ns3::test::ScratchDir() + "ait-queue-edge-" + std::to_string(getpid());
         stats.WriteCsv(d);
         std::istringstream csv(ns3::test::Shell("tail -n +2 " + d + "/queues.csv"));
         std::string line;

@@ -7,6 +7,7 @@
  * one host more than the limit is refused before anything is built. Standalone builds only.
  */
 #include "ait-test-fixture.h"
+#include "scratch-dir.h"
 
 #include <boost/property_tree/json_parser.hpp>
 #include <boost/property_tree/ptree.hpp>
@@ -35,7 +36,7 @@ TEST(FabricLimit, AFatTreeAbove8192HostsRunsACollectiveEndToEnd)
     {
         GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
     }
-    const std::string dir = "/tmp/ait-limit-k34-" + std::to_string(getpid());
+    const std::string dir = ns3::test::ScratchDir() + "ait-limit-k34-" + std::to_string(getpid());
     ns3::test::Shell("rm -rf " + dir);
     std::string out;
     // 64 ranks on random hosts (fixed seed): some of them above host 8191

@@ -7,6 +7,7 @@
  * partitions of a distributed run (groups below the top tier) and files that cannot be cut.
  */
 #include "ait-test-fixture.h"
+#include "scratch-dir.h"
 
 #include "ns3/fat-tree-helper.h"
 #include "ns3/file-topology-helper.h"
@@ -289,7 +290,8 @@ TEST_F(FileTopology, OtherStructuralErrorsAreRejected)
 
 TEST_F(FileTopology, InstallOfABadFileIsAFatalErrorWithTheMessage)
 {
-    const std::string path = "/tmp/ait-bad-topo-" + std::to_string(getpid()) + ".txt";
+    const std::string path =
+        ns3::test::ScratchDir() + "ait-bad-topo-" + std::to_string(getpid()) + ".txt";
     std::ofstream(path) << "3 1 2\n2\n0 2 100Gbps 1us 0\n2 2 100Gbps 1us 0\n";
     EXPECT_DEATH(
         {
@@ -365,7 +367,7 @@ TEST_F(FileTopology, FileIdsAppearInTheOutputs)
     auto nics = rdma.Install(fabric);
     NetworkStatsHelper stats;
     stats.Install(fabric, nics);
-    const std::string dir = "/tmp/ait-file-ids-" + std::to_string(getpid());
+    const std::string dir = ns3::test::ScratchDir() + "ait-file-ids-" + std::to_string(getpid());
     mkdir(dir.c_str(), 0755);
     fabric.GetLinkHelper().EnablePcap(dir + "/pcap", fabric.GetHostDevice(2));
     rdma.Connect(nics[fabric.GetHostIndexByFileId(1)], nics[fabric.GetHostIndexByFileId(4)])
@@ -401,7 +403,8 @@ const std::string SIM = SimProgram(); //!< the study program ("" in-tree)
 std::string
 Dir(const std::string& name)
 {
-    const std::string d = "/tmp/ait-topo-" + std::to_string(getpid()) + "-" + name;
+    const std::string d =
+        ns3::test::ScratchDir() + "ait-topo-" + std::to_string(getpid()) + "-" + name;
     std::system(("rm -rf " + d).c_str());
     return d;
 }

@@ -8,6 +8,7 @@
  * way; the study program uses it unless --SchedulerType is given.
  */
 #include "ait-test-fixture.h"
+#include "scratch-dir.h"
 
 #include "ns3/communicator.h"
 #include "ns3/event-impl.h"
@@ -572,7 +573,7 @@ TEST_F(Ns3Fixture, StudyProgramUsesFlatHeapSchedulerUnlessSchedulerTypeIsGiven)
         GTEST_SKIP() << "the study program is not built";
     }
     // summary.json says which scheduler ran (the SchedulerType global the simulator read)
-    const std::string base = "/tmp/ait-heap-" + std::to_string(getpid());
+    const std::string base = ns3::test::ScratchDir() + "ait-heap-" + std::to_string(getpid());
     auto run = [&base](const std::string& name, const std::string& extra) {
         return RunStudyAllReduceInto(base + "-" + name, extra);
     };

@@ -5,6 +5,7 @@
  * pages unless told not to, an explicit GLIBC_TUNABLES wins, and the results do not change.
  */
 #include "ait-test-fixture.h"
+#include "scratch-dir.h"
 
 #include "ns3/huge-pages-helper.h"
 
@@ -82,7 +83,7 @@ TEST_F(HugePages, TheStudyRunsOnHugePagesUnlessToldOtherwiseWithTheSameResults)
     }
     const std::string mode = HugePagesHelper::KernelMode();
     const bool kernel = mode == "madvise" || mode == "always";
-    const std::string base = "/tmp/ait-huge-" + std::to_string(getpid());
+    const std::string base = ns3::test::ScratchDir() + "ait-huge-" + std::to_string(getpid());
     ASSERT_EQ(Study("", base + "-on", "").rc, 0);
     ASSERT_EQ(Study("", base + "-off", "--hugePages=false").rc, 0);
     ASSERT_EQ(Study("GLIBC_TUNABLES=glibc.malloc.hugetlb=0", base + "-env", "--hugePages=true").rc,

@@ -8,6 +8,7 @@
  * unless --SimulatorImplementationType is given, with the same results.
  */
 #include "ait-test-fixture.h"
+#include "scratch-dir.h"
 
 #include "ns3/global-value.h"
 #include "ns3/lean-simulator-impl.h"
@@ -230,7 +231,7 @@ TEST_F(Ns3Fixture, StudyProgramRunsOnLeanSimulatorImplUnlessAnEngineIsGiven)
     {
         GTEST_SKIP() << "the study program is not built";
     }
-    const std::string base = "/tmp/ait-lean-" + std::to_string(getpid());
+    const std::string base = ns3::test::ScratchDir() + "ait-lean-" + std::to_string(getpid());
     auto run = [&base](const std::string& name, const std::string& extra) {
         return RunStudyAllReduceInto(base + "-" + name, extra);
     };

@@ -6,6 +6,7 @@
  * plots, bad directories and determinism.
  */
 #include "ait-test-fixture.h"
+#include "scratch-dir.h"
 
 #include "ns3/leaf-spine-helper.h"
 #include "ns3/log-histogram.h"
@@ -40,7 +41,7 @@ std::string
 OutDir(const std::string& name)
 {
     const std::string dir =
-        ::testing::TempDir() + "ait-stats-" + name + "-" + std::to_string(getpid());
+        ns3::test::ScratchDir() + "ait-stats-" + name + "-" + std::to_string(getpid());
     std::filesystem::remove_all(dir);
     return dir;
 }

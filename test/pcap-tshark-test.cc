@@ -5,6 +5,7 @@
  * a resume; the real tshark decodes it and the test asserts on the decoded fields.
  */
 #include "ait-test-fixture.h"
+#include "scratch-dir.h"
 
 #include "ns3/application-container.h"
 #include "ns3/boolean.h"
@@ -63,7 +64,8 @@ class PcapTshark : public Ns3Fixture, public ::testing::WithParamInterface<bool>
     void SetUp() override
     {
         Ns3Fixture::SetUp();
-        char tmpl[] = "/tmp/ait-pcap-XXXXXX";
+        std::string tmplPath = ns3::test::ScratchDir() + "ait-pcap-XXXXXX";
+        char* tmpl = &tmplPath[0];
         ASSERT_NE(mkdtemp(tmpl), nullptr);
         m_dir = tmpl;
     }

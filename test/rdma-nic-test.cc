@@ -7,6 +7,7 @@
 #include "ait-switch-scenario.h"
 #include "ait-test-fixture.h"
 #include "rdma-test-util.h"
+#include "scratch-dir.h"
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
@@ -418,7 +419,8 @@ TEST_F(Ns3Fixture, CongestedRunPcapShowsRcAckNakCnpAndPfcInTshark)
     // receiver sees RC WRITE data, ACKs, NAKs and CNPs; PFC frames appear on sender ports.
     const std::string tshark = AIT_TSHARK;
     ASSERT_FALSE(tshark.empty());
-    char tmpl[] = "/tmp/ait-rdmapcap-XXXXXX";
+    std::string tmplPath = ns3::test::ScratchDir() + "ait-rdmapcap-XXXXXX";
+    char* tmpl = &tmplPath[0];
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     const std::string dir = tmpl;
     {

@@ -7,6 +7,7 @@
  * fabric is built, so the table runs in about a second. Standalone builds only.
  */
 #include "ait-test-fixture.h"
+#include "scratch-dir.h"
 
 #include <fstream>
 #include <sstream>
@@ -41,7 +42,7 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
     {
         GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
     }
-    const std::string tmp = "/tmp/ait-badin-files-" + std::to_string(getpid());
+    const std::string tmp = ns3::test::ScratchDir() + "ait-badin-files-" + std::to_string(getpid());
     ns3::test::Shell("rm -rf " + tmp + " && mkdir -p " + tmp);
     const std::string aicb = Slurp(AIT_SOURCE_DIR "/traces/aicb-sample.txt");
     auto replace = [](std::string s, const std::string& a, const std::string& b) {
@@ -226,7 +227,7 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
         {"--processes=2 --mpiEngine=yawns", "--mpiEngine=yawns is not allowed (granted|null)"},
     };
     // clang-format on
-    const std::string dir = "/tmp/ait-badin-out-" + std::to_string(getpid());
+    const std::string dir = ns3::test::ScratchDir() + "ait-badin-out-" + std::to_string(getpid());
     for (const auto& c : cases)
     {
         ns3::test::Shell("rm -rf " + dir);

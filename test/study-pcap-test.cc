@@ -6,6 +6,7 @@
  * (the test needs the program's path).
  */
 #include "ait-test-fixture.h"
+#include "scratch-dir.h"
 
 #include <algorithm>
 #include <cmath>
@@ -38,7 +39,8 @@ const std::string SIM = ns3::test::SimProgram(); //!< the study program ("" in-t
 std::string
 Dir(const std::string& name)
 {
-    const std::string d = "/tmp/ait-study-pcap-" + std::to_string(getpid()) + "-" + name;
+    const std::string d =
+        ns3::test::ScratchDir() + "ait-study-pcap-" + std::to_string(getpid()) + "-" + name;
     Shell("rm -rf " + d);
     return d;
 }

@@ -6,6 +6,7 @@
  * runs. Standalone builds only (the tests run the program).
  */
 #include "ait-test-fixture.h"
+#include "scratch-dir.h"
 
 #include "ns3/fct-report.h"
 #include "ns3/study-plots.h"
@@ -63,7 +64,8 @@ Exec(const std::string& cmd)
 std::string
 Dir(const std::string& name)
 {
-    const std::string d = "/tmp/ait-plots-" + std::to_string(getpid()) + "-" + name;
+    const std::string d =
+        ns3::test::ScratchDir() + "ait-plots-" + std::to_string(getpid()) + "-" + name;
     Shell("rm -rf " + d);
     return d;
 }

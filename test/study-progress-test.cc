@@ -11,6 +11,7 @@
  * (summary.json). Standalone builds only (the test needs the program's path).
  */
 #include "ait-test-fixture.h"
+#include "scratch-dir.h"
 
 #include <boost/property_tree/json_parser.hpp>
 #include <boost/property_tree/ptree.hpp>
@@ -73,7 +74,7 @@ TEST(StudyProgress, TheLineMovesWithinALongStep)
     {
         GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
     }
-    const std::string dir = "/tmp/ait-progress-" + std::to_string(getpid());
+    const std::string dir = ns3::test::ScratchDir() + "ait-progress-" + std::to_string(getpid());
     ns3::test::Shell("rm -rf " + dir + " && mkdir -p " + dir);
     // one step of 12 back-to-back 4 MiB all-reduces over 16 ranks (about 4 M packet-hops, about
     // a second of wall time on a quiet machine): a line every 20 ms, so many times in the step
@@ -122,7 +123,8 @@ TEST(StudyProgress, TheLinesNeverGoBackAndTheLastIsTheTotals)
     {
         GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
     }
-    const std::string dir = "/tmp/ait-progress-end-" + std::to_string(getpid());
+    const std::string dir =
+        ns3::test::ScratchDir() + "ait-progress-end-" + std::to_string(getpid());
     ns3::test::Shell("rm -rf " + dir + " && mkdir -p " + dir);
     // 2 steps of 6 compute + all-reduce pairs over 8 ranks: 12 ops per rank and step
     std::ofstream w(dir + "/two.workload");

@@ -6,6 +6,7 @@
  * flags. Standalone builds only (the test needs the program's path).
  */
 #include "ait-test-fixture.h"
+#include "scratch-dir.h"
 
 #include "ns3/study-plots.h"
 
@@ -39,7 +40,8 @@ Sim(const std::string& args, std::string* out)
 std::string
 OutDir(const std::string& name)
 {
-    const std::string d = "/tmp/ait-study-" + std::to_string(getpid()) + "-" + name;
+    const std::string d =
+        ns3::test::ScratchDir() + "ait-study-" + std::to_string(getpid()) + "-" + name;
     std::system(("rm -rf " + d).c_str());
     return d;
 }
@@ -441,8 +443,8 @@ TEST(Study, EveryPostedMessageIsRecorded)
     EXPECT_EQ(collEnd, workDone); // the collective starts at 0: its time is unchanged
     EXPECT_GT(t.lastEndNs, workDone);
     EXPECT_GE(js.get<uint64_t>("sim.sim_time_ns"), t.lastEndNs);
-    const auto colls =
-        CsvLines("/tmp/ait-study-" + std::to_string(getpid()) + "-a2a-4m/collectives.csv");
+    const auto colls = CsvLines(ns3::test::ScratchDir() + "ait-study-" + std::to_string(getpid()) +
+                                "-a2a-4m/collectives.csv");
     ASSERT_EQ(colls.size(), 2u);
     EXPECT_EQ(colls[1][Col(colls[0], "algorithm")], "Direct");
 

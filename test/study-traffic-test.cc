@@ -8,6 +8,7 @@
  * same files. Standalone builds only (the program's path).
  */
 #include "ait-test-fixture.h"
+#include "scratch-dir.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -42,7 +43,8 @@ TEST(StudyTraffic, BadFlowAndBackgroundValuesExit2WithOneLine)
     {
         GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
     }
-    const std::string tmp = "/tmp/ait-traffic-files-" + std::to_string(getpid());
+    const std::string tmp =
+        ns3::test::ScratchDir() + "ait-traffic-files-" + std::to_string(getpid());
     ns3::test::Shell("rm -rf " + tmp + " && mkdir -p " + tmp);
     const std::string good = File(tmp, "good.txt", "1\n0 1 3 100 1000 0\n");
     const std::string badHost = File(tmp, "host.txt", "2\n0 1 3 100 1000 0\n99 1 3 100 1 0\n");
@@ -86,7 +88,7 @@ TEST(StudyTraffic, BadFlowAndBackgroundValuesExit2WithOneLine)
         {"--fctFormat=hpc", "--fctFormat=hpc is not allowed (native|hpcc)"},
     };
     // clang-format on
-    const std::string dir = "/tmp/ait-traffic-out-" + std::to_string(getpid());
+    const std::string dir = ns3::test::ScratchDir() + "ait-traffic-out-" + std::to_string(getpid());
     for (const Case& c : cases)
     {
         ns3::test::Shell("rm -rf " + dir);
@@ -108,7 +110,8 @@ TEST(StudyTraffic, FlowFileStudyOfLoneFlowsHasSlowdownOneAndHpccFct)
     {
         GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
     }
-    const std::string tmp = "/tmp/ait-traffic-lone-" + std::to_string(getpid());
+    const std::string tmp =
+        ns3::test::ScratchDir() + "ait-traffic-lone-" + std::to_string(getpid());
     ns3::test::Shell("rm -rf " + tmp + " && mkdir -p " + tmp);
     // one flow at a time (1 ms apart), within an edge, a pod and across the core
     const std::string flows = File(tmp,
@@ -177,7 +180,7 @@ TEST(StudyTraffic, BackgroundNextToACollectiveStopsWithItAndIsRecorded)
     {
         GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
     }
-    const std::string tmp = "/tmp/ait-traffic-bg-" + std::to_string(getpid());
+    const std::string tmp = ns3::test::ScratchDir() + "ait-traffic-bg-" + std::to_string(getpid());
     const std::string args = "--collective=allreduce --bytes=4M --background=fb-hadoop:0.3 "
                              "--plots=false --queueInterval=0 --outputDir=";
     const Outcome a = RunSim(args + tmp + "/a");
@@ -219,7 +222,8 @@ TEST(StudyTraffic, BackgroundLoadLengthensATrainingStep)
     }
     // a data-parallel job's step: the same compute, a longer gradient all-reduce next to a
     // websearch load at 30 % (the step-time penalty the README reports)
-    const std::string tmp = "/tmp/ait-traffic-step-" + std::to_string(getpid());
+    const std::string tmp =
+        ns3::test::ScratchDir() + "ait-traffic-step-" + std::to_string(getpid());
     const std::string args = "--workload=" AIT_SOURCE_DIR "/traces/dp.workload --ranks=8 "
                              "--steps=1 --plots=false --queueInterval=0 --outputDir=";
     const Outcome alone = RunSim(args + tmp + "/alone");
@@ -253,7 +257,8 @@ TEST(StudyTraffic, WithAControlLatencyEveryFlowCompletionIsCountedThatLatencyLat
     // sees it; every process counts it D later): the work is done exactly D later, and the
     // background flow that completes last, whose notice is due with the last "drained" one, is
     // still counted (the same scheduler in both runs: the data moves identically)
-    const std::string tmp = "/tmp/ait-traffic-latency-" + std::to_string(getpid());
+    const std::string tmp =
+        ns3::test::ScratchDir() + "ait-traffic-latency-" + std::to_string(getpid());
     ns3::test::Shell("rm -rf " + tmp + " && mkdir -p " + tmp);
     std::ostringstream text;
     text << "48\n";

@@ -6,6 +6,7 @@
  */
 #include "ait-switch-scenario.h"
 #include "ait-test-fixture.h"
+#include "scratch-dir.h"
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
@@ -456,7 +457,8 @@ TEST_F(Ns3Fixture, SwitchPortPcapShowsPfcInTshark)
 {
     const std::string tshark = AIT_TSHARK;
     ASSERT_FALSE(tshark.empty());
-    char tmpl[] = "/tmp/ait-swpcap-XXXXXX";
+    std::string tmplPath = ns3::test::ScratchDir() + "ait-swpcap-XXXXXX";
+    char* tmpl = &tmplPath[0];
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     const std::string pcap = std::string(tmpl) + "/port.pcap";
     Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(4 * 1024 * 1024));

@@ -7,6 +7,7 @@
  */
 #include "ait-switch-scenario.h"
 #include "ait-test-fixture.h"
+#include "scratch-dir.h"
 
 #include "ns3/boolean.h"
 #include "ns3/ipv4-header.h"
@@ -429,7 +430,8 @@ TEST_F(SwitchTrim, PcapOfTrimmedFramesDecodesInTshark)
 {
     const std::string tshark = AIT_TSHARK;
     ASSERT_FALSE(tshark.empty());
-    char tmpl[] = "/tmp/ait-trim-XXXXXX";
+    std::string tmplPath = ns3::test::ScratchDir() + "ait-trim-XXXXXX";
+    char* tmpl = &tmplPath[0];
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     const std::string pcap = std::string(tmpl) + "/port.pcap";
     const Result r = RunIncast(std::vector<Kind>(4, UET_DATA), 60, true, -1, DATA_PRIO, pcap);

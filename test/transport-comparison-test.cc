@@ -11,6 +11,7 @@
  * program's path).
  */
 #include "ait-test-fixture.h"
+#include "scratch-dir.h"
 
 #include <boost/property_tree/json_parser.hpp>
 #include <boost/property_tree/ptree.hpp>
@@ -63,8 +64,8 @@ Col(const std::vector<std::string>& header, const std::string& name)
 JobRun
 RunJob(const std::string& workload, const std::string& transport, const std::string& name)
 {
-    const std::string dir =
-        "/tmp/ait-transport-comparison-" + std::to_string(getpid()) + "-" + name;
+    const std::string dir = ns3::test::ScratchDir() + "ait-transport-comparison-" +
+                            std::to_string(getpid()) + "-" + name;
     std::system(("rm -rf " + dir).c_str());
     const ProgramRun p = RunSim(workload + " --k=4 --steps=1 --layers=2 --placement=random " +
                                 "--transport=" + transport + " --plots=false --outputDir=" + dir);

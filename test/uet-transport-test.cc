@@ -10,6 +10,7 @@
 #include "ait-switch-scenario.h"
 #include "ait-test-fixture.h"
 #include "rdma-test-util.h"
+#include "scratch-dir.h"
 
 #include "ns3/boolean.h"
 #include "ns3/error-model.h"
@@ -353,7 +354,8 @@ TEST_F(Ns3Fixture, UetFramesOfTheNicDecodeInTsharkAsUdpWithTheDocumentedHeader)
     // index, count) are where model/uet-header.h says, and the counts match the NIC's.
     const std::string tshark = AIT_TSHARK;
     ASSERT_FALSE(tshark.empty());
-    char tmpl[] = "/tmp/ait-uet-XXXXXX";
+    std::string tmplPath = ns3::test::ScratchDir() + "ait-uet-XXXXXX";
+    char* tmpl = &tmplPath[0];
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     const std::string pcap = std::string(tmpl) + "/sender.pcap";
     Config::SetDefault("ns3::RdmaNic::Transport", StringValue("Uet"));

@@ -5,6 +5,7 @@
  * one malformed input per error class.
  */
 #include "ait-test-fixture.h"
+#include "scratch-dir.h"
 
 #include "ns3/leaf-spine-helper.h"
 #include "ns3/rdma-helper.h"
@@ -200,7 +201,7 @@ class WorkloadReaderTest : public Ns3Fixture
     void SetUp() override
     {
         Ns3Fixture::SetUp();
-        std::string tmpl = ::testing::TempDir() + "ait-reader-XXXXXX";
+        std::string tmpl = ns3::test::ScratchDir() + "ait-reader-XXXXXX";
         ASSERT_NE(mkdtemp(&tmpl[0]), nullptr);
         m_dir = tmpl;
     }
