@@ -21,7 +21,8 @@ namespace ns3
  * thousands of them at scale; `std::deque` allocates a 512-byte block and its map even when
  * empty. RingFifo holds only a pointer and three integers (24 bytes) until the first push,
  * starts at 4 slots and doubles when full (it never shrinks, so a busy queue reaches a steady
- * size and then allocates nothing).
+ * size and then allocates nothing). An emptied FIFO starts again at its first slot, so a queue
+ * that holds one element at a time reuses one slot instead of walking through all of them.
  *
  * \tparam T the element type (movable)
  */
@@ -136,8 +137,9 @@ class RingFifo
     void pop_front()
     {
         Slot(m_head)->~T();
-        m_head = (m_head + 1) & (m_cap - 1);
-        --m_size;
+        // an emptied FIFO starts again at slot 0: a queue that holds one element at a time
+        // keeps reusing one (cache-warm) slot instead of walking through all of them
+        m_head = --m_size == 0 ? 0 : (m_head + 1) & (m_cap - 1);
     }
 
     /// Remove every element (the slots stay allocated).

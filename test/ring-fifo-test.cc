@@ -103,3 +103,25 @@ TEST(RingFifo, IndexesFromTheFrontAndGrowsToASizeLikeADeque)
     f.grow_to(before / 2, 99); // never shrinks
     EXPECT_EQ(f.size(), before);
 }
+
+TEST(RingFifo, AnEmptiedFifoStartsAgainAtItsFirstSlot)
+{
+    // a queue that holds one element at a time keeps reusing one slot (warm in the cache)
+    RingFifo<int> f;
+    f.push_back(1);
+    const void* first = &f.front();
+    for (int i = 2; i < 40; ++i)
+    {
+        f.pop_front();
+        ASSERT_TRUE(f.empty());
+        f.push_back(i);
+        ASSERT_EQ(&f.front(), first) << "element " << i;
+        ASSERT_EQ(f.front(), i);
+    }
+    // while not empty it moves on (FIFO order across the wrap is the other tests')
+    f.push_back(40);
+    f.pop_front();
+    EXPECT_NE(&f.front(), first);
+    EXPECT_EQ(f.front(), 40);
+    EXPECT_EQ(f.capacity(), 4u);
+}
