@@ -25,12 +25,10 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
 #include <numeric>
 #include <random>
 #include <set>
-#include <sstream>
 #include <unistd.h>
 
 using namespace ns3;
@@ -554,16 +552,6 @@ namespace
 
 const std::string SIM = SimProgram(); //!< the study program ("" in-tree)
 
-/// \return the contents of a file ("" if it cannot be read)
-std::string
-ReadFile(const std::string& path)
-{
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 } // namespace
 
 TEST_F(Ns3Fixture, StudyProgramUsesFlatHeapSchedulerUnlessSchedulerTypeIsGiven)
@@ -573,33 +561,32 @@ TEST_F(Ns3Fixture, StudyProgramUsesFlatHeapSchedulerUnlessSchedulerTypeIsGiven)
         GTEST_SKIP() << "the study program is not built";
     }
     // summary.json says which scheduler ran (the SchedulerType global the simulator read)
-    const std::string base = ns3::test::ScratchDir() + "ait-heap-" + std::to_string(getpid());
-    auto run = [&base](const std::string& name, const std::string& extra) {
-        return RunStudyAllReduceInto(base + "-" + name, extra);
+    auto run = [](const std::string& name, const std::string& extra) {
+        return RunStudyAllReduceInto(ScratchDir() + "heap-" + name, extra);
     };
     const std::string heap = run("default", "");
     const std::string map = run("map", "--SchedulerType=ns3::MapScheduler");
-    EXPECT_NE(ReadFile(heap + "/summary.json").find("\"scheduler\": \"ns3::FlatHeapScheduler\""),
+    EXPECT_NE(Slurp(heap + "/summary.json").find("\"scheduler\": \"ns3::FlatHeapScheduler\""),
               std::string::npos);
     // the explicit one wins and is recorded
-    EXPECT_NE(ReadFile(map + "/summary.json").find("\"scheduler\": \"ns3::MapScheduler\""),
+    EXPECT_NE(Slurp(map + "/summary.json").find("\"scheduler\": \"ns3::MapScheduler\""),
               std::string::npos);
-    EXPECT_NE(ReadFile(map + "/summary.json")
+    EXPECT_NE(Slurp(map + "/summary.json")
                   .find("\"overrides\": {\"SchedulerType\": "
                         "\"ns3::MapScheduler\"}"),
               std::string::npos);
     // the same simulation either way
     for (const char* f : {"collectives.csv", "flows.csv", "queues.csv", "links.csv"})
     {
-        const std::string a = ReadFile(heap + "/" + f);
+        const std::string a = Slurp(heap + "/" + f);
         EXPECT_FALSE(a.empty()) << f;
-        EXPECT_EQ(a, ReadFile(map + "/" + f)) << f;
+        EXPECT_EQ(a, Slurp(map + "/" + f)) << f;
     }
     auto events = [](const std::string& json) {
         const size_t at = json.find("\"events\": ");
         return at == std::string::npos ? std::string() : json.substr(at, json.find(',', at) - at);
     };
-    EXPECT_FALSE(events(ReadFile(heap + "/summary.json")).empty());
-    EXPECT_EQ(events(ReadFile(heap + "/summary.json")), events(ReadFile(map + "/summary.json")));
+    EXPECT_FALSE(events(Slurp(heap + "/summary.json")).empty());
+    EXPECT_EQ(events(Slurp(heap + "/summary.json")), events(Slurp(map + "/summary.json")));
     std::system(("rm -rf " + heap + " " + map + " " + heap + ".log " + map + ".log").c_str());
 }

@@ -17,7 +17,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <random>
 #include <sstream>
 #include <unistd.h>
@@ -173,16 +172,6 @@ RunScript(const std::string& engine, uint32_t seed, std::string& used)
     return trace;
 }
 
-/// \return the text of a file ("" if unreadable)
-std::string
-ReadAll(const std::string& path)
-{
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 /// A function to schedule.
 void
 Nothing()
@@ -231,23 +220,22 @@ TEST_F(Ns3Fixture, StudyProgramRunsOnLeanSimulatorImplUnlessAnEngineIsGiven)
     {
         GTEST_SKIP() << "the study program is not built";
     }
-    const std::string base = ns3::test::ScratchDir() + "ait-lean-" + std::to_string(getpid());
-    auto run = [&base](const std::string& name, const std::string& extra) {
-        return RunStudyAllReduceInto(base + "-" + name, extra);
+    auto run = [](const std::string& name, const std::string& extra) {
+        return RunStudyAllReduceInto(ScratchDir() + "lean-" + name, extra);
     };
     const std::string lean = run("default", "");
     const std::string def = run("def", "--SimulatorImplementationType=ns3::DefaultSimulatorImpl");
     // summary.json names the engine that ran (the simulator's own type)
-    EXPECT_NE(ReadAll(lean + "/summary.json").find("\"engine\": \"ns3::LeanSimulatorImpl\""),
+    EXPECT_NE(Slurp(lean + "/summary.json").find("\"engine\": \"ns3::LeanSimulatorImpl\""),
               std::string::npos);
-    EXPECT_NE(ReadAll(def + "/summary.json").find("\"engine\": \"ns3::DefaultSimulatorImpl\""),
+    EXPECT_NE(Slurp(def + "/summary.json").find("\"engine\": \"ns3::DefaultSimulatorImpl\""),
               std::string::npos);
     // the same simulation either way
     for (const char* f : {"collectives.csv", "flows.csv", "queues.csv", "links.csv", "ports.csv"})
     {
-        const std::string a = ReadAll(lean + "/" + f);
+        const std::string a = Slurp(lean + "/" + f);
         EXPECT_FALSE(a.empty()) << f;
-        EXPECT_EQ(a, ReadAll(def + "/" + f)) << f;
+        EXPECT_EQ(a, Slurp(def + "/" + f)) << f;
     }
     std::system(("rm -rf " + lean + " " + def + " " + lean + ".log " + def + ".log").c_str());
 }
