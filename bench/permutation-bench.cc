@@ -51,6 +51,11 @@
  * + ICRC 4 = 44 bytes, + RETH 16 on the first packet. With --bytes=2000000 (htsim's "2 MB";
  * its permutation's ideal is quoted as about 165 us) the ideal is 171.5 us for UET.
  *
+ * Every case runs on the module's engine (LeanSimulatorImpl) and, unless --scheduler says
+ * otherwise, its event scheduler (FlatHeapScheduler), as ai-training-sim does; both run the
+ * events of ns-3's defaults (DefaultSimulatorImpl, MapScheduler) in the same order, so only the
+ * CPU seconds depend on them (--scheduler=ns3::MapScheduler gives the same FCTs and counters).
+ *
  * --breakdown=true prints, per UET case, where the time goes: each sender's last new data
  * packet and its wire rate until then, the first and last data arrival at each receiver, the
  * mean and largest one-way delay (sender NIC to receiver NIC) of each flow's packets, and the
@@ -239,11 +244,20 @@ struct Run
  * \return the measurements
  */
 Result
-RunCase(uint32_t k, uint64_t bytes, const Case& c, uint32_t seed, bool breakdown)
+RunCase(uint32_t k,
+        uint64_t bytes,
+        const Case& c,
+        uint32_t seed,
+        bool breakdown,
+        const std::string& scheduler)
 {
     Result r;
     const double c0 = bench::CpuSeconds();
     bench::UseLeanSimulator(); // the module's engine, as ai-training-sim's
+    if (!scheduler.empty())
+    {
+        Simulator::SetScheduler(ObjectFactory(scheduler)); // (before anything is scheduled)
+    }
     RngSeedManager::SetSeed(seed);
     RngSeedManager::SetRun(1);
     Config::SetDefault("ns3::RdmaNic::Transport", StringValue(c.uet ? "Uet" : "Rc"));
@@ -448,6 +462,7 @@ main(int argc, char* argv[])
     uint32_t seed = 1;
     bool hugePages = true;
     bool breakdown = false;
+    std::string scheduler = "ns3::FlatHeapScheduler";
     aitexample::ExampleCommandLine cmd(__FILE__, "permutation-bench");
     cmd.Usage("A random permutation on a k-ary fat-tree over RC (per-flow ECMP) and UET "
               "(per-packet entropy): FCT percentiles against the ideal and, at k=16, htsim's "
@@ -469,6 +484,11 @@ main(int argc, char* argv[])
                  "heap on transparent huge pages (HugePagesHelper: a re-execution with "
                  "glibc.malloc.hugetlb=1 unless GLIBC_TUNABLES sets it)",
                  hugePages);
+    cmd.AddValue("scheduler",
+                 "ns-3 scheduler TypeId (the module's ns3::FlatHeapScheduler, as ai-training-sim; "
+                 "ns3::MapScheduler is ns-3's default; empty: leave it)",
+                 scheduler);
+    cmd.Owns("SchedulerType", "scheduler");
     cmd.Owns("RngSeed", "seed");
     cmd.Owns("ns3::RdmaNic::Transport", "cases");
     cmd.Owns("ns3::RdmaNic::Mtu", "");
@@ -536,6 +556,13 @@ main(int argc, char* argv[])
         }
     }
     cmd.InRange<uint32_t>("seed", seed, 1, 4294967295u);
+    TypeId schedulerTid;
+    cmd.Require("scheduler",
+                scheduler.empty() || (TypeId::LookupByNameFailSafe(scheduler, &schedulerTid) &&
+                                      schedulerTid.IsChildOf(Scheduler::GetTypeId()) &&
+                                      schedulerTid.HasConstructor()),
+                "empty (ns-3's default) or the TypeId name of an ns3::Scheduler subclass, e.g. "
+                "ns3::MapScheduler");
     cmd.Checked();
 
     const uint32_t hosts = k * k * k / 4;
@@ -557,7 +584,8 @@ main(int argc, char* argv[])
               << " KB (15 % of the BDP) and NSCC DelayGain 0.0125 (htsim's)\n"
               << "  FCT = receive completion; ideal = bytes + headers at line rate + " << HOPS
               << " hops of 1 us + one full frame each\n"
-              << "  cpu = CLOCK_PROCESS_CPUTIME_ID\n\n"
+              << "  cpu = CLOCK_PROCESS_CPUTIME_ID; engine LeanSimulatorImpl, "
+              << (scheduler.empty() ? std::string("ns-3's default scheduler") : scheduler) << "\n\n"
               << std::left << std::setw(16) << "case" << std::right
               << "   flows  p50[us]  p99[us]  max[us] ideal[us]  max/ideal  resent   "
                  "out-of-order  drops  pauses  ecn-marks setup[s]  run[s]"
@@ -568,7 +596,9 @@ main(int argc, char* argv[])
     for (const Case& c : cases)
     {
         Result r;
-        if (!bench::RunInChild<Result>([&]() { return RunCase(k, bytes, c, seed, breakdown); }, r))
+        if (!bench::RunInChild<Result>(
+                [&]() { return RunCase(k, bytes, c, seed, breakdown, scheduler); },
+                r))
         {
             std::cerr << "permutation-bench: the " << c.name << " case failed" << std::endl;
             status = 1;
