@@ -3,6 +3,7 @@
  */
 #include "lazy-datagram.h"
 
+#include "bth-header.h"
 #include "rdma-ack-tag.h"
 #include "roce-icrc-trailer.h"
 #include "roce-raw-header.h"
@@ -103,10 +104,15 @@ LazyDatagram::Build() const
         tag.duplicate = ackDuplicate;
         p->AddPacketTag(tag);
     }
-    RoceIcrcTrailer icrc;
-    icrc.SetIcrc(RoceIcrcTrailer::ComputeZeroPayload(header, headerBytes, headerBytes + zeroBytes));
     p->AddHeader(RoceRawHeader(header, headerBytes));
-    p->AddTrailer(icrc);
+    // the UDP destination port after the 20-byte IPv4 header: RoCEv2 carries an ICRC, UET not
+    if (headerBytes >= 24 && ((uint32_t(header[22]) << 8) | header[23]) == BthHeader::UDP_PORT)
+    {
+        RoceIcrcTrailer icrc;
+        icrc.SetIcrc(
+            RoceIcrcTrailer::ComputeZeroPayload(header, headerBytes, headerBytes + zeroBytes));
+        p->AddTrailer(icrc);
+    }
     return p;
 }
 

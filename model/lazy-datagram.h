@@ -14,11 +14,14 @@ namespace ns3
 
 /**
  * \ingroup ai-training
- * \brief The bytes of a RoCEv2 datagram that no ns-3 Packet holds yet: its headers (IPv4, UDP,
- *        BTH and RETH or AETH, as RdmaNic writes them), the number of zero payload bytes after
- *        them and an ACK's RdmaAckTag. The ICRC is computed when a Packet is built.
+ * \brief The bytes of a RoCEv2 or UET datagram that no ns-3 Packet holds yet: its headers
+ *        (IPv4, UDP, and BTH and RETH or AETH, or the UET header, as RdmaNic and UetTransport
+ *        write them), the number of zero payload bytes after them and an RC ACK's RdmaAckTag. A
+ *        RoCEv2 datagram's ICRC (UDP destination port 4791) is computed when a Packet is built;
+ *        a UET datagram has none.
  *
- * RdmaNic sends its data packets and ACKs this way when nobody looks at their bytes on the way:
+ * RdmaNic sends its data packets and ACKs this way, and UetTransport its data, ACK, NACK and
+ * credit packets, when nobody looks at their bytes on the way:
  * a RoceWireFrame then carries a LazyDatagram instead of a Packet, and switches and the
  * receiving NIC work on the frame's RoceFrameDescriptor alone. The first one that asks for the
  * frame's packet (a pcap or sniffer, a trace, an FCS, a drop, another process) gets Build()'s
@@ -61,8 +64,9 @@ class LazyDatagram
     static uint64_t GetAllocations();
 
     /**
-     * \brief The datagram as the Packet RdmaNic makes: the headers as one RoceRawHeader, the
-     *        zero payload, the ICRC trailer, and the RdmaAckTag if there is one.
+     * \brief The datagram as the Packet RdmaNic (or UetTransport) makes: the headers as one
+     *        RoceRawHeader, the zero payload, the ICRC trailer if it is RoCEv2 (UDP destination
+     *        port 4791), and the RdmaAckTag if there is one.
      * \return a new packet
      */
     Ptr<Packet> Build() const;

@@ -55,6 +55,15 @@ RdmaNic::ReceiveFrame(uint32_t port,
                       uint8_t priority)
 {
     const RoceFrameDescriptor& d = frame.desc;
+    if (m_uet && protocol == 0x0800 && d.proto == 17 && (d.ports & 0xffff) == UetHeader::UDP_PORT &&
+        m_rxTrace.IsEmpty())
+    {
+        if (const LazyDatagram* lazy = frame.GetLazy())
+        {
+            m_uet->Receive(lazy->header, lazy->headerBytes, nullptr); // (no Packet is built)
+            return;
+        }
+    }
     if (protocol != 0x0800 || !(d.flags & RoceFrameDescriptor::BTH_FIELDS) || d.proto != 17)
     {
         Receive(Ptr<RoceNetDevice>(dev), frame.Release(), protocol, priority);

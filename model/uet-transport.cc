@@ -2,6 +2,7 @@
 #include "uet-transport.h"
 
 #include "enum-accessor.h"
+#include "lazy-datagram.h"
 #include "rdma-nic.h"
 #include "rdma-queue-pair.h"
 #include "roce-frame-descriptor.h"
@@ -288,7 +289,7 @@ UetTransport::SendNext(Ptr<RdmaQueuePair> qp)
     {
         m_pacer->OnSent(qp, payload);
     }
-    Transmit(Create<Packet>(payload),
+    Transmit(payload,
              uet,
              qp,
              entropy,
@@ -308,7 +309,7 @@ UetTransport::SendNext(Ptr<RdmaQueuePair> qp)
 }
 
 void
-UetTransport::Transmit(Ptr<Packet> p,
+UetTransport::Transmit(uint32_t payload,
                        const uint8_t* uet,
                        Ptr<RdmaQueuePair> qp,
                        uint16_t sport,
@@ -317,8 +318,29 @@ UetTransport::Transmit(Ptr<Packet> p,
                        uint64_t cookie)
 {
     const uint8_t dscp = priority ? priority * 8 + (cookie == COOKIE_DATA ? 2 : 0) : 0;
-    const uint32_t total = HEADER_BYTES + p->GetSize();
+    const uint32_t total = HEADER_BYTES + payload;
     uint8_t raw[HEADER_BYTES];
+    RoceNetDevice* dev = PeekPointer(m_nic->m_device);
+    if (m_nic->SendsLazy())
+    {
+        // no Packet: the header bytes and the payload's size travel in a LazyDatagram, and a
+        // Packet with exactly the bytes below is built only if someone asks for it (a pcap,
+        // a trace, a drop, a trimming switch)
+        m_nic->WriteIpv4Udp(raw, qp->m_peer, sport, UetHeader::UDP_PORT, dscp, ecn, total);
+        std::copy(uet, uet + UetHeader::SIZE, raw + 28);
+        RoceWireFrame f;
+        LazyDatagram* d = f.CreateLazy();
+        std::copy(raw, raw + HEADER_BYTES, d->header);
+        d->headerBytes = HEADER_BYTES;
+        d->zeroBytes = payload;
+        d->hasAckTag = false;
+        f.ackTag = false;
+        f.SetIpBytes(total);
+        f.desc = RoceFrameDescriptor::Parse(raw, HEADER_BYTES);
+        dev->SendFrame(std::move(f), dev->GetRemoteAddress(), priority, cookie);
+        return;
+    }
+    Ptr<Packet> p = Create<Packet>(payload);
     const bool asBytes = RdmaNic::HeadersAsBytes(p);
     if (asBytes)
     {
@@ -358,7 +380,6 @@ UetTransport::Transmit(Ptr<Packet> p,
     f.desc =
         asBytes ? RoceFrameDescriptor::Parse(raw, HEADER_BYTES) : RoceFrameDescriptor::Parse(*p);
     f.SetPacket(p);
-    Ptr<RoceNetDevice> dev = m_nic->m_device;
     dev->SendFrame(std::move(f), dev->GetRemoteAddress(), priority, cookie);
 }
 
@@ -369,12 +390,18 @@ UetTransport::Receive(Ptr<Packet> packet)
 {
     uint8_t b[HEADER_BYTES];
     const uint32_t n = packet->CopyData(b, HEADER_BYTES);
+    Receive(b, n, packet);
+}
+
+void
+UetTransport::Receive(const uint8_t* b, uint32_t n, const Ptr<Packet>& packet)
+{
     if (n < HEADER_BYTES || b[0] != 0x45 || b[9] != 17)
     {
         NS_LOG_WARN("UET datagram without a complete header dropped");
         return;
     }
-    if (!m_nic->m_rxTrace.IsEmpty())
+    if (packet && !m_nic->m_rxTrace.IsEmpty())
     {
         m_nic->m_rxTrace(packet);
     }
@@ -567,13 +594,7 @@ UetTransport::SendAck(Ptr<RdmaQueuePair> qp,
         qp->m_unackedPackets = 0;
         qp->m_unackedMarked = 0;
     }
-    Transmit(Create<Packet>(),
-             uet,
-             qp,
-             entropy,
-             m_nic->m_controlPriority,
-             Ipv4Header::ECN_NotECT,
-             0);
+    Transmit(0, uet, qp, entropy, m_nic->m_controlPriority, Ipv4Header::ECN_NotECT, 0);
 }
 
 void
@@ -589,13 +610,7 @@ UetTransport::SendCreditPacket(Ptr<RdmaQueuePair> qp,
     c.SetCreditBytes(bytes);
     uint8_t uet[UetHeader::SIZE];
     c.Write(uet);
-    Transmit(Create<Packet>(),
-             uet,
-             qp,
-             entropy,
-             m_nic->m_controlPriority,
-             Ipv4Header::ECN_NotECT,
-             0);
+    Transmit(0, uet, qp, entropy, m_nic->m_controlPriority, Ipv4Header::ECN_NotECT, 0);
 }
 
 void

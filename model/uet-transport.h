@@ -120,6 +120,16 @@ class UetTransport : public Object
     void Receive(Ptr<Packet> packet);
 
     /**
+     * \brief A UET datagram arrived, as its header bytes (a LazyDatagram's, or copied from
+     *        a Packet).
+     * \param b the first bytes of the IPv4 datagram
+     * \param n how many there are (a complete header is IPv4 20 + UDP 8 + UET 24 = 52)
+     * \param packet the datagram for the NIC's receive trace, or null (no Packet: the NIC
+     *        receives lazily only when that trace has no sink)
+     */
+    void Receive(const uint8_t* b, uint32_t n, const Ptr<Packet>& packet);
+
+    /**
      * \param qp a queue pair
      * \param n the packet index
      * \return the UDP source port (entropy) of packet n of qp
@@ -184,7 +194,8 @@ class UetTransport : public Object
     /**
      * \brief Put the IPv4 and UDP headers in front of a UET header and hand the datagram to
      *        the port.
-     * \param p the payload (zeros)
+     *        Without a Packet (a LazyDatagram) when RdmaNic::SendsLazy() allows it.
+     * \param payload bytes of payload (zeros)
      * \param uet the header
      * \param qp the queue pair
      * \param sport UDP source port
@@ -192,7 +203,7 @@ class UetTransport : public Object
      * \param ecn ECN codepoint
      * \param cookie the device cookie (1 for data)
      */
-    void Transmit(Ptr<Packet> p,
+    void Transmit(uint32_t payload,
                   const uint8_t* uet,
                   Ptr<RdmaQueuePair> qp,
                   uint16_t sport,
