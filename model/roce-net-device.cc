@@ -432,6 +432,7 @@ RoceNetDevice::TryTransmit()
     // the two events scheduled below: their reference counts are written, at scale cold
     __builtin_prefetch(m_txArrivalHint);
     __builtin_prefetch(PeekPointer(m_txCompleteEvent));
+    __builtin_prefetch(m_txSlotHint, 1); // (for writing: the cable's slot for the frame)
     int sel = SelectQueue();
     if (sel < 0)
     {

@@ -257,6 +257,16 @@ class alignas(64) RoceNetDevice : public NetDevice
     }
 
     /**
+     * \brief Tell the device where the cable will most likely put its next frame (a prefetch
+     *        hint for TryTransmit, which starts the write early; RoceChannel calls it).
+     * \param slot the slot, or nullptr
+     */
+    void SetTxSlotHint(void* slot)
+    {
+        m_txSlotHint = slot;
+    }
+
+    /**
      * \brief Start loading what SendFrame touches first for a frame of this priority (the
      *        transmit state and the priority's queue) into the cache; changes nothing. A
      *        switch calls it as soon as it knows the egress port, so the loads overlap its
@@ -589,6 +599,9 @@ class alignas(64) RoceNetDevice : public NetDevice
     /// The cable's arrival event of this device's direction (RoceChannel sets it): TryTransmit
     /// starts loading it, which TransmitStart references, early. Only a prefetch hint.
     const void* m_txArrivalHint{nullptr};
+    /// Where the cable will likely put this device's next frame (RoceChannel sets it): only a
+    /// prefetch hint.
+    void* m_txSlotHint{nullptr};
     // line 1: everything a received frame needs (and the rest of the transmit state)
     RoceFrameSink* m_sink{nullptr};      //!< where data frames go
     uint32_t m_sinkPort{0};              //!< index passed to the sink
