@@ -105,8 +105,7 @@ LazyDatagram::Build() const
         p->AddPacketTag(tag);
     }
     p->AddHeader(RoceRawHeader(header, headerBytes));
-    // the UDP destination port after the 20-byte IPv4 header: RoCEv2 carries an ICRC, UET not
-    if (headerBytes >= 24 && ((uint32_t(header[22]) << 8) | header[23]) == BthHeader::UDP_PORT)
+    if (HasIcrc())
     {
         RoceIcrcTrailer icrc;
         icrc.SetIcrc(
@@ -114,6 +113,19 @@ LazyDatagram::Build() const
         p->AddTrailer(icrc);
     }
     return p;
+}
+
+bool
+LazyDatagram::HasIcrc() const
+{
+    // the UDP destination port after the 20-byte IPv4 header: RoCEv2 carries an ICRC, UET not
+    return headerBytes >= 24 && ((uint32_t(header[22]) << 8) | header[23]) == BthHeader::UDP_PORT;
+}
+
+uint32_t
+LazyDatagram::GetSize() const
+{
+    return headerBytes + zeroBytes + (HasIcrc() ? RoceIcrcTrailer::SIZE : 0);
 }
 
 void

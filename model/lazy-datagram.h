@@ -72,6 +72,15 @@ class LazyDatagram
     Ptr<Packet> Build() const;
 
     /**
+     * \return true if the datagram is RoCEv2 (UDP destination port 4791), whose packet ends in
+     *         an ICRC; a UET datagram has none
+     */
+    bool HasIcrc() const;
+
+    /// \return the size of the datagram Build() makes: headers, zero payload and the ICRC if any
+    uint32_t GetSize() const;
+
+    /**
      * \brief Mark the datagram Congestion Experienced (ECN 11) and recompute the IPv4 header
      *        checksum, as RoceNetDevice::MarkCeIpv4() does to a packet.
      */

@@ -240,8 +240,7 @@ RoceNetDevice::SendFrame(RoceWireFrame&& frame,
 {
     CheckPriority(priority, "SendFrame");
     // (a lazy datagram is checked without building its packet)
-    NS_ASSERT_MSG(frame.GetLazy() ? frame.ipBytes == frame.GetLazy()->headerBytes +
-                                                         frame.GetLazy()->zeroBytes + 4
+    NS_ASSERT_MSG(frame.GetLazy() ? frame.ipBytes == frame.GetLazy()->GetSize()
                                   : frame.ipBytes == frame.Get()->GetSize(),
                   "SendFrame: ipBytes " << frame.ipBytes << " does not match the datagram");
     NS_ASSERT_MSG(frame.GetLazy()

@@ -11,6 +11,7 @@
  */
 #include "ait-test-fixture.h"
 
+#include "ns3/bth-header.h"
 #include "ns3/communicator.h"
 #include "ns3/fat-tree-helper.h"
 #include "ns3/int-tag.h"
@@ -24,7 +25,9 @@
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-switch.h"
 #include "ns3/string.h"
+#include "ns3/uet-header.h"
 
+#include <algorithm>
 #include <map>
 #include <vector>
 
@@ -398,4 +401,27 @@ TEST_F(Ns3Fixture, UnframedFramedAndMixedRunsAgreeWithUetTrimmingWithoutPfc)
     trim.transport = "Uet";
     trim.lossyTrimming = true;
     CheckSameEverywhere("None", "Ecmp", false, false, true, trim);
+}
+
+TEST(FrameDescriptor, ALazyDatagramHasAnIcrcOnlyIfItIsRoceV2)
+{
+    // IPv4 (20) + UDP (8) + 24 transport header bytes, 100 zero payload bytes: to RoCEv2's
+    // port the built packet ends in the 4-byte ICRC, to UET's it does not
+    for (const uint16_t port : {BthHeader::UDP_PORT, UetHeader::UDP_PORT})
+    {
+        LazyDatagram* d = LazyDatagram::Allocate();
+        std::fill(d->header, d->header + LazyDatagram::MAX_HEADER_BYTES, 0);
+        d->header[0] = 0x45;
+        d->header[9] = 17;
+        d->header[22] = static_cast<uint8_t>(port >> 8);
+        d->header[23] = static_cast<uint8_t>(port);
+        d->headerBytes = 52;
+        d->zeroBytes = 100;
+        d->hasAckTag = false;
+        const bool roce = port == BthHeader::UDP_PORT;
+        EXPECT_EQ(d->HasIcrc(), roce);
+        EXPECT_EQ(d->GetSize(), roce ? 156u : 152u);
+        EXPECT_EQ(d->Build()->GetSize(), d->GetSize());
+        LazyDatagram::Free(d);
+    }
 }
