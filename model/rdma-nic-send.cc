@@ -180,7 +180,8 @@ RdmaNic::SendNext(Ptr<RdmaQueuePair> qp)
                      ecn,
                      COOKIE_DATA,
                      12 + ext,
-                     nullptr);
+                     nullptr,
+                     BthHeader::UDP_PORT);
     }
     else
     {
@@ -375,11 +376,13 @@ RdmaNic::TransmitLazy(uint8_t* raw,
                       uint8_t ecn,
                       uint64_t cookie,
                       uint32_t transportHeaderBytes,
-                      const RdmaAckTag* ackTag)
+                      const RdmaAckTag* ackTag,
+                      uint16_t dport)
 {
     const uint32_t headerBytes = IP_UDP_BYTES + transportHeaderBytes;
-    const uint32_t total = headerBytes + zeroBytes + RoceIcrcTrailer::SIZE;
-    WriteIpv4Udp(raw, dst, sport, BthHeader::UDP_PORT, dscp, ecn, total);
+    const uint32_t total =
+        headerBytes + zeroBytes + (dport == BthHeader::UDP_PORT ? RoceIcrcTrailer::SIZE : 0);
+    WriteIpv4Udp(raw, dst, sport, dport, dscp, ecn, total);
     RoceWireFrame f;
     LazyDatagram* d = f.CreateLazy();
     std::memcpy(d->header, raw, headerBytes);
@@ -475,7 +478,8 @@ RdmaNic::SendAck(Ptr<RdmaQueuePair> qp,
                      Ipv4Header::ECN_NotECT,
                      0,
                      12 + 4,
-                     tagged ? &tag : nullptr);
+                     tagged ? &tag : nullptr,
+                     BthHeader::UDP_PORT);
         return;
     }
     Transmit(p,

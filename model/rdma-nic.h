@@ -326,7 +326,8 @@ class RdmaNic : public Object, public RoceFrameSink
      */
     bool SendsLazy();
     /**
-     * \brief As Transmit() with raw headers, for a datagram that no Packet holds yet.
+     * \brief As Transmit() with raw headers, for a datagram that no Packet holds yet (RoCEv2,
+     *        whose Packet gets an ICRC, or UET's, whose does not: LazyDatagram::HasIcrc()).
      * \param raw the transport headers at IP_UDP_BYTES.. (see Transmit())
      * \param zeroBytes the zero payload (payload and pad) after the headers
      * \param dst destination
@@ -337,6 +338,7 @@ class RdmaNic : public Object, public RoceFrameSink
      * \param cookie as Transmit()'s
      * \param transportHeaderBytes bytes of BTH and extension headers
      * \param ackTag the RdmaAckTag of an ACK, or null
+     * \param dport UDP destination port (RoCEv2's 4791, or UetHeader::UDP_PORT)
      */
     void TransmitLazy(uint8_t* raw,
                       uint32_t zeroBytes,
@@ -347,7 +349,8 @@ class RdmaNic : public Object, public RoceFrameSink
                       uint8_t ecn,
                       uint64_t cookie,
                       uint32_t transportHeaderBytes,
-                      const RdmaAckTag* ackTag);
+                      const RdmaAckTag* ackTag,
+                      uint16_t dport);
     /// Bytes of the IPv4 (20) and UDP (8) headers.
     static constexpr uint32_t IP_UDP_BYTES = 28;
     /**

@@ -168,7 +168,7 @@ RoceChannel::TransmitStart(RoceWireFrame&& frame, RoceNetDevice* src, Time txTim
     const void* lane;
     dst->ReceiveHints(frame, state, lane);
     d.frames.push_back({std::move(frame), m_generation});
-    src->SetTxSlotHint(const_cast<void*>(d.frames.address(d.frames.size())));
+    src->SetTxSlotHint(d.frames.address(d.frames.size()));
     d.lastArrival = arrival;
     // the arrival touches this direction, the frame's slot and the receiving device first
     d.arrival->ScheduleWithContext(d.context, delay, &d, &d.frames.back(), state, lane);

@@ -261,7 +261,7 @@ class alignas(64) RoceNetDevice : public NetDevice
      *        hint for TryTransmit, which starts the write early; RoceChannel calls it).
      * \param slot the slot, or nullptr
      */
-    void SetTxSlotHint(void* slot)
+    void SetTxSlotHint(const void* slot)
     {
         m_txSlotHint = slot;
     }
@@ -601,7 +601,7 @@ class alignas(64) RoceNetDevice : public NetDevice
     const void* m_txArrivalHint{nullptr};
     /// Where the cable will likely put this device's next frame (RoceChannel sets it): only a
     /// prefetch hint.
-    void* m_txSlotHint{nullptr};
+    const void* m_txSlotHint{nullptr};
     // line 1: everything a received frame needs (and the rest of the transmit state)
     RoceFrameSink* m_sink{nullptr};      //!< where data frames go
     uint32_t m_sinkPort{0};              //!< index passed to the sink

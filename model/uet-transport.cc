@@ -2,7 +2,6 @@
 #include "uet-transport.h"
 
 #include "enum-accessor.h"
-#include "lazy-datagram.h"
 #include "rdma-nic.h"
 #include "rdma-queue-pair.h"
 #include "roce-frame-descriptor.h"
@@ -320,24 +319,23 @@ UetTransport::Transmit(uint32_t payload,
     const uint8_t dscp = priority ? priority * 8 + (cookie == COOKIE_DATA ? 2 : 0) : 0;
     const uint32_t total = HEADER_BYTES + payload;
     uint8_t raw[HEADER_BYTES];
-    RoceNetDevice* dev = PeekPointer(m_nic->m_device);
     if (m_nic->SendsLazy())
     {
         // no Packet: the header bytes and the payload's size travel in a LazyDatagram, and a
         // Packet with exactly the bytes below is built only if someone asks for it (a pcap,
         // a trace, a drop, a trimming switch)
-        m_nic->WriteIpv4Udp(raw, qp->m_peer, sport, UetHeader::UDP_PORT, dscp, ecn, total);
         std::copy(uet, uet + UetHeader::SIZE, raw + 28);
-        RoceWireFrame f;
-        LazyDatagram* d = f.CreateLazy();
-        std::copy(raw, raw + HEADER_BYTES, d->header);
-        d->headerBytes = HEADER_BYTES;
-        d->zeroBytes = payload;
-        d->hasAckTag = false;
-        f.ackTag = false;
-        f.SetIpBytes(total);
-        f.desc = RoceFrameDescriptor::Parse(raw, HEADER_BYTES);
-        dev->SendFrame(std::move(f), dev->GetRemoteAddress(), priority, cookie);
+        m_nic->TransmitLazy(raw,
+                            payload,
+                            qp->m_peer,
+                            sport,
+                            priority,
+                            dscp,
+                            ecn,
+                            cookie,
+                            UetHeader::SIZE,
+                            nullptr,
+                            UetHeader::UDP_PORT);
         return;
     }
     Ptr<Packet> p = Create<Packet>(payload);
@@ -380,6 +378,7 @@ UetTransport::Transmit(uint32_t payload,
     f.desc =
         asBytes ? RoceFrameDescriptor::Parse(raw, HEADER_BYTES) : RoceFrameDescriptor::Parse(*p);
     f.SetPacket(p);
+    Ptr<RoceNetDevice> dev = m_nic->m_device;
     dev->SendFrame(std::move(f), dev->GetRemoteAddress(), priority, cookie);
 }
 
