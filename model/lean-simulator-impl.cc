@@ -3,6 +3,8 @@
  */
 #include "lean-simulator-impl.h"
 
+#include "partition-independent-scheduler.h"
+
 #include "ns3/fatal-error.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -161,6 +163,35 @@ LeanSimulatorImpl::Insert(uint64_t delay, uint32_t context, EventImpl* event)
     ++m_unscheduledEvents;
     m_events->Insert(ev);
     return ev.key;
+}
+
+LeanSimulatorImpl*
+LeanSimulatorImpl::GetDeferringEngine()
+{
+    auto* lean = dynamic_cast<LeanSimulatorImpl*>(PeekPointer(Simulator::GetImplementation()));
+    return lean && lean->OrdersByKey() ? lean : nullptr;
+}
+
+bool
+LeanSimulatorImpl::OrdersByKey() const
+{
+    return m_events && m_events->GetInstanceTypeId() != PartitionIndependentScheduler::GetTypeId();
+}
+
+void
+LeanSimulatorImpl::InsertReserved(const Scheduler::EventKey& key, EventImpl* event)
+{
+    if (HasPassed(key))
+    {
+        NS_FATAL_ERROR("LeanSimulatorImpl::InsertReserved: the key of time step "
+                       << key.m_ts << ", uid " << key.m_uid << " has passed (now " << m_currentTs
+                       << ", uid " << m_currentUid << ")");
+    }
+    Scheduler::Event ev;
+    ev.impl = event;
+    ev.key = key;
+    ++m_unscheduledEvents;
+    m_events->Insert(ev);
 }
 
 EventId

@@ -34,6 +34,14 @@ namespace ns3
  * ScheduleWithContext from another thread (real-time and emulation programs, which schedule from
  * their receive threads, keep DefaultSimulatorImpl or RealtimeSimulatorImpl) and PreEventHook
  * (a subclass's per-event hook; this class is final).
+ *
+ * Deferred events (ReserveKey, HasPassed, InsertReserved): a model can take the key an event
+ * would get now (its uid included) and insert the event later, or never, if it turns out to do
+ * nothing; the event then runs exactly where it would have. RoceNetDevice uses this for the end
+ * of a transmission that nothing waits behind (most of them, where links are not saturated).
+ * It needs a scheduler that orders events by Scheduler::EventKey (time stamp, uid), as every
+ * ns-3 scheduler and FlatHeapScheduler do; OrdersByKey() says whether the scheduler in use does
+ * (PartitionIndependentScheduler does not).
  */
 class LeanSimulatorImpl final : public SimulatorImpl
 {
@@ -70,6 +78,55 @@ class LeanSimulatorImpl final : public SimulatorImpl
     uint32_t GetSystemId() const override;
     uint32_t GetContext() const override;
     uint64_t GetEventCount() const override;
+
+    /**
+     * \brief The simulator's engine if it is a LeanSimulatorImpl whose scheduler orders events by
+     *        their keys (OrdersByKey), else null: what a model that defers events checks once.
+     * \return the engine, or nullptr
+     */
+    static LeanSimulatorImpl* GetDeferringEngine();
+
+    /**
+     * \return true if the scheduler runs events in the order of Scheduler::EventKey (time stamp,
+     *         then uid): every scheduler but PartitionIndependentScheduler
+     */
+    bool OrdersByKey() const;
+
+    /**
+     * \brief Take the key that an event scheduled now, after delay, in context, would get,
+     *        without scheduling anything: the uid is used up now as Schedule would use it, so the
+     *        other events get the uids they would get.
+     * \param delay the delay in time steps
+     * \param context the event's context
+     * \return the key (time stamp, context, uid)
+     */
+    Scheduler::EventKey ReserveKey(uint64_t delay, uint32_t context)
+    {
+        Scheduler::EventKey key;
+        key.m_ts = m_currentTs + delay;
+        key.m_context = context;
+        key.m_uid = m_uid++;
+        return key;
+    }
+
+    /**
+     * \brief Whether an event of this key would have run by now.
+     * \param key a key from ReserveKey
+     * \return true if the key orders before the running event's (or, between events, the last
+     *         one's)
+     */
+    bool HasPassed(const Scheduler::EventKey& key) const
+    {
+        return key.m_ts < m_currentTs || (key.m_ts == m_currentTs && key.m_uid < m_currentUid);
+    }
+
+    /**
+     * \brief Schedule an event with a key from ReserveKey that has not passed: it runs where it
+     *        would have run had it been scheduled when the key was taken.
+     * \param key the key (not passed: fatal error otherwise)
+     * \param event the event (the simulator takes the reference the caller gives it)
+     */
+    void InsertReserved(const Scheduler::EventKey& key, EventImpl* event);
 
   private:
     void DoDispose() override;

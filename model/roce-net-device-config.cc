@@ -441,7 +441,8 @@ RoceNetDevice::GetQueueFrames(uint8_t priority) const
 bool
 RoceNetDevice::IsTransmitting() const
 {
-    return m_txBusy;
+    // (a deferred end that has passed freed the wire, as TransmitComplete would have)
+    return m_txBusy && !(m_txEndDeferred && m_lean->HasPassed(m_txEndKey));
 }
 
 void

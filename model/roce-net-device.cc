@@ -95,6 +95,7 @@ RoceNetDevice::DoInitialize()
     {
         m_channel->PrepareEnd(this); // a cable to another process (MPI) is set up here
     }
+    m_lean = LeanSimulatorImpl::GetDeferringEngine();
     NetDevice::DoInitialize();
 }
 
@@ -123,6 +124,8 @@ RoceNetDevice::DoDispose()
     m_nonEmpty = 0;
     m_current = nullptr;
     m_sink = nullptr;
+    m_lean = nullptr;
+    m_txEndDeferred = false;
     for (auto* ev : {&m_txCompleteEvent, &m_gapCompleteEvent})
     {
         if (*ev)
@@ -293,7 +296,7 @@ RoceNetDevice::Queue(RoceWireFrame&& frame, uint32_t bytes, uint8_t priority, ui
     {
         m_traces->queueBytes(priority, q.bytes);
     }
-    if (!m_txBusy)
+    if (!m_txBusy || m_txEndDeferred)
     {
         TryTransmit();
     }
@@ -376,11 +379,7 @@ RoceNetDevice::SelectQueue()
     }
     if ((m_nonEmpty & ((1u << firstStrict) - 1)) == 0)
     {
-        // every DWRR class is empty: what the round below would leave behind, in one step
-        // (each class visited, its deficit reset, the round moved one class on)
-        std::fill(m_deficit.begin(), m_deficit.begin() + firstStrict, 0);
-        m_dwrrCurrent = (m_dwrrCurrent + 1) % firstStrict;
-        m_dwrrNewTurn = true;
+        IdleRound();
         return -1;
     }
     // Deficit weighted round robin over priorities 0..firstStrict-1. The quantum (weight x the
@@ -418,11 +417,63 @@ RoceNetDevice::SelectQueue()
 }
 
 void
+RoceNetDevice::IdleRound()
+{
+    const uint32_t firstStrict = NUM_PRIORITIES - m_strictClasses;
+    if (firstStrict == 0)
+    {
+        return;
+    }
+    // every DWRR class is empty: what SelectQueue's round would leave behind, in one step
+    // (each class visited, its deficit reset, the round moved one class on)
+    std::fill(m_deficit.begin(), m_deficit.begin() + firstStrict, 0);
+    m_dwrrCurrent = (m_dwrrCurrent + 1) % firstStrict;
+    m_dwrrNewTurn = true;
+}
+
+void
+RoceNetDevice::ResolveDeferredEnd()
+{
+    if (!m_lean->HasPassed(m_txEndKey))
+    {
+        if (m_nonEmpty != 0)
+        {
+            // a frame waits now: TransmitComplete runs where it would have run had it been
+            // scheduled at the start of the transmission (the same key)
+            m_txEndDeferred = false;
+            const uint32_t lane = __builtin_ctz(m_nonEmpty);
+            m_txCompleteEvent->Ref(); // the reference the simulator releases after running it
+            FlatHeapScheduler::HintNextInsert(&m_txBusy,
+                                              &m_sink,
+                                              &m_prio[lane],
+                                              &m_prio[lane].q.frames.front());
+            m_lean->InsertReserved(m_txEndKey, PeekPointer(m_txCompleteEvent));
+            FlatHeapScheduler::HintNextInsert(nullptr);
+        }
+        return;
+    }
+    // TransmitComplete would have run: it found every queue empty (a frame queued since then
+    // came here first), freed the wire, and TryTransmit found nothing to send
+    m_txEndDeferred = false;
+    m_txBusy = false;
+    IdleRound();
+    m_txCarry = 0;
+}
+
+void
 RoceNetDevice::TryTransmit()
 {
     if (m_txBusy)
     {
-        return;
+        if (!m_txEndDeferred)
+        {
+            return;
+        }
+        ResolveDeferredEnd();
+        if (m_txBusy)
+        {
+            return;
+        }
     }
     if (m_channel)
     {
@@ -539,13 +590,27 @@ RoceNetDevice::TryTransmit()
         m_txCompleteEvent =
             Create<ReusableEvent<RoceNetDevice>>(this, &RoceNetDevice::TransmitComplete);
     }
-    // TransmitComplete touches this device's transmit and receive lines first, then (likely)
-    // the next frame of the same queue: start loading them when it is the next event
-    m_txCompleteEvent->Schedule(txTime,
-                                &m_txBusy,
-                                &m_sink,
-                                &m_prio[sel],
-                                q.frames.empty() ? nullptr : &q.frames.front());
+    if (m_lean && m_nonEmpty == 0 && !m_ifg.IsStrictlyPositive() &&
+        !(m_traces && (!m_traces->phyTxEnd.IsEmpty() || !m_traces->phyTxEndBytes.IsEmpty())))
+    {
+        // Nothing waits behind this frame, so TransmitComplete would only free the wire. Take
+        // the key it would get and schedule it only if a frame comes before then
+        // (ResolveDeferredEnd): one event less per frame where links are not saturated, and
+        // every event runs where it would have run.
+        m_txEndKey = m_lean->ReserveKey(txTime.GetTimeStep(), Simulator::GetContext());
+        m_txEndDeferred = true;
+    }
+    else
+    {
+        // TransmitComplete touches this device's transmit and receive lines first, then
+        // (likely) the next frame of the same queue: start loading them when it is the next
+        // event
+        m_txCompleteEvent->Schedule(txTime,
+                                    &m_txBusy,
+                                    &m_sink,
+                                    &m_prio[sel],
+                                    q.frames.empty() ? nullptr : &q.frames.front());
+    }
     if (m_channel)
     {
         m_channel->TransmitStart(std::move(f), this, txTime);

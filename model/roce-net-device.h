@@ -4,6 +4,7 @@
 #ifndef ROCE_NET_DEVICE_H
 #define ROCE_NET_DEVICE_H
 
+#include "lean-simulator-impl.h"
 #include "reusable-event.h"
 #include "ring-fifo.h"
 #include "roce-frame-sink.h"
@@ -527,6 +528,14 @@ class alignas(64) RoceNetDevice : public NetDevice
     int SelectQueue();
     /// The last bit of the current frame left.
     void TransmitComplete();
+    /**
+     * \brief The end of the frame on the wire was deferred (nothing waited behind it): if it
+     *        has passed, do what TransmitComplete would have done then (free the wire; the
+     *        queues were empty); if not and a frame waits now, schedule it with the key it took.
+     */
+    void ResolveDeferredEnd();
+    /// What SelectQueue() does when every queue is empty (the DWRR round moves on).
+    void IdleRound();
     /// The interframe gap after a frame has passed.
     void GapComplete();
     /**
@@ -595,6 +604,7 @@ class alignas(64) RoceNetDevice : public NetDevice
     uint32_t m_dwrrCurrent;                    //!< DWRR round position
     uint32_t m_currentBytes{0};                //!< bytes of the frame on the wire
     std::array<bool, NUM_PRIORITIES> m_paused; //!< priority paused by the peer
+    bool m_txEndDeferred{false}; //!< the wire's end (m_txEndKey) is not scheduled: none waited
     uint64_t m_txCarry; //!< sub-nanosecond remainder (in units of 1/bps s) of the busy period
     /// The cable's arrival event of this device's direction (RoceChannel sets it): TryTransmit
     /// starts loading it, which TransmitStart references, early. Only a prefetch hint.
@@ -621,6 +631,11 @@ class alignas(64) RoceNetDevice : public NetDevice
     Ptr<Packet> m_current;                 //!< frame being serialized (traced)
     RoceReceiveCallback m_roceRxCallback;  //!< fast-path callback
     TxDequeueCallback m_txDequeueCallback; //!< dequeue callback
+    /// The engine if it can defer events (LeanSimulatorImpl::GetDeferringEngine, looked up at
+    /// initialization), else null: then every end of a transmission is scheduled.
+    LeanSimulatorImpl* m_lean{nullptr};
+    /// The key TransmitComplete took when it was deferred (m_txEndDeferred).
+    Scheduler::EventKey m_txEndKey;
 
     /// Every trace source of the device: allocated when the first one is connected (an idle
     /// fabric port saves 440 B; the per-frame path tests one pointer).

@@ -214,6 +214,117 @@ TEST_F(Ns3Fixture, LeanSimulatorImplRefusesANegativeDelay)
     GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::DefaultSimulatorImpl"));
 }
 
+/// Appends its label to a trace when it runs.
+class Label : public EventImpl
+{
+  public:
+    /**
+     * \param trace the trace
+     * \param label the label
+     */
+    Label(std::string* trace, char label)
+        : m_trace(trace),
+          m_label(label)
+    {
+    }
+
+  protected:
+    void Notify() override
+    {
+        *m_trace += m_label;
+    }
+
+  private:
+    std::string* m_trace; //!< the trace
+    char m_label;         //!< the label
+};
+
+/**
+ * \brief Events a..e at time 10 scheduled at time 0 in that order, on one engine: b and d are
+ *        inserted by an event at time 5 with keys reserved at time 0 (in their places), and c's
+ *        reserved key is never inserted; then an event of time 20 that inserts a key reserved
+ *        at time 15 for time 30 around others.
+ * \param engine SimulatorImplementationType
+ * \param scheduler SchedulerType
+ * \param deferred set to whether the engine deferred (GetDeferringEngine was not null)
+ * \return the order in which the events ran
+ */
+std::string
+RunReserved(const std::string& engine, const std::string& scheduler, bool& deferred)
+{
+    GlobalValue::Bind("SimulatorImplementationType", StringValue(engine));
+    GlobalValue::Bind("SchedulerType", StringValue(scheduler));
+    std::string trace;
+    auto label = [&trace](char c) { return new Label(&trace, c); }; // (one reference: ours)
+    LeanSimulatorImpl* lean = LeanSimulatorImpl::GetDeferringEngine();
+    deferred = lean != nullptr;
+    Simulator::ScheduleWithContext(1, NanoSeconds(10), label('a'));
+    Scheduler::EventKey b;
+    Scheduler::EventKey d;
+    if (lean)
+    {
+        b = lean->ReserveKey(10, 1);
+        lean->ReserveKey(10, 1); // c: never inserted (it would have done nothing)
+        Simulator::ScheduleWithContext(1, NanoSeconds(10), label('x'));
+        d = lean->ReserveKey(10, 1);
+        Simulator::Schedule(NanoSeconds(5), [lean, b, d, label]() {
+            EXPECT_FALSE(lean->HasPassed(b));
+            lean->InsertReserved(d, label('d'));
+            lean->InsertReserved(b, label('b'));
+        });
+    }
+    else
+    {
+        Simulator::ScheduleWithContext(1, NanoSeconds(10), label('b'));
+        Simulator::ScheduleWithContext(1, NanoSeconds(10), label('c')); // (as if doing nothing)
+        Simulator::ScheduleWithContext(1, NanoSeconds(10), label('x'));
+        Simulator::ScheduleWithContext(1, NanoSeconds(10), label('d'));
+        Simulator::Schedule(NanoSeconds(5), []() {}); // (the uid it takes)
+    }
+    Simulator::ScheduleWithContext(1, NanoSeconds(10), label('e'));
+    Simulator::Schedule(NanoSeconds(15), [&trace, lean, b, label]() {
+        if (lean)
+        {
+            EXPECT_TRUE(lean->HasPassed(b));
+            const Scheduler::EventKey f = lean->ReserveKey(15, 0);
+            Simulator::Schedule(NanoSeconds(15), label('g'));
+            Simulator::Schedule(NanoSeconds(5), [lean, f, b, label]() {
+                lean->InsertReserved(f, label('f'));
+                EXPECT_DEATH(lean->InsertReserved(b, label('z')), "has passed");
+            });
+        }
+        else
+        {
+            Simulator::Schedule(NanoSeconds(15), label('f'));
+            Simulator::Schedule(NanoSeconds(15), label('g'));
+            Simulator::Schedule(NanoSeconds(5), []() {});
+        }
+        trace += '|';
+    });
+    Simulator::Run();
+    Simulator::Destroy();
+    GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::DefaultSimulatorImpl"));
+    GlobalValue::Bind("SchedulerType", StringValue("ns3::MapScheduler"));
+    return trace;
+}
+
+TEST_F(Ns3Fixture, AnEventInsertedWithAReservedKeyRunsWhereItWouldHaveRun)
+{
+    bool deferred = true;
+    EXPECT_EQ(RunReserved("ns3::DefaultSimulatorImpl", "ns3::MapScheduler", deferred), "abcxde|fg");
+    EXPECT_FALSE(deferred); // (ns-3's engine: no reserved keys)
+    for (const char* scheduler :
+         {"ns3::MapScheduler", "ns3::FlatHeapScheduler", "ns3::HeapScheduler"})
+    {
+        EXPECT_EQ(RunReserved("ns3::LeanSimulatorImpl", scheduler, deferred), "abxde|fg")
+            << scheduler;
+        EXPECT_TRUE(deferred) << scheduler;
+    }
+    // its order of simultaneous events is not the keys': nothing may be deferred
+    RunReserved("ns3::LeanSimulatorImpl", "ns3::PartitionIndependentScheduler", deferred);
+    EXPECT_FALSE(deferred);
+}
+
 TEST_F(Ns3Fixture, StudyProgramRunsOnLeanSimulatorImplUnlessAnEngineIsGiven)
 {
     if (SIM.empty())
