@@ -96,11 +96,31 @@ LeanSimulatorImpl::IsFinished() const
     return m_events->IsEmpty() || m_stop;
 }
 
+LeanSimulatorImpl* LeanSimulatorImpl::s_running = nullptr;
+
 void
 LeanSimulatorImpl::Run()
 {
     NS_LOG_FUNCTION(this);
     m_stop = false;
+
+    /// Running() is this engine for the duration of Run()
+    struct RunningScope
+    {
+        explicit RunningScope(LeanSimulatorImpl* lean)
+            : m_previous(s_running)
+        {
+            s_running = lean;
+        }
+
+        ~RunningScope()
+        {
+            s_running = m_previous;
+        }
+
+        LeanSimulatorImpl* m_previous; //!< what Running() was before
+    } scope(this);
+
     while (!m_stop && !m_events->IsEmpty())
     {
         const Scheduler::Event next = m_events->RemoveNext();

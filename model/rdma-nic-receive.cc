@@ -129,7 +129,7 @@ RdmaNic::ArmRto(Ptr<RdmaQueuePair> qp)
         rto = rto * 2;
     }
     rto = std::min(rto, m_rtoMax);
-    const Time now = Simulator::Now();
+    const Time now = LeanSimulatorImpl::FastNow();
     qp->m_rtoDeadline = now + rto;
     if (!qp->m_rtoEvent.IsExpired())
     {
@@ -149,7 +149,7 @@ RdmaNic::OnRto(Ptr<RdmaQueuePair> qp)
     {
         return;
     }
-    const Time now = Simulator::Now();
+    const Time now = LeanSimulatorImpl::FastNow();
     if (now < qp->m_rtoDeadline)
     {
         qp->m_rtoEvent = Simulator::Schedule(qp->m_rtoDeadline - now, &RdmaNic::OnRto, this, qp);
@@ -265,7 +265,7 @@ RdmaNic::Dispatch(const Parsed& h, Ptr<Packet> packet)
 void
 RdmaNic::Deliver(Ptr<RdmaQueuePair> qp, uint32_t payload, bool last)
 {
-    const Time now = Simulator::Now();
+    const Time now = LeanSimulatorImpl::FastNow();
     if (qp->m_rx.bytes == 0)
     {
         qp->m_rx.first = now;
@@ -287,7 +287,7 @@ RdmaNic::Deliver(Ptr<RdmaQueuePair> qp, uint32_t payload, bool last)
 void
 RdmaNic::ReceiveData(Ptr<RdmaQueuePair> qp, const Parsed& h, Ptr<Packet> packet)
 {
-    const Time now = Simulator::Now();
+    const Time now = LeanSimulatorImpl::FastNow();
     const uint64_t seq = Unwrap(h.psn, qp->m_expected);
     const bool ce = h.ecn == Ipv4Header::ECN_CE;
     if (ce && (!qp->m_cnpSentOnce || now - qp->m_lastCnp >= m_cnpInterval))
@@ -394,7 +394,7 @@ RdmaNic::ReceiveAck(Ptr<RdmaQueuePair> qp, const Parsed& h, Ptr<Packet> packet)
     IntTag intTag;
     const bool hasInt = packet && packet->PeekPacketTag(intTag);
     RoceCongestionOps::Ack ack;
-    const Time now = Simulator::Now();
+    const Time now = LeanSimulatorImpl::FastNow();
     const uint64_t oldUna = qp->m_una;
     const bool timeBased = IsTimeBasedLossDetection();
     if (newUna > qp->m_una)
@@ -541,7 +541,7 @@ RdmaNic::DetectLosses(Ptr<RdmaQueuePair> qp)
     // outstanding for longer than the largest RTT plus the reorder window. First sends go out
     // in sequence order, so the first never-resent gap that is too young ends the scan: every
     // later packet (and every resend of one) was sent after it.
-    const Time now = Simulator::Now();
+    const Time now = LeanSimulatorImpl::FastNow();
     const Time age = qp->m_maxRtt + ReorderWindowOf(PeekPointer(qp));
     Time oldest = Time::Max(); // send time of the oldest gap that (a) holds for
     const uint64_t end = std::min(qp->m_rackHigh, qp->m_highSent);

@@ -147,7 +147,7 @@ RdmaNic::SendNext(Ptr<RdmaQueuePair> qp)
         p->AddPacketTag(IntTag());
     }
 
-    const Time now = Simulator::Now();
+    const Time now = LeanSimulatorImpl::FastNow();
     if (seq == qp->m_highSent)
     {
         qp->m_highSent++;
@@ -515,7 +515,7 @@ RdmaNic::SendCnp(Ptr<RdmaQueuePair> qp)
     {
         p->AddHeader(bth);
     }
-    qp->m_lastCnp = Simulator::Now();
+    qp->m_lastCnp = LeanSimulatorImpl::FastNow();
     qp->m_cnpSentOnce = true;
     ++qp->m_stats.cnpsSent;
     Transmit(p,

@@ -562,7 +562,7 @@ RdmaNic::PostSend(Ptr<RdmaQueuePair> qp, uint64_t bytes, RdmaQueuePair::Verb ver
                              qp->m_endSeq,
                              qp->m_endSeq + packets - 1,
                              verb,
-                             Simulator::Now()};
+                             LeanSimulatorImpl::FastNow()};
     qp->m_endSeq += packets;
     qp->m_messages.push_back(m);
     qp->m_stats.bytesPosted += bytes;
@@ -657,7 +657,7 @@ RdmaNic::Schedule(Ptr<RdmaQueuePair> qp)
         return;
     }
     qp->m_inReady = true;
-    const Time now = Simulator::Now();
+    const Time now = LeanSimulatorImpl::FastNow();
     if (qp->m_nextAvail <= now)
     {
         m_ready[qp->m_priority].push_back(qp);
@@ -676,7 +676,7 @@ RdmaNic::Schedule(Ptr<RdmaQueuePair> qp)
 void
 RdmaNic::Wake()
 {
-    const Time now = Simulator::Now();
+    const Time now = LeanSimulatorImpl::FastNow();
     uint8_t touched = 0;
     while (!m_waiting.empty() && m_waiting.top().at <= now)
     {
@@ -712,7 +712,7 @@ RdmaNic::Wake()
 void
 RdmaNic::RateChanged(RdmaQueuePair* qp, uint64_t oldBps, uint64_t newBps)
 {
-    const Time now = Simulator::Now();
+    const Time now = LeanSimulatorImpl::FastNow();
     if (newBps <= oldBps || !qp->m_inReady || qp->m_nextAvail <= now || newBps == 0)
     {
         return;
@@ -748,7 +748,7 @@ RdmaNic::Pump(uint8_t priority)
         {
             continue;
         }
-        if (qp->m_nextAvail > Simulator::Now())
+        if (qp->m_nextAvail > LeanSimulatorImpl::FastNow())
         {
             Schedule(qp);
             continue;

@@ -5,6 +5,7 @@
 #define REUSABLE_EVENT_H
 
 #include "flat-heap-scheduler.h"
+#include "lean-simulator-impl.h"
 
 #include "ns3/event-impl.h"
 #include "ns3/nstime.h"
@@ -51,7 +52,7 @@ class ReusableEvent : public EventImpl
         // that Schedule builds and the caller would drop (its constructor and destructor log
         // checks and reference counts cost more than the rest of the call)
         Ref(); // the reference the simulator releases after running the event
-        Simulator::ScheduleWithContext(Simulator::GetContext(), delay, this);
+        LeanSimulatorImpl::FastScheduleWithContext(LeanSimulatorImpl::FastContext(), delay, this);
     }
 
     /**
@@ -62,7 +63,7 @@ class ReusableEvent : public EventImpl
     void ScheduleWithContext(uint32_t context, const Time& delay)
     {
         Ref(); // the reference the simulator releases after running the event
-        Simulator::ScheduleWithContext(context, delay, this);
+        LeanSimulatorImpl::FastScheduleWithContext(context, delay, this);
     }
 
     /**
@@ -84,7 +85,7 @@ class ReusableEvent : public EventImpl
     {
         Ref();
         FlatHeapScheduler::HintNextInsert(hint, other, third, fourth);
-        Simulator::ScheduleWithContext(context, delay, this);
+        LeanSimulatorImpl::FastScheduleWithContext(context, delay, this);
         FlatHeapScheduler::HintNextInsert(nullptr); // another scheduler left it unread
     }
 
@@ -104,7 +105,7 @@ class ReusableEvent : public EventImpl
     {
         FlatHeapScheduler::HintNextInsert(hint, other, third, fourth);
         Ref(); // (as Schedule(delay) above)
-        Simulator::ScheduleWithContext(Simulator::GetContext(), delay, this);
+        LeanSimulatorImpl::FastScheduleWithContext(LeanSimulatorImpl::FastContext(), delay, this);
         FlatHeapScheduler::HintNextInsert(nullptr);
     }
 

@@ -143,7 +143,7 @@ RoceChannel::TransmitStart(RoceWireFrame&& frame, RoceNetDevice* src, Time txTim
         }
     }
     const Time delay = txTime + m_delay;
-    const Time arrival = Simulator::Now() + delay;
+    const Time arrival = LeanSimulatorImpl::FastNow() + delay;
     if (!d.frames.empty() && arrival < d.lastArrival)
     {
         // the Delay was shortened while frames are on the wire: this frame overtakes them
@@ -265,7 +265,7 @@ RoceChannel::TransmitRemote(const Ptr<Packet>& frame, const Ptr<RoceNetDevice>& 
 {
     // The message arrives after the Delay (>= the lookahead); the receiver then schedules the
     // delivery at the frame's arrival, placed among simultaneous events as in one process.
-    const Time now = Simulator::Now();
+    const Time now = LeanSimulatorImpl::FastNow();
     frame->AddPacketTag(
         RoceWireTag(m_generation, now + txTime + m_delay, now, Simulator::GetContext()));
     RoceRemoteLink::Send(frame, now + m_delay, dst);
@@ -279,7 +279,7 @@ RoceChannel::ReceiveRemote(uint32_t dir, Ptr<Packet> frame)
     RoceWireTag tag;
     frame->RemovePacketTag(tag);
     PartitionIndependentScheduler::SetNextInsertOrigin(tag.GetSent(), tag.GetContext());
-    Simulator::Schedule(tag.GetArrival() - Simulator::Now(),
+    Simulator::Schedule(tag.GetArrival() - LeanSimulatorImpl::FastNow(),
                         &RoceChannel::Deliver,
                         this,
                         m_dev[dir],

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include "roce-dcqcn.h"
 
+#include "lean-simulator-impl.h"
+
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/double.h"
@@ -393,7 +395,7 @@ RoceDcqcn::Start(const Context& ctx)
     RoceCongestionOps::Start(ctx);
     m_targetRateBps = ctx.lineRate.GetBitRate();
     m_alpha = m_initialAlpha;
-    m_alphaUpdate = Simulator::Now();
+    m_alphaUpdate = LeanSimulatorImpl::FastNow();
     m_timerCount = 0;
     m_byteCount = 0;
     m_bytesSinceEvent = 0;
@@ -427,7 +429,7 @@ RoceDcqcn::UpdateAlpha() const
         return; // alpha decays from the first cut until Stop()
     }
     const int64_t k = m_alphaResumeInterval.GetTimeStep();
-    const int64_t m = (Simulator::Now() - m_alphaUpdate).GetTimeStep() / k;
+    const int64_t m = (LeanSimulatorImpl::FastNow() - m_alphaUpdate).GetTimeStep() / k;
     if (m <= 0)
     {
         return;
@@ -485,7 +487,7 @@ RoceDcqcn::OnCnp()
     {
         return;
     }
-    const Time now = Simulator::Now();
+    const Time now = LeanSimulatorImpl::FastNow();
     if (m_active && now < m_lastCut + m_rateDecreaseInterval)
     {
         NS_LOG_LOGIC("CNP " << (now - m_lastCut).As(Time::US)

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include "roce-dctcp.h"
 
+#include "lean-simulator-impl.h"
+
 #include "ns3/abort.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
@@ -165,7 +167,7 @@ RoceDctcp::OnAck(const Ack& ack)
     NS_ABORT_MSG_IF(ack.markedPacketsAcked > ack.packetsAcked,
                     "RoceDctcp: ACK with " << ack.markedPacketsAcked << " marked of "
                                            << ack.packetsAcked << " packets");
-    const Time now = Simulator::Now();
+    const Time now = LeanSimulatorImpl::FastNow();
     if (m_windowOpen && now >= m_windowStart + m_ctx.baseRtt)
     {
         CloseWindow();

@@ -597,7 +597,7 @@ RoceNetDevice::TryTransmit()
         // the key it would get and schedule it only if a frame comes before then
         // (ResolveDeferredEnd): one event less per frame where links are not saturated, and
         // every event runs where it would have run.
-        m_txEndKey = m_lean->ReserveKey(txTime.GetTimeStep(), Simulator::GetContext());
+        m_txEndKey = m_lean->ReserveKey(txTime.GetTimeStep(), LeanSimulatorImpl::FastContext());
         m_txEndDeferred = true;
     }
     else

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include "roce-nscc.h"
 
+#include "lean-simulator-impl.h"
+
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -525,7 +527,7 @@ RoceNscc::Start(const Context& ctx)
     m_piBytes = m_proportionalIncrease * ctx.mtu * scale;
     m_etaBytes = m_eta * ctx.mtu * scale;
     m_adjustCap = static_cast<double>(m_adjustBytes) * ctx.mtu;
-    const Time now = Simulator::Now();
+    const Time now = LeanSimulatorImpl::FastNow();
     m_w = m_initialWindow * m_bdp;
     m_inc = 0;
     m_avgDelay = 0;
@@ -576,7 +578,7 @@ RoceNscc::QuickAdapt(double bytes)
 bool
 RoceNscc::QuickAdaptCheck()
 {
-    const Time now = Simulator::Now();
+    const Time now = LeanSimulatorImpl::FastNow();
     if (now < m_qaEnd)
     {
         return false;
@@ -600,7 +602,7 @@ RoceNscc::OnAck(const Ack& ack)
     {
         return; // no new bytes: no sample to act on
     }
-    const Time now = Simulator::Now();
+    const Time now = LeanSimulatorImpl::FastNow();
     const double acked = static_cast<double>(ack.newlyAcked);
     const bool marked = ack.ecnEcho || ack.markedPacketsAcked > 0;
     m_acked += ack.newlyAcked;
@@ -702,8 +704,8 @@ RoceNscc::OnTimeout()
     }
     QuickAdapt(m_qaAcked);
     m_qaAcked = 0;
-    m_qaEnd =
-        Simulator::Now() + NanoSeconds(static_cast<int64_t>(std::llround(m_baseNs + m_target)));
+    m_qaEnd = LeanSimulatorImpl::FastNow() +
+              NanoSeconds(static_cast<int64_t>(std::llround(m_baseNs + m_target)));
     Publish();
 }
 

@@ -5,6 +5,7 @@
 
 #include "int-tag.h"
 #include "lazy-trace-source-accessor.h"
+#include "lean-simulator-impl.h"
 #include "pfc-header.h"
 #include "roce-channel.h"
 #include "uet-header.h"
@@ -410,7 +411,7 @@ RoceSwitch::Choose(const RoceFrameDescriptor& d, uint16_t route, uint8_t priorit
     case FLOWLET: {
         const uint64_t h = FlowHash(d, false);
         Flowlet& f = m_flowlets[h % FLOWLET_TABLE];
-        const Time now = Simulator::Now();
+        const Time now = LeanSimulatorImpl::FastNow();
         bool valid = f.port != NO_ROUTE && now - f.lastSeen <= m_flowletGap;
         if (valid)
         {
@@ -627,7 +628,7 @@ RoceSwitch::FrameDequeued(uint32_t outPort,
         {
             tx += dev->GetCounters(q).txBytes;
         }
-        tag.AddHop({static_cast<uint64_t>(Simulator::Now().GetNanoSeconds()),
+        tag.AddHop({static_cast<uint64_t>(LeanSimulatorImpl::FastNow().GetNanoSeconds()),
                     tx,
                     static_cast<uint32_t>(m_mmu->GetEgressBytes(outPort, priority)),
                     dev->GetDataRate().GetBitRate()});

@@ -3,6 +3,8 @@
  */
 #include "roce-timely.h"
 
+#include "lean-simulator-impl.h"
+
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -259,7 +261,7 @@ RoceTimely::OnAck(const Ack& ack)
     m_segmentAcked = 0;
     m_eventSeq = ack.sentTotal;
     const double rtt = ack.rtt.GetNanoSeconds();
-    const double nowNs = Simulator::Now().GetNanoSeconds();
+    const double nowNs = LeanSimulatorImpl::FastNow().GetNanoSeconds();
     // The RTT's slope between the two events: the paper's rtt_diff / minRTT when the events
     // are minRTT apart, and still the slope when they are further apart (deep queue, low rate).
     const double newSlope =

@@ -271,7 +271,7 @@ UetCreditPacer::SendRequest(Ptr<RdmaQueuePair> qp, bool repeated)
     {
         c.requestSoon = false;
     }
-    c.lastHeard = Simulator::Now();
+    c.lastHeard = LeanSimulatorImpl::FastNow();
     ++m_stats.requestsSent;
     m_stats.requestsRepeated += repeated;
     NS_LOG_LOGIC("QP " << qp->GetQpn() << (repeated ? " repeats" : " sends") << " REQUEST "
@@ -287,7 +287,7 @@ UetCreditPacer::ArmRequestTimer(Ptr<RdmaQueuePair> qp)
     {
         return; // it fires at or before the deadline and re-arms itself
     }
-    const Time now = Simulator::Now();
+    const Time now = LeanSimulatorImpl::FastNow();
     const Time deadline = c.lastHeard + m_requestInterval;
     c.requestEvent = Simulator::Schedule(deadline > now ? deadline - now : Time(0),
                                          &UetCreditPacer::OnRequestTimer,
@@ -299,7 +299,7 @@ void
 UetCreditPacer::OnRequestTimer(Ptr<RdmaQueuePair> qp)
 {
     RdmaQueuePair::UetCredit& c = qp->m_uetCredit;
-    const Time now = Simulator::Now();
+    const Time now = LeanSimulatorImpl::FastNow();
     const Time deadline = c.lastHeard + m_requestInterval;
     if (now < deadline)
     {
@@ -321,7 +321,7 @@ UetCreditPacer::ReceiveCredit(Ptr<RdmaQueuePair> qp, uint64_t granted)
 {
     RdmaQueuePair::UetCredit& c = qp->m_uetCredit;
     ++m_stats.creditsReceived;
-    c.lastHeard = Simulator::Now();
+    c.lastHeard = LeanSimulatorImpl::FastNow();
     if (granted > c.requested)
     {
         NS_LOG_WARN("QP " << qp->GetQpn() << ": CREDIT of " << granted << " bytes exceeds the "
@@ -373,11 +373,11 @@ UetCreditPacer::SchedulePace()
     {
         return;
     }
-    const uint64_t nowPs = Simulator::Now().GetPicoSeconds();
+    const uint64_t nowPs = LeanSimulatorImpl::FastNow().GetPicoSeconds();
     m_nextPs = std::max(m_nextPs, nowPs);
     // ns-3 time is kept in nanoseconds: the pacer's own clock keeps the picoseconds
     const uint64_t atNs = (m_nextPs + 999) / 1000;
-    const uint64_t nowNs = Simulator::Now().GetNanoSeconds();
+    const uint64_t nowNs = LeanSimulatorImpl::FastNow().GetNanoSeconds();
     m_paceEvent = Simulator::Schedule(NanoSeconds(atNs > nowNs ? atNs - nowNs : 0),
                                       &UetCreditPacer::Pace,
                                       this);
@@ -411,7 +411,7 @@ UetCreditPacer::Pace()
     const uint32_t mtu = m_nic->m_mtu;
     const uint64_t wire = grant + (grant + mtu - 1) / mtu * PACKET_OVERHEAD;
     const double bps = m_rateFraction * double(m_nic->m_device->GetDataRate().GetBitRate());
-    m_nextPs = std::max(m_nextPs, uint64_t(Simulator::Now().GetPicoSeconds())) +
+    m_nextPs = std::max(m_nextPs, uint64_t(LeanSimulatorImpl::FastNow().GetPicoSeconds())) +
                static_cast<uint64_t>(std::llround(double(wire) * 8e12 / bps));
     SchedulePace();
 }

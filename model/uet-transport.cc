@@ -265,7 +265,7 @@ UetTransport::SendNext(Ptr<RdmaQueuePair> qp)
     uint8_t uet[UetHeader::SIZE];
     h.Write(uet);
 
-    const Time now = Simulator::Now();
+    const Time now = LeanSimulatorImpl::FastNow();
     if (seq == qp->m_highSent)
     {
         qp->m_highSent++;
@@ -521,7 +521,7 @@ UetTransport::CountInMessage(Ptr<RdmaQueuePair> qp,
         qp->m_uetRx.grow_to(rel + 1, RdmaQueuePair::UetRxMessage{});
     }
     RdmaQueuePair::UetRxMessage& m = qp->m_uetRx[rel];
-    const Time now = Simulator::Now();
+    const Time now = LeanSimulatorImpl::FastNow();
     if (!m.started)
     {
         m.started = true;
@@ -615,7 +615,7 @@ UetTransport::SendCreditPacket(Ptr<RdmaQueuePair> qp,
 void
 UetTransport::ReceiveAck(Ptr<RdmaQueuePair> qp, const Rx& h)
 {
-    const Time now = Simulator::Now();
+    const Time now = LeanSimulatorImpl::FastNow();
     uint64_t cack = Unwrap32(h.psn, qp->m_una);
     if (cack > qp->m_highSent)
     {
