@@ -12,6 +12,7 @@
 
 #include "ns3/global-value.h"
 #include "ns3/lean-simulator-impl.h"
+#include "ns3/make-event.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 
@@ -323,6 +324,37 @@ TEST_F(Ns3Fixture, AnEventInsertedWithAReservedKeyRunsWhereItWouldHaveRun)
     // its order of simultaneous events is not the keys': nothing may be deferred
     RunReserved("ns3::LeanSimulatorImpl", "ns3::PartitionIndependentScheduler", deferred);
     EXPECT_FALSE(deferred);
+}
+
+TEST_F(Ns3Fixture, TheFastCallsAreTheSimulatorsOnEveryEngine)
+{
+    for (const char* engine : {"ns3::DefaultSimulatorImpl", "ns3::LeanSimulatorImpl"})
+    {
+        GlobalValue::Bind("SimulatorImplementationType", StringValue(engine));
+        const bool lean = std::string(engine) == "ns3::LeanSimulatorImpl";
+        EXPECT_EQ(LeanSimulatorImpl::Running(), nullptr) << "before the run";
+        std::vector<std::string> seen;
+        auto check = [&seen, lean](const std::string& what) {
+            EXPECT_EQ(LeanSimulatorImpl::Running() != nullptr, lean) << what;
+            EXPECT_EQ(LeanSimulatorImpl::FastNow(), Simulator::Now()) << what;
+            EXPECT_EQ(LeanSimulatorImpl::FastContext(), Simulator::GetContext()) << what;
+            seen.push_back(what + "@" + std::to_string(Simulator::Now().GetTimeStep()) + "/" +
+                           std::to_string(Simulator::GetContext()));
+        };
+        Simulator::ScheduleWithContext(7, NanoSeconds(3), [&check]() {
+            check("a");
+            // scheduled the fast way: the same key as Simulator::ScheduleWithContext's
+            LeanSimulatorImpl::FastScheduleWithContext(9, NanoSeconds(2), MakeEvent([&check]() {
+                                                           check("b");
+                                                       }));
+            Simulator::ScheduleWithContext(9, NanoSeconds(2), [&check]() { check("c"); });
+        });
+        Simulator::Run();
+        EXPECT_EQ(LeanSimulatorImpl::Running(), nullptr) << "after the run";
+        EXPECT_EQ(seen, (std::vector<std::string>{"a@3/7", "b@5/9", "c@5/9"})) << engine;
+        Simulator::Destroy();
+    }
+    GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::DefaultSimulatorImpl"));
 }
 
 TEST_F(Ns3Fixture, StudyProgramRunsOnLeanSimulatorImplUnlessAnEngineIsGiven)
