@@ -219,13 +219,13 @@ RoceNetDevice::SetDataRate(DataRate rate)
         NS_FATAL_ERROR("RoceNetDevice: DataRate " << rate.GetBitRate()
                                                   << " bps is not allowed (must be > 0)");
     }
-    m_bps = rate;
+    m_bps = rate.GetBitRate();
 }
 
 DataRate
 RoceNetDevice::GetDataRate() const
 {
-    return m_bps;
+    return DataRate(m_bps);
 }
 
 void

@@ -86,7 +86,7 @@ RoceNetDevice::ApplyPause(uint8_t priority, uint16_t quanta)
                                                         Simulator::Now());
         }
     }
-    ps.resume[priority] = Simulator::Schedule(PfcHeader::QuantaToTime(quanta, m_bps),
+    ps.resume[priority] = Simulator::Schedule(PfcHeader::QuantaToTime(quanta, DataRate(m_bps)),
                                               &RoceNetDevice::Resume,
                                               this,
                                               priority);

@@ -57,7 +57,7 @@ RoceNetDevice::RoceNetDevice()
       m_fcsEnabled(false),
       m_vlanEnabled(false),
       m_dwrrNewTurn(true),
-      m_bps(DataRate("100Gbps")),
+      m_bps(DataRate("100Gbps").GetBitRate()),
       m_txQueueBytes(0),
       m_maxQueueBytes(0),
       m_ifIndex(0),
@@ -187,7 +187,7 @@ Time
 RoceNetDevice::GetSerializationTime(uint32_t frameBytes) const
 {
     uint64_t bits = uint64_t(frameBytes + (m_fcsEnabled ? 0 : FCS_BYTES)) * 8;
-    return NanoSeconds(bits * 1000000000ULL / m_bps.GetBitRate());
+    return NanoSeconds(bits * 1000000000ULL / m_bps);
 }
 
 // ------------------------------------------------------------------ sending
@@ -545,7 +545,7 @@ RoceNetDevice::TryTransmit()
     }
 
     const uint64_t bits = uint64_t(qf.bytes + (m_fcsEnabled ? 0 : FCS_BYTES)) * 8;
-    const uint64_t bps = m_bps.GetBitRate();
+    const uint64_t bps = m_bps; // (a DataRate's GetBitRate() is a call into libns3-network)
     uint64_t ns;
     if (bits < (uint64_t(1) << 33) && bps < (uint64_t(1) << 62))
     {

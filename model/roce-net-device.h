@@ -622,7 +622,7 @@ class alignas(64) RoceNetDevice : public NetDevice
     Ptr<ErrorModel> m_receiveErrorModel; //!< receive error model
     Ptr<RoceChannel> m_channel;          //!< attached channel
     Ptr<ReusableEvent<RoceNetDevice>> m_txCompleteEvent; //!< TransmitComplete, one per device
-    DataRate m_bps;                                      //!< line rate
+    uint64_t m_bps;                                      //!< line rate (bit/s)
     uint64_t m_txQueueBytes;                             //!< bytes queued, all priorities
     // line 2
     uint64_t m_maxQueueBytes;              //!< per-priority queue limit in bytes (0 = unlimited)
