@@ -432,23 +432,32 @@ RoceNetDevice::IdleRound()
 }
 
 void
+RoceNetDevice::InsertDeferredEnd()
+{
+    // TransmitComplete runs where it would have run had it been scheduled at the start of the
+    // transmission (the same key)
+    m_txEndDeferred = false;
+    m_txCompleteEvent->Ref(); // the reference the simulator releases after running it
+    if (m_nonEmpty != 0)
+    {
+        const uint32_t lane = __builtin_ctz(m_nonEmpty);
+        FlatHeapScheduler::HintNextInsert(&m_txBusy,
+                                          &m_sink,
+                                          &m_prio[lane],
+                                          &m_prio[lane].q.frames.front());
+    }
+    m_lean->InsertReserved(m_txEndKey, PeekPointer(m_txCompleteEvent));
+    FlatHeapScheduler::HintNextInsert(nullptr);
+}
+
+void
 RoceNetDevice::ResolveDeferredEnd()
 {
     if (!m_lean->HasPassed(m_txEndKey))
     {
         if (m_nonEmpty != 0)
         {
-            // a frame waits now: TransmitComplete runs where it would have run had it been
-            // scheduled at the start of the transmission (the same key)
-            m_txEndDeferred = false;
-            const uint32_t lane = __builtin_ctz(m_nonEmpty);
-            m_txCompleteEvent->Ref(); // the reference the simulator releases after running it
-            FlatHeapScheduler::HintNextInsert(&m_txBusy,
-                                              &m_sink,
-                                              &m_prio[lane],
-                                              &m_prio[lane].q.frames.front());
-            m_lean->InsertReserved(m_txEndKey, PeekPointer(m_txCompleteEvent));
-            FlatHeapScheduler::HintNextInsert(nullptr);
+            InsertDeferredEnd(); // a frame waits now
         }
         return;
     }
@@ -661,6 +670,11 @@ RoceNetDevice::GetTraces()
     if (!m_traces)
     {
         m_traces = std::make_unique<Traces>();
+    }
+    if (m_txEndDeferred && !m_lean->HasPassed(m_txEndKey))
+    {
+        // a trace connected now (PhyTxEndBytes) sees the end of the frame on the wire
+        InsertDeferredEnd();
     }
     return *m_traces;
 }

@@ -534,6 +534,8 @@ class alignas(64) RoceNetDevice : public NetDevice
      *        queues were empty); if not and a frame waits now, schedule it with the key it took.
      */
     void ResolveDeferredEnd();
+    /// Schedule the deferred end of the frame on the wire with the key it took (not passed).
+    void InsertDeferredEnd();
     /// What SelectQueue() does when every queue is empty (the DWRR round moves on).
     void IdleRound();
     /// The interframe gap after a frame has passed.

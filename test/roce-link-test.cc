@@ -9,6 +9,7 @@
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/error-model.h"
+#include "ns3/global-value.h"
 #include "ns3/pointer.h"
 #include "ns3/uinteger.h"
 
@@ -280,4 +281,43 @@ TEST_F(Ns3Fixture, ReceivePriorityFromVlanPcpOrDscp)
         Simulator::Destroy();
         Config::Reset();
     }
+}
+
+/**
+ * \brief Record a PhyTxEndBytes call.
+ * \param ends (time in ns, bytes) of each call
+ * \param bytes the frame's bytes
+ */
+static void
+RecordTxEnd(std::vector<std::pair<int64_t, uint32_t>>* ends, uint32_t bytes)
+{
+    ends->emplace_back(Simulator::Now().GetNanoSeconds(), bytes);
+}
+
+TEST_F(Ns3Fixture, PhyTxEndBytesConnectedDuringAFrameSeesItsEnd)
+{
+    // On LeanSimulatorImpl the end of a frame with nothing queued behind it is not scheduled
+    // (RoceNetDevice defers it); a PhyTxEndBytes sink connected while the frame is on the wire
+    // must still see that end, when it happens, as on ns-3's engine (where it is scheduled)
+    for (const char* engine : {"ns3::DefaultSimulatorImpl", "ns3::LeanSimulatorImpl"})
+    {
+        GlobalValue::Bind("SimulatorImplementationType", StringValue(engine));
+        LinkPair pair("100Gbps", "1us");
+        std::vector<std::pair<int64_t, uint32_t>> ends;
+        Simulator::Schedule(MicroSeconds(10), &LinkPair::SendFromA, &pair, 9000, 0);
+        Simulator::Schedule(NanoSeconds(10300), [&pair, &ends]() {
+            pair.a->TraceConnectWithoutContext("PhyTxEndBytes",
+                                               MakeBoundCallback(&RecordTxEnd, &ends));
+        });
+        Simulator::Schedule(MicroSeconds(20), &LinkPair::SendFromA, &pair, 1000, 0);
+        Simulator::Run();
+        const int64_t ser9000 = (9000 + 18) * 8 / 100; // ns at 100 Gb/s (floor)
+        const int64_t ser1000 = (1000 + 18) * 8 / 100;
+        EXPECT_EQ(ends,
+                  (std::vector<std::pair<int64_t, uint32_t>>{{10000 + ser9000, 9000 + 14},
+                                                             {20000 + ser1000, 1000 + 14}}))
+            << engine;
+        Simulator::Destroy();
+    }
+    GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::DefaultSimulatorImpl"));
 }
