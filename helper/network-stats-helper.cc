@@ -286,12 +286,10 @@ NetworkStatsHelper::Install(RoceTopologyHelper& topology, const std::vector<Ptr<
         m_dirs[d].dev->TraceConnectWithoutContext(
             "PfcRx",
             MakeCallback(&NetworkStatsHelper::OnPfcRx, this, d));
-        if (m_linkInterval.IsStrictlyPositive())
-        {
-            m_dirs[d].dev->TraceConnectWithoutContext(
-                "PhyTxEndBytes",
-                MakeCallback(&NetworkStatsHelper::OnPhyTxEnd, this, d));
-        }
+    }
+    if (m_linkInterval.IsStrictlyPositive())
+    {
+        SetLinkTraces(true, NONE); // until the first frame ends
     }
 }
 
@@ -415,21 +413,69 @@ NetworkStatsHelper::OnPfcRx(uint32_t dir, uint8_t priority, uint16_t quanta)
 void
 NetworkStatsHelper::OnPhyTxEnd(uint32_t dir, uint32_t frameBytes)
 {
-    Direction& d = m_dirs[dir];
-    if (d.bytes == 0)
+    // Connected only while the sampler pauses: this frame is the first to end since. Every
+    // device counts the bytes it ended (GetTxEndedBytes), so the samples read counters and the
+    // devices keep their lean path (a connected PhyTxEndBytes schedules the end of every
+    // frame). This direction's trace is the one running: it is disconnected at the sample.
+    if (m_linkSampling)
     {
-        m_busyDirs.push_back(dir);
+        return; // (a frame of the same instant, before the sample disconnected its trace)
     }
-    d.bytes += frameBytes + d.fcsExtra;
-    if (!m_linkSampling)
+    m_linkSampling = true;
+    SetLinkTraces(false, dir);
+    m_linkTraceLeft = dir;
+    const Time next = NextGridPoint(m_linkInterval);
+    m_lastLinkSample = next - m_linkInterval;
+    FirstAmongSimultaneous();
+    m_linkEvent =
+        Simulator::Schedule(next - Simulator::Now(), &NetworkStatsHelper::SampleLinks, this);
+}
+
+void
+NetworkStatsHelper::SetLinkTraces(bool connect, uint32_t except)
+{
+    for (uint32_t d = 0; d < m_dirs.size(); ++d)
     {
-        m_linkSampling = true;
-        const Time next = NextGridPoint(m_linkInterval);
-        m_lastLinkSample = next - m_linkInterval;
-        FirstAmongSimultaneous();
-        m_linkEvent =
-            Simulator::Schedule(next - Simulator::Now(), &NetworkStatsHelper::SampleLinks, this);
+        if (d == except)
+        {
+            continue;
+        }
+        auto cb = MakeCallback(&NetworkStatsHelper::OnPhyTxEnd, this, d);
+        if (connect)
+        {
+            m_dirs[d].dev->TraceConnectWithoutContext("PhyTxEndBytes", cb);
+        }
+        else
+        {
+            m_dirs[d].dev->TraceDisconnectWithoutContext("PhyTxEndBytes", cb);
+        }
     }
+    m_linkTraces = connect;
+}
+
+uint64_t
+NetworkStatsHelper::LinkBytesSinceSample(uint32_t dir) const
+{
+    const Direction& d = m_dirs[dir];
+    return d.dev->GetTxEndedBytes() - d.endedBytes +
+           (d.dev->GetTxEndedFrames() - d.endedFrames) * d.fcsExtra;
+}
+
+std::vector<std::pair<uint32_t, uint64_t>>
+NetworkStatsHelper::PartialLinkBytes() const
+{
+    std::vector<std::pair<uint32_t, uint64_t>> rows;
+    if (m_linkSampling && Simulator::Now() > m_lastLinkSample)
+    {
+        for (uint32_t dir = 0; dir < m_dirs.size(); ++dir)
+        {
+            if (const uint64_t bytes = LinkBytesSinceSample(dir))
+            {
+                rows.emplace_back(dir, bytes);
+            }
+        }
+    }
+    return rows;
 }
 
 Time
@@ -484,25 +530,41 @@ NetworkStatsHelper::SampleLinks()
 {
     const Time now = Simulator::Now();
     const int64_t end = now.GetNanoSeconds();
-    if (m_busyDirs.empty())
+    if (m_linkTraceLeft != NONE)
     {
-        m_linkSampling = false; // restarted by the next frame
-        return;
+        // the direction whose frame restarted the sampler (its trace ran then)
+        const uint32_t dir = m_linkTraceLeft;
+        m_linkTraceLeft = NONE;
+        m_dirs[dir].dev->TraceDisconnectWithoutContext(
+            "PhyTxEndBytes",
+            MakeCallback(&NetworkStatsHelper::OnPhyTxEnd, this, dir));
     }
-    std::sort(m_busyDirs.begin(), m_busyDirs.end());
     LinkTotal total{m_lastLinkSample.GetNanoSeconds(), end, 0, 0};
-    for (uint32_t dir : m_busyDirs)
+    bool any = false;
+    for (uint32_t dir = 0; dir < m_dirs.size(); ++dir)
     {
         Direction& d = m_dirs[dir];
-        m_linkSamples.push_back({end, dir, d.bytes});
+        const uint64_t bytes = LinkBytesSinceSample(dir);
+        if (bytes == 0)
+        {
+            continue;
+        }
+        any = true;
+        m_linkSamples.push_back({end, dir, bytes});
         if (d.tier == 0)
         {
-            (d.fromSwitch ? total.downBytes : total.upBytes) += d.bytes;
+            (d.fromSwitch ? total.downBytes : total.upBytes) += bytes;
         }
-        d.bytes = 0;
+        d.endedBytes = d.dev->GetTxEndedBytes();
+        d.endedFrames = d.dev->GetTxEndedFrames();
+    }
+    if (!any)
+    {
+        m_linkSampling = false;
+        SetLinkTraces(true, NONE); // the next frame that ends restarts the sampler
+        return;
     }
     m_linkTotals.push_back(total);
-    m_busyDirs.clear();
     m_lastLinkSample = now;
     FirstAmongSimultaneous();
     m_linkEvent = Simulator::Schedule(m_linkInterval, &NetworkStatsHelper::SampleLinks, this);

@@ -373,15 +373,16 @@ class NetworkStatsHelper
     /// A cable direction (= its transmitting device).
     struct Direction
     {
-        Ptr<RoceNetDevice> dev; //!< transmitting device
-        uint32_t link;          //!< link index
-        uint32_t tier;          //!< link tier
-        uint32_t fromNode;      //!< node id of the transmitter
-        uint32_t toNode;        //!< node id of the receiver
-        bool fromSwitch;        //!< transmitter is a switch
-        bool toSwitch;          //!< receiver is a switch
-        uint32_t fcsExtra;      //!< 4 if the frames do not carry the FCS
-        uint64_t bytes{0};      //!< bytes sent in the current interval
+        Ptr<RoceNetDevice> dev;  //!< transmitting device
+        uint32_t link;           //!< link index
+        uint32_t tier;           //!< link tier
+        uint32_t fromNode;       //!< node id of the transmitter
+        uint32_t toNode;         //!< node id of the receiver
+        bool fromSwitch;         //!< transmitter is a switch
+        bool toSwitch;           //!< receiver is a switch
+        uint32_t fcsExtra;       //!< 4 if the frames do not carry the FCS
+        uint64_t endedBytes{0};  //!< the device's GetTxEndedBytes() at the last sample
+        uint64_t endedFrames{0}; //!< the device's GetTxEndedFrames() at the last sample
     };
 
     /// A queue sample.
@@ -489,11 +490,26 @@ class NetworkStatsHelper
      */
     void OnPfcRx(uint32_t dir, uint8_t priority, uint16_t quanta);
     /**
-     * \brief Trace sink of RoceNetDevice PhyTxEndBytes.
+     * \brief Trace sink of RoceNetDevice PhyTxEndBytes, connected only while the link sampler
+     *        pauses: the first frame that ends restarts it.
      * \param dir direction index (bound)
      * \param frameBytes bytes of the frame as carried
      */
     void OnPhyTxEnd(uint32_t dir, uint32_t frameBytes);
+    /**
+     * \brief Connect or disconnect OnPhyTxEnd on every direction's device.
+     * \param connect connect (true) or disconnect
+     * \param except a direction left as it is (its trace is the one running), or 0xffffffff
+     */
+    void SetLinkTraces(bool connect, uint32_t except);
+    /**
+     * \param dir a direction
+     * \return the bytes (FCS included) its device ended since the last sample
+     */
+    uint64_t LinkBytesSinceSample(uint32_t dir) const;
+    /// \return (direction, bytes) of every direction with bytes since the last sample, in
+    ///         direction order (the partial interval the simulation stopped in)
+    std::vector<std::pair<uint32_t, uint64_t>> PartialLinkBytes() const;
     /// Take a queue sample and schedule the next one (or stop).
     void SampleQueues();
     /**
@@ -612,8 +628,9 @@ class NetworkStatsHelper
     // link sampling
     std::vector<LinkSample> m_linkSamples; //!< per direction and interval
     std::vector<LinkTotal> m_linkTotals;   //!< per interval
-    std::vector<uint32_t> m_busyDirs;      //!< directions with bytes in this interval
     bool m_linkSampling;                   //!< the link sampler is scheduled
+    bool m_linkTraces{false};              //!< OnPhyTxEnd is connected (the sampler pauses)
+    uint32_t m_linkTraceLeft{0xffffffff};  //!< a direction still connected while sampling
     Time m_lastLinkSample;                 //!< start of the current interval
     EventId m_linkEvent;                   //!< next link sample
 };

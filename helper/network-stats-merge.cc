@@ -237,20 +237,15 @@ NetworkStatsHelper::Serialize() const
         w.Put(t.downBytes);
     }
     // the interval the simulation stopped in (WriteCsv's partial rows)
-    std::vector<uint32_t> busy;
     const int64_t now = Simulator::Now().GetNanoSeconds();
-    if (m_linkSampling && now > m_lastLinkSample.GetNanoSeconds())
-    {
-        busy = m_busyDirs;
-        std::sort(busy.begin(), busy.end());
-    }
-    w.Put(busy.size());
-    for (uint32_t dir : busy)
+    const auto partial = PartialLinkBytes();
+    w.Put(partial.size());
+    for (const auto& [dir, bytes] : partial)
     {
         w.Put(m_lastLinkSample.GetNanoSeconds());
         w.Put(now);
         w.Put(dir);
-        w.Put(m_dirs[dir].bytes);
+        w.Put(bytes);
     }
     return blob;
 }

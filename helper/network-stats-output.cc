@@ -221,12 +221,9 @@ NetworkStatsHelper::GetSummary() const
     s.maxSampledQueueBytes = m_maxSampled;
     s.queueSamples = m_queueSamples.size();
     s.linkSamples = m_linkSamples.size() + mc.partial.size();
-    for (const uint32_t dir : m_merged ? std::vector<uint32_t>() : m_busyDirs)
+    if (!m_merged)
     {
-        if (m_dirs[dir].bytes > 0 && Simulator::Now() > m_lastLinkSample)
-        {
-            ++s.linkSamples; // the partial interval WriteCsv writes
-        }
+        s.linkSamples += PartialLinkBytes().size(); // the partial interval WriteCsv writes
     }
     return s;
 }
@@ -371,13 +368,11 @@ NetworkStatsHelper::WriteCsv(const std::string& dir) const
     {
         linkRow(row[0], row[1], static_cast<uint32_t>(row[2]), static_cast<uint64_t>(row[3]));
     }
-    if (!m_merged && m_linkSampling && now > m_lastLinkSample.GetNanoSeconds())
+    if (!m_merged)
     {
-        std::vector<uint32_t> busy = m_busyDirs;
-        std::sort(busy.begin(), busy.end());
-        for (uint32_t dir : busy)
+        for (const auto& [dir, bytes] : PartialLinkBytes())
         {
-            linkRow(m_lastLinkSample.GetNanoSeconds(), now, dir, m_dirs[dir].bytes);
+            linkRow(m_lastLinkSample.GetNanoSeconds(), now, dir, bytes);
         }
     }
     CloseOrDie(f, path, who);

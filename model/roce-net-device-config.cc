@@ -445,6 +445,19 @@ RoceNetDevice::IsTransmitting() const
     return m_txBusy && !(m_txEndDeferred && m_lean->HasPassed(m_txEndKey));
 }
 
+uint64_t
+RoceNetDevice::GetTxEndedBytes() const
+{
+    // a deferred end counts when it is resolved, or here once its key has passed
+    return m_txEndedBytes + (m_txEndDeferred && m_lean->HasPassed(m_txEndKey) ? m_currentBytes : 0);
+}
+
+uint64_t
+RoceNetDevice::GetTxEndedFrames() const
+{
+    return m_txEndedFrames + (m_txEndDeferred && m_lean->HasPassed(m_txEndKey) ? 1 : 0);
+}
+
 void
 RoceNetDevice::SetRoceReceiveCallback(RoceReceiveCallback cb)
 {

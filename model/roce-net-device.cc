@@ -465,6 +465,8 @@ RoceNetDevice::ResolveDeferredEnd()
     // came here first), freed the wire, and TryTransmit found nothing to send
     m_txEndDeferred = false;
     m_txBusy = false;
+    m_txEndedBytes += m_currentBytes;
+    ++m_txEndedFrames;
     IdleRound();
     m_txCarry = 0;
 }
@@ -629,6 +631,8 @@ RoceNetDevice::TryTransmit()
 void
 RoceNetDevice::TransmitComplete()
 {
+    m_txEndedBytes += m_currentBytes;
+    ++m_txEndedFrames;
     if (m_current)
     {
         if ((m_traces && !m_traces->phyTxEnd.IsEmpty()))

@@ -375,6 +375,22 @@ class alignas(64) RoceNetDevice : public NetDevice
     bool IsTransmitting() const;
 
     /**
+     * \brief Bytes of the frames whose last bit has left, from the start: what PhyTxEndBytes
+     *        reported (or would have), summed, read at any time. A sampler that reads this
+     *        instead of connecting PhyTxEndBytes keeps the device's lean path (a connected
+     *        PhyTxEnd or PhyTxEndBytes schedules the end of every frame).
+     *
+     * A frame counts once its end has run, or would have run, before the running event (as
+     * IsTransmitting()).
+     * \return the bytes as carried (with the FCS only when FcsEnabled is true)
+     */
+    uint64_t GetTxEndedBytes() const;
+
+    /// \return the number of frames whose last bit has left, from the start (as
+    ///         GetTxEndedBytes(): one per PhyTxEndBytes)
+    uint64_t GetTxEndedFrames() const;
+
+    /**
      * \brief Set the fast-path receive callback (used by switches and RDMA NICs).
      * \param cb the callback
      */
@@ -627,10 +643,12 @@ class alignas(64) RoceNetDevice : public NetDevice
     uint64_t m_bps;                                      //!< line rate (bit/s)
     uint64_t m_txQueueBytes;                             //!< bytes queued, all priorities
     // line 2
-    uint64_t m_maxQueueBytes;              //!< per-priority queue limit in bytes (0 = unlimited)
-    mutable Mac48Address m_remoteAddress;  //!< the peer's MAC address
-    Time m_ifg;                            //!< interframe gap
-    Ptr<Packet> m_current;                 //!< frame being serialized (traced)
+    uint64_t m_maxQueueBytes;             //!< per-priority queue limit in bytes (0 = unlimited)
+    mutable Mac48Address m_remoteAddress; //!< the peer's MAC address
+    Time m_ifg;                           //!< interframe gap
+    uint64_t m_txEndedBytes{0};  //!< bytes of the frames ended (a deferred one when resolved)
+    uint64_t m_txEndedFrames{0}; //!< frames ended (a deferred one when resolved)
+    Ptr<Packet> m_current;       //!< frame being serialized (traced)
     RoceReceiveCallback m_roceRxCallback;  //!< fast-path callback
     TxDequeueCallback m_txDequeueCallback; //!< dequeue callback
     /// The engine if it can defer events (LeanSimulatorImpl::GetDeferringEngine, looked up at

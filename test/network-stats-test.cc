@@ -8,6 +8,7 @@
 #include "ait-test-fixture.h"
 #include "scratch-dir.h"
 
+#include "ns3/global-value.h"
 #include "ns3/leaf-spine-helper.h"
 #include "ns3/log-histogram.h"
 #include "ns3/network-stats-helper.h"
@@ -27,6 +28,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <set>
 #include <sstream>
 #include <unistd.h>
 
@@ -96,11 +98,13 @@ struct StatsFabric
      * \param leaves leaves
      * \param spines spines
      * \param queueInterval queue sampling interval
+     * \param linkInterval link sampling interval
      */
     StatsFabric(uint32_t hostsPerLeaf,
                 uint32_t leaves,
                 uint32_t spines,
-                Time queueInterval = MicroSeconds(10))
+                Time queueInterval = MicroSeconds(10),
+                Time linkInterval = MicroSeconds(100))
     {
         Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("None"));
         fabric = std::make_unique<LeafSpineHelper>(hostsPerLeaf, leaves, spines);
@@ -108,6 +112,7 @@ struct StatsFabric
         fabric->AssignStreams(1000);
         nics = RdmaHelper().Install(*fabric);
         stats.SetQueueSampleInterval(queueInterval);
+        stats.SetLinkSampleInterval(linkInterval);
         stats.Install(*fabric, nics);
     }
 };
@@ -504,4 +509,153 @@ TEST_F(Ns3Fixture, StatsSameRunGivesIdenticalFiles)
         EXPECT_TRUE(bytes == b.at(file)) << file << " differs between two identical runs";
     }
     EXPECT_GT(std::count(a.at("flows.csv").begin(), a.at("flows.csv").end(), '\n'), 8);
+}
+
+namespace
+{
+
+/// What one run of LinkSamplingRun gives.
+struct LinkSamplingResult
+{
+    std::string links;     //!< links.csv
+    std::string tiers;     //!< link-tiers.csv
+    uint64_t linkSamples;  //!< the summary's count
+    uint64_t events;       //!< events the simulator ran
+    uint64_t deviceBytes;  //!< bytes every device sent (data frames, with the FCS)
+    uint64_t sampledBytes; //!< the bytes column of links.csv, summed
+    uint64_t deviceFrames; //!< frames every device sent (data)
+};
+
+/**
+ * Bursts separated by idle gaps (the link sampler pauses and restarts) on a 2 x 2 leaf-spine,
+ * links sampled every 5 us, on an engine and scheduler.
+ */
+LinkSamplingResult
+LinkSamplingRun(const std::string& engine,
+                const std::string& scheduler,
+                Time linkInterval,
+                Time stop,
+                const std::string& name)
+{
+    GlobalValue::Bind("SimulatorImplementationType", StringValue(engine));
+    GlobalValue::Bind("SchedulerType", StringValue(scheduler));
+    LinkSamplingResult r{};
+    {
+        StatsFabric s(4, 2, 2, MicroSeconds(10), linkInterval);
+        RdmaHelper rdma;
+        auto post = [&s, &rdma](uint32_t from, uint32_t to, uint64_t bytes, Time at) {
+            auto qp = rdma.Connect(s.nics[from], s.nics[to]).first;
+            Simulator::Schedule(at, [qp, bytes]() { qp->PostSend(bytes); });
+        };
+        post(0, 5, 300000, MicroSeconds(0));
+        post(6, 1, 40000, MicroSeconds(3));
+        post(1, 6, 50000, MicroSeconds(100)); // after an idle gap: the sampler restarts
+        post(2, 0, 20011, MicroSeconds(100));
+        post(3, 7, 123457, MicroSeconds(250));
+        post(7, 2, 65536, MicroSeconds(251));
+        post(4, 0, 9000, MicroSeconds(400));
+        if (stop.IsStrictlyPositive())
+        {
+            Simulator::Stop(stop);
+        }
+        Simulator::Run();
+        r.events = Simulator::GetEventCount();
+        const std::string dir = OutDir(name);
+        s.stats.WriteCsv(dir);
+        r.links = ReadFile(dir + "/links.csv");
+        r.tiers = ReadFile(dir + "/link-tiers.csv");
+        r.linkSamples = s.stats.GetSummary().linkSamples;
+        std::filesystem::remove_all(dir);
+        std::istringstream in(r.links);
+        std::string line;
+        std::getline(in, line); // header
+        while (std::getline(in, line))
+        {
+            r.sampledBytes += std::stoull(Split(line, ',')[6]);
+        }
+        for (uint32_t i = 0; i < s.fabric->GetNLinks(); ++i)
+        {
+            const auto& link = s.fabric->GetLink(i);
+            for (Ptr<RoceNetDevice> dev : {link.devA, link.devB})
+            {
+                for (uint8_t p = 0; p < 8; ++p)
+                {
+                    const auto c = dev->GetCounters(p);
+                    r.deviceBytes += c.txBytes + 4 * c.txFrames; // (FcsEnabled is false)
+                    r.deviceFrames += c.txFrames;
+                }
+            }
+        }
+    }
+    Simulator::Destroy();
+    Config::Reset();
+    GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::DefaultSimulatorImpl"));
+    GlobalValue::Bind("SchedulerType", StringValue("ns3::MapScheduler"));
+    return r;
+}
+
+} // namespace
+
+TEST_F(Ns3Fixture, StatsLinkSamplesAreTheSameWhetherDevicesDeferTheirEndsOrNot)
+{
+    // The link sampler reads the devices' ended-bytes counters and connects PhyTxEndBytes only
+    // while it pauses (to restart at the first frame that ends), so that on LeanSimulatorImpl
+    // the devices keep deferring the ends of lone frames. The samples must be those of ns-3's
+    // engine, where every end is scheduled: the same rows (idle gaps, restarts, frames ending
+    // at a sample's nanosecond, the partial interval the simulation stops in).
+    const Time stop = NanoSeconds(262345); // inside the third burst
+    const auto ref = LinkSamplingRun("ns3::DefaultSimulatorImpl",
+                                     "ns3::MapScheduler",
+                                     MicroSeconds(5),
+                                     stop,
+                                     "ls-default");
+    const auto heap = LinkSamplingRun("ns3::LeanSimulatorImpl",
+                                      "ns3::FlatHeapScheduler",
+                                      MicroSeconds(5),
+                                      stop,
+                                      "ls-heap");
+    const auto map = LinkSamplingRun("ns3::LeanSimulatorImpl",
+                                     "ns3::MapScheduler",
+                                     MicroSeconds(5),
+                                     stop,
+                                     "ls-map");
+    EXPECT_TRUE(heap.links == ref.links) << "links.csv differs (FlatHeapScheduler)";
+    EXPECT_TRUE(map.links == ref.links) << "links.csv differs (MapScheduler)";
+    EXPECT_TRUE(heap.tiers == ref.tiers && map.tiers == ref.tiers) << "link-tiers.csv differs";
+    EXPECT_EQ(heap.linkSamples, ref.linkSamples);
+    // the runs have what the comparison is about: rows, an idle gap, a partial last interval
+    EXPECT_GT(ref.linkSamples, 40u);
+    EXPECT_NE(ref.tiers.find("\n100000,105000,"), std::string::npos) << "(a restart at 100 us)";
+    EXPECT_EQ(ref.tiers.find("\n95000,100000,"), std::string::npos) << "(idle before it)";
+    EXPECT_NE(ref.links.find(",262345,"), std::string::npos) << "(the partial interval)";
+
+    // to the end: every byte a device sent is in links.csv once
+    const auto whole = LinkSamplingRun("ns3::LeanSimulatorImpl",
+                                       "ns3::FlatHeapScheduler",
+                                       MicroSeconds(5),
+                                       Time(0),
+                                       "ls-whole");
+    EXPECT_EQ(whole.sampledBytes, whole.deviceBytes);
+    EXPECT_GT(whole.deviceBytes, 2 * 608004u);
+    // and sampling costs few events: its own, and the ends of the direction whose frame
+    // restarted it until the first sample disconnects that trace (the one running then); the
+    // other devices defer as without sampling (PhyTxEndBytes connected throughout: 872 events
+    // more in this run, with the trace's sink as it was)
+    const auto unsampled = LinkSamplingRun("ns3::LeanSimulatorImpl",
+                                           "ns3::FlatHeapScheduler",
+                                           Time(0),
+                                           Time(0),
+                                           "ls-unsampled");
+    std::set<std::string> intervals; // distinct interval starts in link-tiers.csv
+    std::istringstream tiers(whole.tiers);
+    std::string row;
+    std::getline(tiers, row);
+    while (std::getline(tiers, row))
+    {
+        intervals.insert(Split(row, ',')[0]);
+    }
+    EXPECT_GE(whole.events, unsampled.events);
+    EXPECT_LE(whole.events - unsampled.events, intervals.size() + whole.deviceFrames / 8)
+        << "sampled " << whole.events << " events, unsampled " << unsampled.events << ", "
+        << whole.deviceFrames << " frames";
 }

@@ -321,3 +321,83 @@ TEST_F(Ns3Fixture, PhyTxEndBytesConnectedDuringAFrameSeesItsEnd)
     }
     GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::DefaultSimulatorImpl"));
 }
+
+namespace
+{
+
+/// What GetTxEndedBytes/GetTxEndedFrames and IsTransmitting said at one probe.
+struct EndedProbe
+{
+    int64_t ns;      //!< when
+    uint64_t bytes;  //!< GetTxEndedBytes()
+    uint64_t frames; //!< GetTxEndedFrames()
+    bool busy;       //!< IsTransmitting()
+
+    /// \param o another probe \return equal
+    bool operator==(const EndedProbe& o) const
+    {
+        return ns == o.ns && bytes == o.bytes && frames == o.frames && busy == o.busy;
+    }
+};
+
+/// Record a probe of a device.
+void
+ProbeEnded(std::vector<EndedProbe>* out, Ptr<RoceNetDevice> dev)
+{
+    out->push_back({Simulator::Now().GetNanoSeconds(),
+                    dev->GetTxEndedBytes(),
+                    dev->GetTxEndedFrames(),
+                    dev->IsTransmitting()});
+}
+
+} // namespace
+
+TEST_F(Ns3Fixture, TxEndedBytesCountAFrameOnceItsEndHasRunOrWouldHaveRun)
+{
+    // GetTxEndedBytes lets a sampler read what PhyTxEndBytes would have reported without
+    // connecting it (which schedules every frame's end). A frame counts from its end on, and
+    // at the very nanosecond of its end only for events that run after the end would have:
+    // those scheduled after the frame started. On LeanSimulatorImpl the end of a lone frame is
+    // deferred (never scheduled), so there the count must come from the reserved key.
+    const int64_t ser9000 = (9000 + 18) * 8 / 100; // ns at 100 Gb/s (floor): 721
+    const int64_t ser1000 = (1000 + 18) * 8 / 100; // 81 (the carry makes the 2nd end 163)
+    const int64_t end1 = 10000 + ser9000;
+    const std::vector<EndedProbe> expected{
+        {end1 - 1, 0, 0, true},            // mid-frame
+        {end1, 0, 0, true},                // scheduled before the frame began: runs first
+        {end1, 9014, 1, false},            // scheduled during the frame: runs after its end
+        {15000, 9014, 1, false},           // idle
+        {20000 + ser1000, 9014, 1, true},  // two frames back to back: the first's end is
+        {20000 + ser1000, 10028, 2, true}, // scheduled (a frame waits), the second's deferred
+        {30000, 11042, 3, false}};
+    for (const char* engine : {"ns3::DefaultSimulatorImpl", "ns3::LeanSimulatorImpl"})
+    {
+        GlobalValue::Bind("SimulatorImplementationType", StringValue(engine));
+        LinkPair pair("100Gbps", "1us");
+        std::vector<EndedProbe> probes;
+        Simulator::Schedule(MicroSeconds(10), &LinkPair::SendFromA, &pair, 9000, 0);
+        Simulator::Schedule(NanoSeconds(end1 - 1), &ProbeEnded, &probes, pair.a);
+        Simulator::Schedule(NanoSeconds(end1), &ProbeEnded, &probes, pair.a);
+        Simulator::Schedule(NanoSeconds(10001), [&probes, &pair]() {
+            Simulator::Schedule(NanoSeconds(ser9000 - 1), &ProbeEnded, &probes, pair.a);
+        });
+        Simulator::Schedule(MicroSeconds(15), &ProbeEnded, &probes, pair.a);
+        Simulator::Schedule(NanoSeconds(20000 + ser1000), &ProbeEnded, &probes, pair.a);
+        Simulator::Schedule(MicroSeconds(20), [&probes, &pair]() {
+            pair.SendFromA(1000, 0);
+            pair.SendFromA(1000, 0);
+            Simulator::Schedule(NanoSeconds(ser1000), &ProbeEnded, &probes, pair.a);
+        });
+        Simulator::Schedule(MicroSeconds(30), &ProbeEnded, &probes, pair.a);
+        Simulator::Run();
+        ASSERT_EQ(probes.size(), expected.size()) << engine;
+        for (std::size_t i = 0; i < probes.size(); ++i)
+        {
+            EXPECT_TRUE(probes[i] == expected[i])
+                << engine << " probe " << i << ": " << probes[i].ns << " ns " << probes[i].bytes
+                << " B " << probes[i].frames << " frames busy " << probes[i].busy;
+        }
+        Simulator::Destroy();
+    }
+    GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::DefaultSimulatorImpl"));
+}
