@@ -72,7 +72,9 @@ class RoceTopologyHelper;
  * interval its last bit leaves, so one interval can show up to one frame more than the line
  * rate. Only directions with traffic in an interval produce rows; like the queue sampler it
  * pauses while no frame is sent. A partial last interval (the simulation stopped between two
- * samples) is written up to the current time.
+ * samples) is written up to the current time. The samples read each device's
+ * RoceNetDevice::GetTxEndedBytes(); PhyTxEndBytes is connected only while the sampler pauses
+ * (the first frame that ends restarts it), so the devices keep their lean path.
  *
  * **Outputs.** WriteCsv(dir) writes flows.csv, ports.csv, queues.csv, pfc.csv, links.csv,
  * link-tiers.csv and the HPCC-simulator-compatible fct.txt and pfc.txt;
