@@ -85,7 +85,6 @@ NetworkStatsHelper::NetworkStatsHelper()
       m_slowdownHist(0.01),
       m_maxSampled(0),
       m_queueSampling(false),
-      m_enqueuedSinceSample(false),
       m_linkSampling(false)
 {
     NS_LOG_FUNCTION(this);
@@ -271,8 +270,6 @@ NetworkStatsHelper::Install(RoceTopologyHelper& topology, const std::vector<Ptr<
     for (uint32_t s = 0; s < m_switches.size(); ++s)
     {
         Ptr<RoceSwitch> sw = m_switches[s].sw;
-        sw->TraceConnectWithoutContext("EnqueueBytes",
-                                       MakeCallback(&NetworkStatsHelper::OnEnqueue, this, s));
         sw->TraceConnectWithoutContext("Mark", MakeCallback(&NetworkStatsHelper::OnMark, this, s));
         sw->TraceConnectWithoutContext("Drop", MakeCallback(&NetworkStatsHelper::OnDrop, this, s));
         sw->TraceConnectWithoutContext("Trim", MakeCallback(&NetworkStatsHelper::OnTrim, this, s));
@@ -286,6 +283,10 @@ NetworkStatsHelper::Install(RoceTopologyHelper& topology, const std::vector<Ptr<
         m_dirs[d].dev->TraceConnectWithoutContext(
             "PfcRx",
             MakeCallback(&NetworkStatsHelper::OnPfcRx, this, d));
+    }
+    if (m_queueInterval.IsStrictlyPositive())
+    {
+        SetQueueTraces(true, NONE); // until the first enqueue
     }
     if (m_linkInterval.IsStrictlyPositive())
     {
@@ -338,34 +339,65 @@ NetworkStatsHelper::OnMessage(uint32_t src,
 void
 NetworkStatsHelper::OnEnqueue(uint32_t sw, uint32_t port, uint8_t prio, uint32_t bytes)
 {
+    // Connected only while the queue sampler pauses: this is the first enqueue since. The
+    // samples read the switches' counters (and find the queues used since the last sample);
+    // this switch's trace is the one running: it is disconnected at the sample.
+    if (m_queueSampling)
+    {
+        return; // (an enqueue at this switch before the sample disconnected its trace)
+    }
     SwitchInfo& info = m_switches[sw];
     const uint32_t i = port * NPRIO + prio;
-    PortCounters& c = info.ports[i];
-    ++c.enqueued;
-    const uint64_t q = info.sw->GetMmu()->GetEgressBytes(port, prio);
-    if (q > c.maxQueue)
+    if (!info.queueTracked[i])
     {
-        c.maxQueue = q;
+        info.queueTracked[i] = 1;
+        const uint64_t key = (uint64_t(sw) << 32) | (uint64_t(port) << 3) | prio;
+        m_trackedQueues.insert(key);
+        m_trackedAt[key] = Simulator::Now().GetNanoSeconds();
     }
-    if (m_queueInterval.IsStrictlyPositive())
+    m_queueSampling = true;
+    SetQueueTraces(false, sw);
+    m_queueTraceLeft = sw;
+    const Time next = NextGridPoint(m_queueInterval);
+    m_lastQueueSample = next - m_queueInterval;
+    FirstAmongSimultaneous();
+    m_queueEvent =
+        Simulator::Schedule(next - Simulator::Now(), &NetworkStatsHelper::SampleQueues, this);
+}
+
+void
+NetworkStatsHelper::SetQueueTraces(bool connect, uint32_t except)
+{
+    for (uint32_t sw = 0; sw < m_switches.size(); ++sw)
     {
-        if (!info.queueTracked[i])
+        if (sw == except)
         {
-            info.queueTracked[i] = 1;
-            m_trackedQueues.insert((uint64_t(sw) << 32) | (uint64_t(port) << 3) | prio);
-            m_trackedAt[(uint64_t(sw) << 32) | (uint64_t(port) << 3) | prio] =
-                Simulator::Now().GetNanoSeconds();
+            continue;
         }
-        m_enqueuedSinceSample = true;
-        if (!m_queueSampling)
+        auto cb = MakeCallback(&NetworkStatsHelper::OnEnqueue, this, sw);
+        if (connect)
         {
-            m_queueSampling = true;
-            FirstAmongSimultaneous();
-            m_queueEvent = Simulator::Schedule(NextGridPoint(m_queueInterval) - Simulator::Now(),
-                                               &NetworkStatsHelper::SampleQueues,
-                                               this);
+            m_switches[sw].sw->TraceConnectWithoutContext("EnqueueBytes", cb);
+        }
+        else
+        {
+            m_switches[sw].sw->TraceDisconnectWithoutContext("EnqueueBytes", cb);
         }
     }
+}
+
+NetworkStatsHelper::PortCounters
+NetworkStatsHelper::PortAt(uint32_t s, uint32_t i) const
+{
+    PortCounters c = m_switches[s].ports[i];
+    Ptr<SwitchMmu> mmu = m_switches[s].sw->GetMmu();
+    if (!m_merged && mmu)
+    {
+        const SwitchMmu::EgressCounters e = mmu->GetEgressCounters(i / NPRIO, i % NPRIO);
+        c.maxQueue = e.maxBytes;
+        c.enqueued = e.enqueuedPackets;
+    }
+    return c;
 }
 
 void
@@ -501,6 +533,37 @@ void
 NetworkStatsHelper::SampleQueues()
 {
     const int64_t now = Simulator::Now().GetNanoSeconds();
+    if (m_queueTraceLeft != NONE)
+    {
+        // the switch whose enqueue restarted the sampler (its trace ran then)
+        const uint32_t sw = m_queueTraceLeft;
+        m_queueTraceLeft = NONE;
+        m_switches[sw].sw->TraceDisconnectWithoutContext(
+            "EnqueueBytes",
+            MakeCallback(&NetworkStatsHelper::OnEnqueue, this, sw));
+    }
+    // the switches' counters: whether anything was enqueued since the last sample, and the
+    // queues used for the first time (since somewhere in the interval that ends now: merging
+    // processes only compares that time with sample times, which are never inside it)
+    uint64_t enqueued = 0;
+    for (uint32_t sw = 0; sw < m_switches.size(); ++sw)
+    {
+        SwitchInfo& info = m_switches[sw];
+        Ptr<SwitchMmu> mmu = info.sw->GetMmu();
+        for (uint32_t i = 0; i < info.queueTracked.size(); ++i)
+        {
+            const uint64_t n = mmu->GetEgressCounters(i / NPRIO, i % NPRIO).enqueuedPackets;
+            enqueued += n;
+            if (n > 0 && !info.queueTracked[i])
+            {
+                info.queueTracked[i] = 1;
+                const uint64_t key =
+                    (uint64_t(sw) << 32) | (uint64_t(i / NPRIO) << 3) | (i % NPRIO);
+                m_trackedQueues.insert(key);
+                m_trackedAt[key] = m_lastQueueSample.GetNanoSeconds();
+            }
+        }
+    }
     bool anyQueued = false;
     for (uint64_t key : m_trackedQueues)
     {
@@ -512,16 +575,19 @@ NetworkStatsHelper::SampleQueues()
         m_maxSampled = std::max(m_maxSampled, bytes);
         anyQueued = anyQueued || bytes > 0;
     }
-    if (anyQueued || m_enqueuedSinceSample)
+    const bool enqueuedSinceSample = enqueued != m_enqueuedAtSample;
+    m_enqueuedAtSample = enqueued;
+    m_lastQueueSample = Simulator::Now();
+    if (anyQueued || enqueuedSinceSample)
     {
-        m_enqueuedSinceSample = false;
         FirstAmongSimultaneous();
         m_queueEvent =
             Simulator::Schedule(m_queueInterval, &NetworkStatsHelper::SampleQueues, this);
     }
     else
     {
-        m_queueSampling = false; // restarted by the next enqueue
+        m_queueSampling = false;
+        SetQueueTraces(true, NONE); // the next enqueue restarts the sampler
     }
 }
 

@@ -357,8 +357,8 @@ class NetworkStatsHelper
         uint64_t resumes{0};  //!< PFC resume frames sent
         uint64_t marks{0};    //!< CE marks at this egress queue
         uint64_t drops{0};    //!< packets dropped that arrived on this port
-        uint64_t maxQueue{0}; //!< largest egress queue after an enqueue
-        uint64_t enqueued{0}; //!< packets enqueued at this egress queue
+        uint64_t maxQueue{0}; //!< largest egress queue after an enqueue (merged runs; else PortAt)
+        uint64_t enqueued{0}; //!< packets enqueued at this egress queue (merged; else PortAt)
         uint64_t trimmed{0};  //!< UET data packets trimmed into this egress queue
     };
 
@@ -446,7 +446,8 @@ class NetworkStatsHelper
                    Time posted,
                    Time completed);
     /**
-     * \brief Trace sink of RoceSwitch EnqueueBytes.
+     * \brief Trace sink of RoceSwitch EnqueueBytes, connected only while the queue sampler
+     *        pauses: the first enqueue restarts it.
      * \param sw switch index (bound)
      * \param port egress port
      * \param priority priority
@@ -491,6 +492,19 @@ class NetworkStatsHelper
      * \param quanta pause quanta (0 = resume)
      */
     void OnPfcRx(uint32_t dir, uint8_t priority, uint16_t quanta);
+    /**
+     * \param s switch index
+     * \param i port x 8 + priority
+     * \return the counters of that queue: maxQueue and enqueued are the switch's own (its
+     *         MMU's) unless the processes were merged
+     */
+    PortCounters PortAt(uint32_t s, uint32_t i) const;
+    /**
+     * \brief Connect or disconnect OnEnqueue on every switch.
+     * \param connect connect (true) or disconnect
+     * \param except a switch left as it is (its trace is the one running), or 0xffffffff
+     */
+    void SetQueueTraces(bool connect, uint32_t except);
     /**
      * \brief Trace sink of RoceNetDevice PhyTxEndBytes, connected only while the link sampler
      *        pauses: the first frame that ends restarts it.
@@ -624,7 +638,9 @@ class NetworkStatsHelper
     std::vector<QueueSample> m_queueSamples; //!< samples
     uint64_t m_maxSampled;                   //!< largest sample
     bool m_queueSampling;                    //!< the queue sampler is scheduled
-    bool m_enqueuedSinceSample;              //!< an enqueue happened since the last sample
+    uint64_t m_enqueuedAtSample{0};          //!< packets enqueued at every queue, last sample
+    uint32_t m_queueTraceLeft{0xffffffff};   //!< a switch still connected while sampling
+    Time m_lastQueueSample;                  //!< the last queue sample (or the grid point before)
     EventId m_queueEvent;                    //!< next queue sample
 
     // link sampling

@@ -137,7 +137,7 @@ NetworkStatsHelper::Serialize() const
         w.Put(s);
         for (uint32_t i = 0; i < info.ports.size(); ++i)
         {
-            const PortCounters& c = info.ports[i];
+            const PortCounters c = PortAt(s, i);
             Ptr<RoceNetDevice> dev = info.sw->GetPort(i / NPRIO);
             const uint8_t p = i % NPRIO;
             for (uint64_t v : {c.pauses,

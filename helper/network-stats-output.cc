@@ -150,10 +150,11 @@ NetworkStatsHelper::GetSummary() const
     s.exactQuantiles = m_records.size() == m_flows;
     s.fctNs = ComputeQuantiles(false);
     s.slowdown = ComputeQuantiles(true);
-    for (const SwitchInfo& info : m_switches)
+    for (uint32_t sw = 0; sw < m_switches.size(); ++sw)
     {
-        for (const PortCounters& c : info.ports)
+        for (uint32_t i = 0; i < m_switches[sw].ports.size(); ++i)
         {
+            const PortCounters c = PortAt(sw, i);
             s.pfcPauseFrames += c.pauses;
             s.pfcResumeFrames += c.resumes;
             s.ecnMarks += c.marks;
@@ -299,7 +300,7 @@ NetworkStatsHelper::WriteCsv(const std::string& dir) const
             Ptr<RoceNetDevice> dev = info.sw->GetPort(port);
             for (uint8_t p = 0; p < NPRIO; ++p)
             {
-                const PortCounters& c = info.ports[port * NPRIO + p];
+                const PortCounters c = PortAt(s, port * NPRIO + p);
                 const int64_t paused = m_merged ? m_mergedCounters.portPausedNs[s][port * NPRIO + p]
                                                 : dev->GetPausedTime(p).GetNanoSeconds();
                 const uint64_t tx = m_merged ? m_mergedCounters.portTx[s][port * NPRIO + p]

@@ -659,3 +659,123 @@ TEST_F(Ns3Fixture, StatsLinkSamplesAreTheSameWhetherDevicesDeferTheirEndsOrNot)
         << "sampled " << whole.events << " events, unsampled " << unsampled.events << ", "
         << whole.deviceFrames << " frames";
 }
+
+TEST_F(Ns3Fixture, StatsQueueSamplesAndPortCountersAgreeWithAnEnqueueSink)
+{
+    // The queue sampler reads the switches' counters and connects EnqueueBytes only while it
+    // pauses (so a switch calls no sink of the helper per packet while it samples); ports.csv's
+    // enqueued packets and largest queue are the switches' own. Checked against a sink of the
+    // test on every switch: the same counts and maxima, every queue sampled from the first
+    // sample after its first enqueue, and after an idle gap the sampler restarts at the grid
+    // point that follows the first enqueue.
+    GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::LeanSimulatorImpl"));
+    GlobalValue::Bind("SchedulerType", StringValue("ns3::FlatHeapScheduler"));
+    const int64_t iv = 2000;                               // ns
+    std::map<uint64_t, std::pair<uint64_t, uint64_t>> ref; // key -> (enqueued, max queue)
+    std::map<uint64_t, int64_t> firstUse;                  // key -> ns
+    int64_t restartEnqueue = -1; // the first enqueue after the idle gap (ns)
+    std::string ports;
+    std::string queues;
+    {
+        StatsFabric s(4, 2, 2, NanoSeconds(iv), Time(0));
+        for (uint32_t sw = 0; sw < s.fabric->GetNSwitches(); ++sw)
+        {
+            Ptr<RoceSwitch> rs = s.fabric->GetSwitch(sw);
+            rs->TraceConnectWithoutContext(
+                "EnqueueBytes",
+                Callback<void, uint32_t, uint8_t, uint32_t>(
+                    [&ref, &firstUse, &restartEnqueue, rs, sw](uint32_t port,
+                                                               uint8_t prio,
+                                                               uint32_t) {
+                        const uint64_t key = (uint64_t(sw) << 32) | (port << 3) | prio;
+                        auto& [n, mx] = ref[key];
+                        ++n;
+                        mx = std::max(mx, rs->GetMmu()->GetEgressBytes(port, prio));
+                        const int64_t now = Simulator::Now().GetNanoSeconds();
+                        firstUse.emplace(key, now);
+                        if (now > 150000 && restartEnqueue < 0)
+                        {
+                            restartEnqueue = now;
+                        }
+                    }));
+        }
+        RdmaHelper rdma;
+        auto post = [&s, &rdma](uint32_t from, uint32_t to, uint64_t bytes, Time at) {
+            auto qp = rdma.Connect(s.nics[from], s.nics[to]).first;
+            Simulator::Schedule(at, [qp, bytes]() { qp->PostSend(bytes); });
+        };
+        post(0, 5, 300000, MicroSeconds(0));
+        post(6, 5, 200000, MicroSeconds(1));    // an incast at host 5: a queue builds
+        post(1, 6, 50000, NanoSeconds(150333)); // after an idle gap
+        post(2, 0, 20011, MicroSeconds(151));
+        Simulator::Run();
+        const std::string dir = OutDir("queue-sink");
+        s.stats.WriteCsv(dir);
+        ports = ReadFile(dir + "/ports.csv");
+        queues = ReadFile(dir + "/queues.csv");
+        std::filesystem::remove_all(dir);
+    }
+    GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::DefaultSimulatorImpl"));
+    GlobalValue::Bind("SchedulerType", StringValue("ns3::MapScheduler"));
+
+    // ports.csv: switch,node,port,priority,...,max_queue_bytes (9),enqueued_packets (10),...
+    std::map<uint64_t, std::pair<uint64_t, uint64_t>> fromCsv;
+    std::istringstream p(ports);
+    std::string line;
+    std::getline(p, line);
+    while (std::getline(p, line))
+    {
+        const auto f = Split(line, ',');
+        const uint64_t key =
+            (std::stoull(f[0]) << 32) | (std::stoull(f[2]) << 3) | std::stoull(f[3]);
+        const uint64_t n = std::stoull(f[10]);
+        const uint64_t mx = std::stoull(f[9]);
+        if (n > 0 || mx > 0)
+        {
+            fromCsv[key] = {n, mx};
+        }
+    }
+    EXPECT_EQ(fromCsv, ref);
+    uint64_t largest = 0;
+    for (const auto& [key, v] : ref)
+    {
+        largest = std::max(largest, v.second);
+    }
+    EXPECT_GT(largest, 50000u) << "(the incast builds a queue)";
+
+    // queues.csv: time_ns,switch,node,port,priority,bytes
+    std::map<int64_t, std::set<uint64_t>> sampled;
+    std::istringstream q(queues);
+    std::getline(q, line);
+    while (std::getline(q, line))
+    {
+        const auto f = Split(line, ',');
+        sampled[std::stoll(f[0])].insert((std::stoull(f[1]) << 32) | (std::stoull(f[3]) << 3) |
+                                         std::stoull(f[4]));
+    }
+    ASSERT_GT(sampled.size(), 10u);
+    for (const auto& [t, keys] : sampled)
+    {
+        EXPECT_EQ(t % iv, 0) << t;
+        for (const auto& [key, at] : firstUse)
+        {
+            if (at < t)
+            {
+                EXPECT_EQ(keys.count(key), 1u)
+                    << "queue " << key << " used at " << at << " ns, not sampled at " << t;
+            }
+            else if (at > t)
+            {
+                EXPECT_EQ(keys.count(key), 0u)
+                    << "queue " << key << " used at " << at << " ns, sampled at " << t;
+            }
+        }
+    }
+    // the idle gap: the sampler paused, and restarted at the grid point after the first
+    // enqueue that followed it
+    ASSERT_GT(restartEnqueue, 0);
+    auto after = sampled.upper_bound(150000);
+    ASSERT_NE(after, sampled.end());
+    EXPECT_EQ(after->first, (restartEnqueue / iv + 1) * iv);
+    EXPECT_LT(std::prev(after)->first, 140000) << "(the sampler paused in the gap)";
+}
