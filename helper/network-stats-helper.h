@@ -50,7 +50,8 @@ class RoceTopologyHelper;
  * **Network.** Per switch port and priority: PFC pause and resume frames sent (switch trace
  * Pfc: every pause refresh is a frame), ECN marks (Mark), drops by reason (Drop, counted at the
  * ingress port), the exact maximum egress queue (the MMU's egress bytes right after every
- * enqueue), packets enqueued. Per device: paused time (RoceNetDevice::GetPausedTime, read when
+ * enqueue), packets enqueued (these two are the switch MMU's own counters, from the start of
+ * the simulation: SwitchMmu::GetEgressCounters). Per device: paused time (RoceNetDevice::GetPausedTime, read when
  * asked, so a pause in progress counts up to now) and frames sent (packet-hops: data frames
  * put on any cable, from the device counters). CNPs from the QP statistics of the NICs.
  *
@@ -64,7 +65,9 @@ class RoceTopologyHelper;
  * whatever event started the sampling, so a queue first used at the very nanosecond of a
  * sample gets its first row at the next sample, on one process as on several (where the
  * queue's process may not be sampling at that instant; MergeProcesses counts a queue from the
- * samples after its first use).
+ * samples after its first use). A sample reads the switches' counters (what was enqueued
+ * since the last sample, and where); EnqueueBytes is connected only while the sampler pauses
+ * (the first enqueue restarts it), so while it samples no switch calls the helper per packet.
  *
  * **Links.** Every SetLinkSampleInterval() (default 100 us; 0 = off) the bytes each cable
  * direction put on the wire (frame bytes including the FCS, counted when the last bit leaves)
