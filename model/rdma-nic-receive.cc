@@ -131,7 +131,7 @@ RdmaNic::ArmRto(Ptr<RdmaQueuePair> qp)
     rto = std::min(rto, m_rtoMax);
     const Time now = LeanSimulatorImpl::FastNow();
     qp->m_rtoDeadline = now + rto;
-    if (!qp->m_rtoEvent.IsExpired())
+    if (!LeanSimulatorImpl::FastIsExpired(qp->m_rtoEvent))
     {
         if (Time(qp->m_rtoEvent.GetTs()) <= qp->m_rtoDeadline)
         {
@@ -572,7 +572,7 @@ RdmaNic::DetectLosses(Ptr<RdmaQueuePair> qp)
             break;
         }
     }
-    if (oldest != Time::Max() && qp->m_reoEvent.IsExpired())
+    if (oldest != Time::Max() && LeanSimulatorImpl::FastIsExpired(qp->m_reoEvent))
     {
         // (b) will hold then; the ACK or NAK that would check again may never come
         qp->m_reoEvent =

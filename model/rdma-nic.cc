@@ -665,7 +665,7 @@ RdmaNic::Schedule(Ptr<RdmaQueuePair> qp)
         return;
     }
     m_waiting.push({qp->m_nextAvail, m_waitOrder++, qp});
-    if (m_wakeEvent.IsExpired() || qp->m_nextAvail < m_wakeAt)
+    if (LeanSimulatorImpl::FastIsExpired(m_wakeEvent) || qp->m_nextAvail < m_wakeAt)
     {
         m_wakeEvent.Cancel();
         m_wakeAt = qp->m_nextAvail;
@@ -727,7 +727,7 @@ RdmaNic::RateChanged(RdmaQueuePair* qp, uint64_t oldBps, uint64_t newBps)
     }
     qp->m_nextAvail = avail;
     m_waiting.push({avail, m_waitOrder++, qp});
-    if (m_wakeEvent.IsExpired() || avail < m_wakeAt)
+    if (LeanSimulatorImpl::FastIsExpired(m_wakeEvent) || avail < m_wakeAt)
     {
         m_wakeEvent.Cancel();
         m_wakeAt = avail;

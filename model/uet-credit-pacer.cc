@@ -283,7 +283,7 @@ void
 UetCreditPacer::ArmRequestTimer(Ptr<RdmaQueuePair> qp)
 {
     RdmaQueuePair::UetCredit& c = qp->m_uetCredit;
-    if (!c.requestEvent.IsExpired())
+    if (!LeanSimulatorImpl::FastIsExpired(c.requestEvent))
     {
         return; // it fires at or before the deadline and re-arms itself
     }
@@ -369,7 +369,7 @@ UetCreditPacer::Activate(Ptr<RdmaQueuePair> qp)
 void
 UetCreditPacer::SchedulePace()
 {
-    if (!m_paceEvent.IsExpired() || m_active.empty())
+    if (!LeanSimulatorImpl::FastIsExpired(m_paceEvent) || m_active.empty())
     {
         return;
     }

@@ -349,7 +349,35 @@ TEST_F(Ns3Fixture, TheFastCallsAreTheSimulatorsOnEveryEngine)
                                                        }));
             Simulator::ScheduleWithContext(9, NanoSeconds(2), [&check]() { check("c"); });
         });
+        // FastIsExpired: the same answer as EventId::IsExpired for an event pending, running,
+        // cancelled, run, at the running event's time before and after it, a destroy event
+        // and an empty EventId
+        std::vector<std::pair<std::string, EventId>> ids;
+        uint32_t compared = 0;
+        auto compare = [&ids, &compared](const std::string& when) {
+            for (const auto& [name, id] : ids)
+            {
+                EXPECT_EQ(LeanSimulatorImpl::FastIsExpired(id), id.IsExpired())
+                    << name << " " << when;
+                ++compared;
+            }
+        };
+        ids.emplace_back("empty", EventId());
+        ids.emplace_back("destroy", Simulator::ScheduleDestroy([]() {}));
+        ids.emplace_back("early", Simulator::Schedule(NanoSeconds(1), []() {}));
+        ids.emplace_back("cancelled", Simulator::Schedule(NanoSeconds(20), []() {}));
+        ids.back().second.Cancel();
+        ids.emplace_back("before", Simulator::Schedule(NanoSeconds(10), []() {}));
+        ids.emplace_back("running", Simulator::Schedule(NanoSeconds(10), [&compare]() {
+                             compare("while it runs");
+                         }));
+        ids.emplace_back("after", Simulator::Schedule(NanoSeconds(10), []() {}));
+        ids.emplace_back("late", Simulator::Schedule(NanoSeconds(30), []() {}));
+        compare("before the run");
+        Simulator::Schedule(NanoSeconds(15), [&compare]() { compare("between"); });
         Simulator::Run();
+        compare("after the run");
+        EXPECT_EQ(compared, 4u * ids.size());
         EXPECT_EQ(LeanSimulatorImpl::Running(), nullptr) << "after the run";
         EXPECT_EQ(seen, (std::vector<std::string>{"a@3/7", "b@5/9", "c@5/9"})) << engine;
         Simulator::Destroy();
