@@ -61,6 +61,16 @@ AethHeader::GetSerializedSize() const
 }
 
 void
+AethHeader::WriteFields(uint8_t* out, uint8_t syndrome, uint32_t msn)
+{
+    NS_ASSERT_MSG(msn <= MAX_24, "AethHeader::WriteFields: MSN out of range");
+    out[0] = syndrome;
+    out[1] = static_cast<uint8_t>(msn >> 16);
+    out[2] = static_cast<uint8_t>(msn >> 8);
+    out[3] = static_cast<uint8_t>(msn);
+}
+
+void
 AethHeader::Write(uint8_t* out) const
 {
     out[0] = m_syndrome;

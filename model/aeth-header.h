@@ -60,6 +60,14 @@ class AethHeader : public Header
      * \param out at least 4 bytes
      */
     void Write(uint8_t* out) const;
+    /**
+     * \brief Write the 4 bytes Write() writes for an AETH with these fields, without
+     *        constructing one (the NIC's per-packet path).
+     * \param out at least 4 bytes
+     * \param syndrome the syndrome byte (as SetAck/SetNak/SetRnrNak set it)
+     * \param msn the MSN (below 2^24)
+     */
+    static void WriteFields(uint8_t* out, uint8_t syndrome, uint32_t msn);
     uint32_t Deserialize(Buffer::Iterator start) override;
 
     /**

@@ -81,6 +81,30 @@ BthHeader::Write(uint8_t* out) const
 }
 
 void
+BthHeader::WriteFields(uint8_t* out,
+                       uint8_t opcode,
+                       uint8_t padCount,
+                       uint32_t destQp,
+                       bool ackReq,
+                       uint32_t psn)
+{
+    NS_ASSERT_MSG(padCount <= 3 && destQp <= MAX_24 && psn <= MAX_24,
+                  "BthHeader::WriteFields: a field out of range");
+    out[0] = opcode;
+    out[1] = static_cast<uint8_t>(padCount << 4);
+    out[2] = 0xff; // P_Key 0xffff
+    out[3] = 0xff;
+    out[4] = 0;
+    out[5] = static_cast<uint8_t>(destQp >> 16);
+    out[6] = static_cast<uint8_t>(destQp >> 8);
+    out[7] = static_cast<uint8_t>(destQp);
+    out[8] = ackReq ? 0x80 : 0;
+    out[9] = static_cast<uint8_t>(psn >> 16);
+    out[10] = static_cast<uint8_t>(psn >> 8);
+    out[11] = static_cast<uint8_t>(psn);
+}
+
+void
 BthHeader::Serialize(Buffer::Iterator start) const
 {
     uint8_t b[12];

@@ -75,6 +75,24 @@ class BthHeader : public Header
      * \param out at least 12 bytes
      */
     void Write(uint8_t* out) const;
+    /**
+     * \brief Write the 12 bytes Write() writes for a BTH with these fields and the others as
+     *        constructed (no solicited event, no migration request, transport version 0, P_Key
+     *        0xffff, no FECN/BECN, reserved bits 0), without constructing one (the NIC's
+     *        per-packet path).
+     * \param out at least 12 bytes
+     * \param opcode the opcode
+     * \param padCount pad bytes (0..3)
+     * \param destQp destination QP (below 2^24)
+     * \param ackReq the AckReq bit
+     * \param psn the PSN (below 2^24)
+     */
+    static void WriteFields(uint8_t* out,
+                            uint8_t opcode,
+                            uint8_t padCount,
+                            uint32_t destQp,
+                            bool ackReq,
+                            uint32_t psn);
     uint32_t Deserialize(Buffer::Iterator start) override;
 
     /**

@@ -39,6 +39,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <optional>
 
 namespace ns3
 {
@@ -378,21 +379,41 @@ RdmaNic::ReceiveAck(Ptr<RdmaQueuePair> qp, const Parsed& h, Ptr<Packet> packet)
     {
         newUna = qp->m_highSent; // stale or bogus
     }
-    RdmaAckTag tag;
+
+    // what the ACK's RdmaAckTag says (tags are objects with virtual destructors: a lazy ACK
+    // carries the fields, and an ACK without a tag says nothing)
+    struct
+    {
+        uint32_t packets{0};
+        uint32_t marked{0};
+        bool hasSack{false};
+        uint64_t sackSeq{0};
+        bool duplicate{false};
+    } tag;
+
+    std::optional<IntTag> intTag;
     if (packet)
     {
-        packet->PeekPacketTag(tag);
+        RdmaAckTag t;
+        if (packet->PeekPacketTag(t))
+        {
+            tag = {t.packets, t.marked, t.hasSack, t.sackSeq, t.duplicate};
+        }
+        intTag.emplace();
+        if (!packet->PeekPacketTag(*intTag))
+        {
+            intTag.reset();
+        }
     }
     else if (h.ackTag)
     {
-        tag.packets = h.ackTag->ackPackets;
-        tag.marked = h.ackTag->ackMarked;
-        tag.hasSack = h.ackTag->ackHasSack;
-        tag.sackSeq = h.ackTag->ackSackSeq;
-        tag.duplicate = h.ackTag->ackDuplicate;
+        tag = {h.ackTag->ackPackets,
+               h.ackTag->ackMarked,
+               h.ackTag->ackHasSack,
+               h.ackTag->ackSackSeq,
+               h.ackTag->ackDuplicate};
     }
-    IntTag intTag;
-    const bool hasInt = packet && packet->PeekPacketTag(intTag);
+    const bool hasInt = intTag.has_value();
     RoceCongestionOps::Ack ack;
     const Time now = LeanSimulatorImpl::FastNow();
     const uint64_t oldUna = qp->m_una;
@@ -431,7 +452,7 @@ RdmaNic::ReceiveAck(Ptr<RdmaQueuePair> qp, const Parsed& h, Ptr<Packet> packet)
     ack.packetsAcked = static_cast<uint32_t>(newUna > oldUna ? newUna - oldUna : 0);
     ack.markedPacketsAcked = std::min(tag.marked, ack.packetsAcked);
     ack.ecnEcho = tag.marked > 0;
-    ack.intTag = hasInt ? &intTag : nullptr;
+    ack.intTag = hasInt ? &*intTag : nullptr;
     if (nak)
     {
         ++qp->m_stats.naksReceived;

@@ -39,6 +39,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <optional>
 
 namespace ns3
 {
@@ -111,12 +112,6 @@ RdmaNic::SendNext(Ptr<RdmaQueuePair> qp)
     uint8_t raw[RoceRawHeader::MAX_BYTES];
     const bool asBytes = lazy || HeadersAsBytes(p);
     uint32_t ext = 0;
-    BthHeader bth;
-    bth.SetOpcode(opcode);
-    bth.SetPadCount(pad);
-    bth.SetDestQp(qp->m_peerQpn);
-    bth.SetAckRequest(last);
-    bth.SetPsn(seq & SEQ_MASK);
     if (BthHeader::HasReth(opcode))
     {
         RethHeader reth;
@@ -135,10 +130,22 @@ RdmaNic::SendNext(Ptr<RdmaQueuePair> qp)
     }
     if (asBytes)
     {
-        bth.Write(raw + IP_UDP_BYTES);
+        // (the bytes a BthHeader so set writes, without constructing one per packet)
+        BthHeader::WriteFields(raw + IP_UDP_BYTES,
+                               opcode,
+                               static_cast<uint8_t>(pad),
+                               qp->m_peerQpn,
+                               last,
+                               seq & SEQ_MASK);
     }
     else
     {
+        BthHeader bth;
+        bth.SetOpcode(opcode);
+        bth.SetPadCount(pad);
+        bth.SetDestQp(qp->m_peerQpn);
+        bth.SetAckRequest(last);
+        bth.SetPsn(seq & SEQ_MASK);
         p->AddHeader(bth);
     }
     if (qp->m_cc->NeedsInt())
@@ -413,56 +420,73 @@ RdmaNic::SendAck(Ptr<RdmaQueuePair> qp,
                  Ptr<const Packet> data,
                  bool duplicate)
 {
-    IntTag intTag;
-    const bool intHeader = data && data->PeekPacketTag(intTag);
+    // (tags and headers are objects with virtual destructors: built only where needed)
+    std::optional<IntTag> intTag;
+    if (data)
+    {
+        intTag.emplace();
+        if (!data->PeekPacketTag(*intTag))
+        {
+            intTag.reset();
+        }
+    }
+    const bool intHeader = intTag.has_value();
     const bool lazy = !intHeader && SendsLazy();
     Ptr<Packet> p = lazy ? nullptr : Create<Packet>();
     uint8_t raw[RoceRawHeader::MAX_BYTES];
     const bool asBytes = lazy || HeadersAsBytes(p);
-    AethHeader aeth;
-    if (nak)
-    {
-        aeth.SetNak(AethHeader::PSN_SEQUENCE_ERROR);
-    }
-    else
-    {
-        aeth.SetAck(0x1f);
-    }
-    aeth.SetMsn(qp->m_rxMessages & SEQ_MASK);
-    BthHeader bth;
-    bth.SetOpcode(BthHeader::RC_ACK);
-    bth.SetDestQp(qp->m_peerQpn);
-    bth.SetPsn(seq & SEQ_MASK);
+    const uint8_t syndrome = nak ? uint8_t(0x60 | AethHeader::PSN_SEQUENCE_ERROR) : 0x1f;
     if (asBytes)
     {
-        bth.Write(raw + IP_UDP_BYTES);
-        aeth.Write(raw + IP_UDP_BYTES + 12);
+        // (the bytes AethHeader::SetNak/SetAck(0x1f) and a BthHeader so set write)
+        BthHeader::WriteFields(raw + IP_UDP_BYTES,
+                               BthHeader::RC_ACK,
+                               0,
+                               qp->m_peerQpn,
+                               false,
+                               seq & SEQ_MASK);
+        AethHeader::WriteFields(raw + IP_UDP_BYTES + 12, syndrome, qp->m_rxMessages & SEQ_MASK);
     }
     else
     {
+        AethHeader aeth;
+        if (nak)
+        {
+            aeth.SetNak(AethHeader::PSN_SEQUENCE_ERROR);
+        }
+        else
+        {
+            aeth.SetAck(0x1f);
+        }
+        aeth.SetMsn(qp->m_rxMessages & SEQ_MASK);
+        BthHeader bth;
+        bth.SetOpcode(BthHeader::RC_ACK);
+        bth.SetDestQp(qp->m_peerQpn);
+        bth.SetPsn(seq & SEQ_MASK);
         p->AddHeader(aeth);
         p->AddHeader(bth);
     }
     const bool sack = nak && m_recovery == SELECTIVE_REPEAT && sackSeq > seq;
-    RdmaAckTag tag;
+    std::optional<RdmaAckTag> tag;
     const bool tagged = qp->m_unackedMarked > 0 || sack || duplicate;
     if (tagged)
     {
         // only when there is something to say (an ACK without marks needs no tag: the
         // requester counts the packets it acknowledges itself)
-        tag.packets = qp->m_unackedPackets;
-        tag.marked = qp->m_unackedMarked;
-        tag.hasSack = sack;
-        tag.sackSeq = sackSeq;
-        tag.duplicate = duplicate;
+        tag.emplace();
+        tag->packets = qp->m_unackedPackets;
+        tag->marked = qp->m_unackedMarked;
+        tag->hasSack = sack;
+        tag->sackSeq = sackSeq;
+        tag->duplicate = duplicate;
         if (!lazy)
         {
-            p->AddPacketTag(tag);
+            p->AddPacketTag(*tag);
         }
     }
     if (intHeader)
     {
-        p->AddPacketTag(intTag);
+        p->AddPacketTag(*intTag);
     }
     qp->m_unackedPackets = 0;
     qp->m_unackedMarked = 0;
@@ -478,7 +502,7 @@ RdmaNic::SendAck(Ptr<RdmaQueuePair> qp,
                      Ipv4Header::ECN_NotECT,
                      0,
                      12 + 4,
-                     tagged ? &tag : nullptr,
+                     tagged ? &*tag : nullptr,
                      BthHeader::UDP_PORT);
         return;
     }

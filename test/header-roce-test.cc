@@ -263,6 +263,69 @@ TEST_F(BthWire, PrintShowsNameQpAndPsn)
     EXPECT_NE(os.str().find("psn=77"), std::string::npos) << os.str();
 }
 
+TEST_F(BthWire, WriteFieldsWritesWhatAHeaderSoSetWrites)
+{
+    // the NIC's per-packet path writes BTH and AETH bytes without constructing the headers:
+    // the same bytes as the header objects with those fields, over the fields' extremes and a
+    // spread of values (every opcode, pad count and AckReq, 24-bit QP and PSN)
+    uint32_t checked = 0;
+    for (uint32_t op = 0; op < 256; ++op)
+    {
+        for (uint8_t pad = 0; pad < 4; ++pad)
+        {
+            for (bool ackReq : {false, true})
+            {
+                const uint32_t qp = (op * 0x10101u + pad * 0x777u) & BthHeader::MAX_24;
+                const uint32_t psn =
+                    op == 255 ? BthHeader::MAX_24 : (op * 0x9e37u + pad) & BthHeader::MAX_24;
+                BthHeader bth;
+                bth.SetOpcode(static_cast<uint8_t>(op));
+                bth.SetPadCount(pad);
+                bth.SetDestQp(qp);
+                bth.SetAckRequest(ackReq);
+                bth.SetPsn(psn);
+                uint8_t a[12];
+                uint8_t b[12];
+                bth.Write(a);
+                BthHeader::WriteFields(b, static_cast<uint8_t>(op), pad, qp, ackReq, psn);
+                ASSERT_EQ(Bytes(a, a + 12), Bytes(b, b + 12)) << op << " " << +pad << " " << ackReq;
+                ++checked;
+            }
+        }
+    }
+    for (uint32_t msn : {0u, 1u, 0x123456u, AethHeader::MAX_24})
+    {
+        for (int kind = 0; kind < 3; ++kind)
+        {
+            AethHeader aeth;
+            if (kind == 0)
+            {
+                aeth.SetAck(0x1f);
+            }
+            else if (kind == 1)
+            {
+                aeth.SetNak(AethHeader::PSN_SEQUENCE_ERROR);
+            }
+            else
+            {
+                aeth.SetAck(0);
+            }
+            aeth.SetMsn(msn);
+            uint8_t a[4];
+            uint8_t b[4];
+            aeth.Write(a);
+            AethHeader::WriteFields(b, aeth.GetSyndrome(), msn);
+            ASSERT_EQ(Bytes(a, a + 4), Bytes(b, b + 4)) << msn << " " << kind;
+            ++checked;
+        }
+    }
+    EXPECT_EQ(checked, 256u * 4 * 2 + 12);
+    // the NIC's NAK syndrome is SetNak(PSN_SEQUENCE_ERROR)'s
+    AethHeader nak;
+    nak.SetNak(AethHeader::PSN_SEQUENCE_ERROR);
+    EXPECT_EQ(nak.GetSyndrome(), 0x60 | AethHeader::PSN_SEQUENCE_ERROR);
+}
+
 // ------------------------------------------------------------------------------------ AETH
 
 TEST_F(AethWire, AckBytesAndBack)
