@@ -290,6 +290,12 @@ NetworkStatsHelper::Install(RoceTopologyHelper& topology, const std::vector<Ptr<
     }
     if (m_linkInterval.IsStrictlyPositive())
     {
+        for (Direction& d : m_dirs)
+        {
+            // the devices count from now (their first call) or earlier
+            d.endedBytes = d.dev->GetTxEndedBytes();
+            d.endedFrames = d.dev->GetTxEndedFrames();
+        }
         SetLinkTraces(true, NONE); // until the first frame ends
     }
 }

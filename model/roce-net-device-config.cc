@@ -448,14 +448,25 @@ RoceNetDevice::IsTransmitting() const
 uint64_t
 RoceNetDevice::GetTxEndedBytes() const
 {
+    if (!m_traces)
+    {
+        m_traces = std::make_unique<Traces>(); // counting starts now
+        return 0;
+    }
     // a deferred end counts when it is resolved, or here once its key has passed
-    return m_txEndedBytes + (m_txEndDeferred && m_lean->HasPassed(m_txEndKey) ? m_currentBytes : 0);
+    return m_traces->endedBytes +
+           (m_txEndDeferred && m_lean->HasPassed(m_txEndKey) ? m_currentBytes : 0);
 }
 
 uint64_t
 RoceNetDevice::GetTxEndedFrames() const
 {
-    return m_txEndedFrames + (m_txEndDeferred && m_lean->HasPassed(m_txEndKey) ? 1 : 0);
+    if (!m_traces)
+    {
+        m_traces = std::make_unique<Traces>(); // counting starts now
+        return 0;
+    }
+    return m_traces->endedFrames + (m_txEndDeferred && m_lean->HasPassed(m_txEndKey) ? 1 : 0);
 }
 
 void

@@ -465,8 +465,11 @@ RoceNetDevice::ResolveDeferredEnd()
     // came here first), freed the wire, and TryTransmit found nothing to send
     m_txEndDeferred = false;
     m_txBusy = false;
-    m_txEndedBytes += m_currentBytes;
-    ++m_txEndedFrames;
+    if (m_traces)
+    {
+        m_traces->endedBytes += m_currentBytes;
+        ++m_traces->endedFrames;
+    }
     IdleRound();
     m_txCarry = 0;
 }
@@ -631,8 +634,11 @@ RoceNetDevice::TryTransmit()
 void
 RoceNetDevice::TransmitComplete()
 {
-    m_txEndedBytes += m_currentBytes;
-    ++m_txEndedFrames;
+    if (m_traces)
+    {
+        m_traces->endedBytes += m_currentBytes;
+        ++m_traces->endedFrames;
+    }
     if (m_current)
     {
         if ((m_traces && !m_traces->phyTxEnd.IsEmpty()))

@@ -375,19 +375,22 @@ class alignas(64) RoceNetDevice : public NetDevice
     bool IsTransmitting() const;
 
     /**
-     * \brief Bytes of the frames whose last bit has left, from the start: what PhyTxEndBytes
-     *        reported (or would have), summed, read at any time. A sampler that reads this
-     *        instead of connecting PhyTxEndBytes keeps the device's lean path (a connected
-     *        PhyTxEnd or PhyTxEndBytes schedules the end of every frame).
+     * \brief Bytes of the frames whose last bit has left: what PhyTxEndBytes reported (or
+     *        would have), summed, read at any time. A sampler that reads this instead of
+     *        connecting PhyTxEndBytes keeps the device's lean path (a connected PhyTxEnd or
+     *        PhyTxEndBytes schedules the end of every frame).
      *
-     * A frame counts once its end has run, or would have run, before the running event (as
-     * IsTransmitting()).
+     * The device counts from the first call of this or GetTxEndedFrames(), or from its first
+     * trace connection, whichever comes first (the counters live with the trace sources, so an
+     * idle port that nobody asks stays small): call it once before the simulation runs to
+     * count every frame (NetworkStatsHelper::Install does). A frame counts once its end has
+     * run, or would have run, before the running event (as IsTransmitting()).
      * \return the bytes as carried (with the FCS only when FcsEnabled is true)
      */
     uint64_t GetTxEndedBytes() const;
 
-    /// \return the number of frames whose last bit has left, from the start (as
-    ///         GetTxEndedBytes(): one per PhyTxEndBytes)
+    /// \return the number of frames whose last bit has left (counted as GetTxEndedBytes():
+    ///         one per PhyTxEndBytes)
     uint64_t GetTxEndedFrames() const;
 
     /**
@@ -631,24 +634,22 @@ class alignas(64) RoceNetDevice : public NetDevice
     /// prefetch hint.
     const void* m_txSlotHint{nullptr};
     // line 1: everything a received frame needs (and the rest of the transmit state)
-    RoceFrameSink* m_sink{nullptr};      //!< where data frames go
-    uint32_t m_sinkPort{0};              //!< index passed to the sink
-    bool m_fcsEnabled;                   //!< carry and check a computed FCS
-    bool m_vlanEnabled;                  //!< send 802.1Q-tagged frames
-    bool m_dwrrNewTurn;                  //!< the class at m_dwrrCurrent gets a quantum
-    std::unique_ptr<Traces> m_traces;    //!< trace sources (null: none connected)
-    Ptr<ErrorModel> m_receiveErrorModel; //!< receive error model
-    Ptr<RoceChannel> m_channel;          //!< attached channel
+    RoceFrameSink* m_sink{nullptr};           //!< where data frames go
+    uint32_t m_sinkPort{0};                   //!< index passed to the sink
+    bool m_fcsEnabled;                        //!< carry and check a computed FCS
+    bool m_vlanEnabled;                       //!< send 802.1Q-tagged frames
+    bool m_dwrrNewTurn;                       //!< the class at m_dwrrCurrent gets a quantum
+    mutable std::unique_ptr<Traces> m_traces; //!< trace sources and end counters (null: unused)
+    Ptr<ErrorModel> m_receiveErrorModel;      //!< receive error model
+    Ptr<RoceChannel> m_channel;               //!< attached channel
     Ptr<ReusableEvent<RoceNetDevice>> m_txCompleteEvent; //!< TransmitComplete, one per device
     uint64_t m_bps;                                      //!< line rate (bit/s)
     uint64_t m_txQueueBytes;                             //!< bytes queued, all priorities
     // line 2
-    uint64_t m_maxQueueBytes;             //!< per-priority queue limit in bytes (0 = unlimited)
-    mutable Mac48Address m_remoteAddress; //!< the peer's MAC address
-    Time m_ifg;                           //!< interframe gap
-    uint64_t m_txEndedBytes{0};  //!< bytes of the frames ended (a deferred one when resolved)
-    uint64_t m_txEndedFrames{0}; //!< frames ended (a deferred one when resolved)
-    Ptr<Packet> m_current;       //!< frame being serialized (traced)
+    uint64_t m_maxQueueBytes;              //!< per-priority queue limit in bytes (0 = unlimited)
+    mutable Mac48Address m_remoteAddress;  //!< the peer's MAC address
+    Time m_ifg;                            //!< interframe gap
+    Ptr<Packet> m_current;                 //!< frame being serialized (traced)
     RoceReceiveCallback m_roceRxCallback;  //!< fast-path callback
     TxDequeueCallback m_txDequeueCallback; //!< dequeue callback
     /// The engine if it can defer events (LeanSimulatorImpl::GetDeferringEngine, looked up at
@@ -679,6 +680,8 @@ class alignas(64) RoceNetDevice : public NetDevice
         TracedCallback<uint8_t, uint64_t> queueBytes;     //!< queue length of a priority
         TracedCallback<uint64_t, uint64_t> txQueueBytes;  //!< TxQueueBytes (old, new)
         TracedCallback<> linkChange;                      //!< link change callbacks
+        uint64_t endedBytes{0};  //!< GetTxEndedBytes (a deferred end counts when resolved)
+        uint64_t endedFrames{0}; //!< GetTxEndedFrames (likewise)
     };
 
     /// \return the trace sources (allocated on first use)

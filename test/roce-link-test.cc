@@ -374,6 +374,7 @@ TEST_F(Ns3Fixture, TxEndedBytesCountAFrameOnceItsEndHasRunOrWouldHaveRun)
     {
         GlobalValue::Bind("SimulatorImplementationType", StringValue(engine));
         LinkPair pair("100Gbps", "1us");
+        EXPECT_EQ(pair.a->GetTxEndedBytes(), 0u); // (counting starts here, if not before)
         std::vector<EndedProbe> probes;
         Simulator::Schedule(MicroSeconds(10), &LinkPair::SendFromA, &pair, 9000, 0);
         Simulator::Schedule(NanoSeconds(end1 - 1), &ProbeEnded, &probes, pair.a);
