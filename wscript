@@ -89,6 +89,7 @@ def build(bld):
         'helper/leaf-spine-helper.cc',
         'helper/network-stats-helper.cc',
         'helper/network-stats-merge.cc',
+        'helper/network-stats-sampling.cc',
         'helper/network-stats-output.cc',
         'helper/study-plots.cc',
         'helper/study-plots-network.cc',

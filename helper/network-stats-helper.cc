@@ -371,27 +371,6 @@ NetworkStatsHelper::OnEnqueue(uint32_t sw, uint32_t port, uint8_t prio, uint32_t
         Simulator::Schedule(next - Simulator::Now(), &NetworkStatsHelper::SampleQueues, this);
 }
 
-void
-NetworkStatsHelper::SetQueueTraces(bool connect, uint32_t except)
-{
-    for (uint32_t sw = 0; sw < m_switches.size(); ++sw)
-    {
-        if (sw == except)
-        {
-            continue;
-        }
-        auto cb = MakeCallback(&NetworkStatsHelper::OnEnqueue, this, sw);
-        if (connect)
-        {
-            m_switches[sw].sw->TraceConnectWithoutContext("EnqueueBytes", cb);
-        }
-        else
-        {
-            m_switches[sw].sw->TraceDisconnectWithoutContext("EnqueueBytes", cb);
-        }
-    }
-}
-
 NetworkStatsHelper::PortCounters
 NetworkStatsHelper::PortAt(uint32_t s, uint32_t i) const
 {
@@ -469,53 +448,6 @@ NetworkStatsHelper::OnPhyTxEnd(uint32_t dir, uint32_t frameBytes)
         Simulator::Schedule(next - Simulator::Now(), &NetworkStatsHelper::SampleLinks, this);
 }
 
-void
-NetworkStatsHelper::SetLinkTraces(bool connect, uint32_t except)
-{
-    for (uint32_t d = 0; d < m_dirs.size(); ++d)
-    {
-        if (d == except)
-        {
-            continue;
-        }
-        auto cb = MakeCallback(&NetworkStatsHelper::OnPhyTxEnd, this, d);
-        if (connect)
-        {
-            m_dirs[d].dev->TraceConnectWithoutContext("PhyTxEndBytes", cb);
-        }
-        else
-        {
-            m_dirs[d].dev->TraceDisconnectWithoutContext("PhyTxEndBytes", cb);
-        }
-    }
-    m_linkTraces = connect;
-}
-
-uint64_t
-NetworkStatsHelper::LinkBytesSinceSample(uint32_t dir) const
-{
-    const Direction& d = m_dirs[dir];
-    return d.dev->GetTxEndedBytes() - d.endedBytes +
-           (d.dev->GetTxEndedFrames() - d.endedFrames) * d.fcsExtra;
-}
-
-std::vector<std::pair<uint32_t, uint64_t>>
-NetworkStatsHelper::PartialLinkBytes() const
-{
-    std::vector<std::pair<uint32_t, uint64_t>> rows;
-    if (m_linkSampling && Simulator::Now() > m_lastLinkSample)
-    {
-        for (uint32_t dir = 0; dir < m_dirs.size(); ++dir)
-        {
-            if (const uint64_t bytes = LinkBytesSinceSample(dir))
-            {
-                rows.emplace_back(dir, bytes);
-            }
-        }
-    }
-    return rows;
-}
-
 Time
 NetworkStatsHelper::NextGridPoint(Time interval)
 {
@@ -531,115 +463,6 @@ NetworkStatsHelper::FirstAmongSimultaneous()
     // every event of its instant that a switch or device inserted during the run, whichever
     // event started the sampling and on whichever process (no effect under other schedulers)
     PartitionIndependentScheduler::SetNextInsertOrigin(Time(0), 0);
-}
-
-// ------------------------------------------------------------------ samplers
-
-void
-NetworkStatsHelper::SampleQueues()
-{
-    const int64_t now = Simulator::Now().GetNanoSeconds();
-    if (m_queueTraceLeft != NONE)
-    {
-        // the switch whose enqueue restarted the sampler (its trace ran then)
-        const uint32_t sw = m_queueTraceLeft;
-        m_queueTraceLeft = NONE;
-        m_switches[sw].sw->TraceDisconnectWithoutContext(
-            "EnqueueBytes",
-            MakeCallback(&NetworkStatsHelper::OnEnqueue, this, sw));
-    }
-    // the switches' counters: whether anything was enqueued since the last sample, and the
-    // queues used for the first time (since somewhere in the interval that ends now: merging
-    // processes only compares that time with sample times, which are never inside it)
-    uint64_t enqueued = 0;
-    for (uint32_t sw = 0; sw < m_switches.size(); ++sw)
-    {
-        SwitchInfo& info = m_switches[sw];
-        Ptr<SwitchMmu> mmu = info.sw->GetMmu();
-        for (uint32_t i = 0; i < info.queueTracked.size(); ++i)
-        {
-            const uint64_t n = mmu->GetEgressCounters(i / NPRIO, i % NPRIO).enqueuedPackets;
-            enqueued += n;
-            if (n > 0 && !info.queueTracked[i])
-            {
-                info.queueTracked[i] = 1;
-                const uint64_t key =
-                    (uint64_t(sw) << 32) | (uint64_t(i / NPRIO) << 3) | (i % NPRIO);
-                m_trackedQueues.insert(key);
-                m_trackedAt[key] = m_lastQueueSample.GetNanoSeconds();
-            }
-        }
-    }
-    bool anyQueued = false;
-    for (uint64_t key : m_trackedQueues)
-    {
-        const uint32_t sw = key >> 32;
-        const uint32_t port = (key >> 3) & 0x1fffffff;
-        const uint8_t prio = key & 7;
-        const uint64_t bytes = m_switches[sw].sw->GetMmu()->GetEgressBytes(port, prio);
-        m_queueSamples.push_back({now, key, bytes});
-        m_maxSampled = std::max(m_maxSampled, bytes);
-        anyQueued = anyQueued || bytes > 0;
-    }
-    const bool enqueuedSinceSample = enqueued != m_enqueuedAtSample;
-    m_enqueuedAtSample = enqueued;
-    m_lastQueueSample = Simulator::Now();
-    if (anyQueued || enqueuedSinceSample)
-    {
-        FirstAmongSimultaneous();
-        m_queueEvent =
-            Simulator::Schedule(m_queueInterval, &NetworkStatsHelper::SampleQueues, this);
-    }
-    else
-    {
-        m_queueSampling = false;
-        SetQueueTraces(true, NONE); // the next enqueue restarts the sampler
-    }
-}
-
-void
-NetworkStatsHelper::SampleLinks()
-{
-    const Time now = Simulator::Now();
-    const int64_t end = now.GetNanoSeconds();
-    if (m_linkTraceLeft != NONE)
-    {
-        // the direction whose frame restarted the sampler (its trace ran then)
-        const uint32_t dir = m_linkTraceLeft;
-        m_linkTraceLeft = NONE;
-        m_dirs[dir].dev->TraceDisconnectWithoutContext(
-            "PhyTxEndBytes",
-            MakeCallback(&NetworkStatsHelper::OnPhyTxEnd, this, dir));
-    }
-    LinkTotal total{m_lastLinkSample.GetNanoSeconds(), end, 0, 0};
-    bool any = false;
-    for (uint32_t dir = 0; dir < m_dirs.size(); ++dir)
-    {
-        Direction& d = m_dirs[dir];
-        const uint64_t bytes = LinkBytesSinceSample(dir);
-        if (bytes == 0)
-        {
-            continue;
-        }
-        any = true;
-        m_linkSamples.push_back({end, dir, bytes});
-        if (d.tier == 0)
-        {
-            (d.fromSwitch ? total.downBytes : total.upBytes) += bytes;
-        }
-        d.endedBytes = d.dev->GetTxEndedBytes();
-        d.endedFrames = d.dev->GetTxEndedFrames();
-    }
-    if (!any)
-    {
-        m_linkSampling = false;
-        SetLinkTraces(true, NONE); // the next frame that ends restarts the sampler
-        return;
-    }
-    m_linkTotals.push_back(total);
-    m_lastLinkSample = now;
-    FirstAmongSimultaneous();
-    m_linkEvent = Simulator::Schedule(m_linkInterval, &NetworkStatsHelper::SampleLinks, this);
 }
 
 // ------------------------------------------------------------------ ideal FCT

@@ -51,9 +51,10 @@ class RoceTopologyHelper;
  * Pfc: every pause refresh is a frame), ECN marks (Mark), drops by reason (Drop, counted at the
  * ingress port), the exact maximum egress queue (the MMU's egress bytes right after every
  * enqueue), packets enqueued (these two are the switch MMU's own counters, from the start of
- * the simulation: SwitchMmu::GetEgressCounters). Per device: paused time (RoceNetDevice::GetPausedTime, read when
- * asked, so a pause in progress counts up to now) and frames sent (packet-hops: data frames
- * put on any cable, from the device counters). CNPs from the QP statistics of the NICs.
+ * the simulation: SwitchMmu::GetEgressCounters). Per device: paused time
+ * (RoceNetDevice::GetPausedTime, read when asked, so a pause in progress counts up to now) and
+ * frames sent (packet-hops: data frames put on any cable, from the device counters). CNPs from the
+ * QP statistics of the NICs.
  *
  * **Queues.** Every SetQueueSampleInterval() (default 10 us; 0 = off) the egress bytes of
  * every (switch, port, priority) queue that has ever held a packet are sampled; queues never
