@@ -356,10 +356,7 @@ NetworkStatsHelper::OnEnqueue(uint32_t sw, uint32_t port, uint8_t prio, uint32_t
     const uint32_t i = port * NPRIO + prio;
     if (!info.queueTracked[i])
     {
-        info.queueTracked[i] = 1;
-        const uint64_t key = (uint64_t(sw) << 32) | (uint64_t(port) << 3) | prio;
-        m_trackedQueues.insert(key);
-        m_trackedAt[key] = Simulator::Now().GetNanoSeconds();
+        TrackQueue(sw, i, Simulator::Now().GetNanoSeconds());
     }
     m_queueSampling = true;
     SetQueueTraces(false, sw);
@@ -369,6 +366,19 @@ NetworkStatsHelper::OnEnqueue(uint32_t sw, uint32_t port, uint8_t prio, uint32_t
     FirstAmongSimultaneous();
     m_queueEvent =
         Simulator::Schedule(next - Simulator::Now(), &NetworkStatsHelper::SampleQueues, this);
+}
+
+void
+NetworkStatsHelper::TrackQueue(uint32_t sw, uint32_t i, int64_t at)
+{
+    SwitchInfo& info = m_switches[sw];
+    info.queueTracked[i] = 1;
+    const uint32_t port = i / NPRIO;
+    const uint8_t prio = i % NPRIO;
+    const uint64_t key = (uint64_t(sw) << 32) | (uint64_t(port) << 3) | prio;
+    m_queueLog.Track(key);
+    m_trackedRead.push_back({PeekPointer(info.sw->GetMmu()), port, prio});
+    m_trackedAt[key] = at;
 }
 
 NetworkStatsHelper::PortCounters

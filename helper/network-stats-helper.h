@@ -6,12 +6,12 @@
 #include "ns3/log-histogram.h"
 #include "ns3/nstime.h"
 #include "ns3/ptr.h"
+#include "ns3/queue-sample-log.h"
 
 #include <array>
 #include <cstdint>
 #include <map>
 #include <ostream>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,6 +25,7 @@ class RdmaQueuePair;
 class RoceNetDevice;
 class RoceSwitch;
 class RoceTopologyHelper;
+class SwitchMmu;
 
 /**
  * \ingroup ai-training
@@ -58,9 +59,10 @@ class RoceTopologyHelper;
  *
  * **Queues.** Every SetQueueSampleInterval() (default 10 us; 0 = off) the egress bytes of
  * every (switch, port, priority) queue that has ever held a packet are sampled; queues never
- * used produce no rows. Sampling stops by itself when every sampled queue is empty and nothing
- * was enqueued for one interval, and resumes at the next multiple of the interval after the
- * next enqueue, so Simulator::Run() still ends when the traffic does. Under
+ * used produce no rows. The rows stay in memory until WriteCsv(), 4 bytes each (QueueSampleLog):
+ * the queues in use times the samples. Sampling stops by itself when every sampled queue is empty
+ * and nothing was enqueued for one interval, and resumes at the next multiple of the interval after
+ * the next enqueue, so Simulator::Run() still ends when the traffic does. Under
  * ns3::PartitionIndependentScheduler a sample (queues and links) runs first among the events of
  * its instant: it reads the queues as they are before that nanosecond's enqueues and dequeues,
  * whatever event started the sampling, so a queue first used at the very nanosecond of a
@@ -391,14 +393,6 @@ class NetworkStatsHelper
         uint64_t endedFrames{0}; //!< the device's GetTxEndedFrames() at the last sample
     };
 
-    /// A queue sample.
-    struct QueueSample
-    {
-        int64_t timeNs; //!< sample time
-        uint64_t key;   //!< switch << 32 | port << 3 | priority
-        uint64_t bytes; //!< egress bytes
-    };
-
     /// A PFC frame sent by a switch.
     struct PfcEvent
     {
@@ -458,6 +452,15 @@ class NetworkStatsHelper
      * \param bytes packet bytes
      */
     void OnEnqueue(uint32_t sw, uint32_t port, uint8_t priority, uint32_t bytes);
+
+    /**
+     * \brief A queue was used for the first time: sample it from the next sample on.
+     * \param sw switch index
+     * \param i the queue (port * NPRIO + priority)
+     * \param at the time recorded as its first use (see SampleQueues())
+     */
+    void TrackQueue(uint32_t sw, uint32_t i, int64_t at);
+
     /**
      * \brief Trace sink of RoceSwitch Mark.
      * \param sw switch index (bound)
@@ -638,8 +641,19 @@ class NetworkStatsHelper
     std::vector<PfcRxEvent> m_pfcRxEvents;        //!< PFC frames received by devices
 
     // queue sampling
-    std::set<uint64_t> m_trackedQueues;      //!< keys of queues that ever held a packet
-    std::vector<QueueSample> m_queueSamples; //!< samples
+    /// The queues that ever held a packet (in the order found) and their samples.
+    QueueSampleLog m_queueLog;
+
+    /// Where each tracked queue of m_queueLog is read (same order): the switch's MMU, port,
+    /// priority.
+    struct TrackedQueue
+    {
+        const SwitchMmu* mmu; //!< the switch's MMU
+        uint32_t port;        //!< egress port
+        uint8_t priority;     //!< priority
+    };
+
+    std::vector<TrackedQueue> m_trackedRead; //!< how to read each tracked queue
     uint64_t m_maxSampled;                   //!< largest sample
     bool m_queueSampling;                    //!< the queue sampler is scheduled
     uint64_t m_enqueuedAtSample{0};          //!< packets enqueued at every queue, last sample

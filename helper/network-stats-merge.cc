@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <set>
 
 namespace ns3
 {
@@ -213,13 +214,12 @@ NetworkStatsHelper::Serialize() const
         w.Put(key);
         w.Put(at);
     }
-    w.Put(m_queueSamples.size());
-    for (const QueueSample& q : m_queueSamples)
-    {
-        w.Put(q.timeNs);
-        w.Put(q.key);
-        w.Put(q.bytes);
-    }
+    w.Put(m_queueLog.GetRows());
+    m_queueLog.ForEachRow([&w](int64_t timeNs, uint64_t key, uint64_t bytes) {
+        w.Put(timeNs);
+        w.Put(key);
+        w.Put(bytes);
+    });
     w.Put(m_maxSampled);
     w.Put(m_linkSamples.size());
     for (const LinkSample& l : m_linkSamples)
@@ -444,19 +444,43 @@ NetworkStatsHelper::Merge(const std::vector<std::vector<uint64_t>>& blobs)
     });
     // queue samples: one process samples every queue that ever held a packet at each sample
     // time of any process; a process that did not sample then had its queues empty
-    std::vector<QueueSample> queueSamples;
-    for (int64_t t : sampleTimes)
+    // (a queue is in every sample from its first on: first used before the sample time, or
+    // sampled then by its process, which samples it from the first sample after its first use)
+    QueueSampleLog queueLog;
     {
+        std::vector<std::pair<int64_t, uint64_t>> byFirstUse; // (first use, key)
         for (const auto& [key, at] : trackedAt)
         {
-            auto it = samples.find({t, key});
-            if (it != samples.end())
+            byFirstUse.emplace_back(at, key);
+        }
+        std::sort(byFirstUse.begin(), byFirstUse.end());
+        std::set<uint64_t> inLog;
+        std::size_t next = 0;
+        for (int64_t t : sampleTimes)
+        {
+            for (; next < byFirstUse.size() && byFirstUse[next].first < t; ++next)
             {
-                queueSamples.push_back({t, key, it->second});
+                if (inLog.insert(byFirstUse[next].second).second)
+                {
+                    queueLog.Track(byFirstUse[next].second);
+                }
             }
-            else if (at < t)
+            for (auto it = samples.lower_bound({t, 0}); it != samples.end() && it->first.first == t;
+                 ++it)
             {
-                queueSamples.push_back({t, key, 0});
+                if (inLog.insert(it->first.second).second)
+                {
+                    queueLog.Track(it->first.second);
+                }
+            }
+            queueLog.BeginSample(t);
+            for (uint64_t key : queueLog.GetKeys())
+            {
+                auto it = samples.find({t, key});
+                NS_ASSERT_MSG(it != samples.end() || trackedAt.at(key) < t,
+                              "NetworkStatsHelper::MergeProcesses: queue "
+                                  << key << " sampled at " << t << " but not after");
+                queueLog.Push(it != samples.end() ? it->second : 0);
             }
         }
     }
@@ -484,12 +508,8 @@ NetworkStatsHelper::Merge(const std::vector<std::vector<uint64_t>>& blobs)
     m_pfcEvents = pfc;
     m_pfcRxEvents = pfcRx;
     m_trackedAt = trackedAt;
-    m_trackedQueues.clear();
-    for (const auto& [key, at] : trackedAt)
-    {
-        m_trackedQueues.insert(key);
-    }
-    m_queueSamples = queueSamples;
+    m_queueLog = queueLog;
+    m_trackedRead.clear(); // (a merged helper only writes)
     m_maxSampled = maxSampled;
     m_linkSamples = linkSamples;
     m_linkTotals.clear();

@@ -220,7 +220,7 @@ NetworkStatsHelper::GetSummary() const
         s.drops["rx_error"] = rxDrops;
     }
     s.maxSampledQueueBytes = m_maxSampled;
-    s.queueSamples = m_queueSamples.size();
+    s.queueSamples = m_queueLog.GetRows();
     s.linkSamples = m_linkSamples.size() + mc.partial.size();
     if (!m_merged)
     {
@@ -322,12 +322,11 @@ NetworkStatsHelper::WriteCsv(const std::string& dir) const
     path = dir + "/queues.csv";
     OpenOrDie(f, path, who);
     f << "time_ns,switch,node,port,priority,bytes\n";
-    for (const QueueSample& q : m_queueSamples)
-    {
-        const uint32_t sw = q.key >> 32;
-        f << q.timeNs << ',' << sw << ',' << m_switches[sw].node << ','
-          << ((q.key >> 3) & 0x1fffffff) << ',' << (q.key & 7) << ',' << q.bytes << '\n';
-    }
+    m_queueLog.ForEachRow([&f, this](int64_t timeNs, uint64_t key, uint64_t bytes) {
+        const uint32_t sw = key >> 32;
+        f << timeNs << ',' << sw << ',' << m_switches[sw].node << ',' << ((key >> 3) & 0x1fffffff)
+          << ',' << (key & 7) << ',' << bytes << '\n';
+    });
     CloseOrDie(f, path, who);
 
     // pfc

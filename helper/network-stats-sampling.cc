@@ -120,22 +120,16 @@ NetworkStatsHelper::SampleQueues()
             enqueued += n;
             if (n > 0 && !info.queueTracked[i])
             {
-                info.queueTracked[i] = 1;
-                const uint64_t key =
-                    (uint64_t(sw) << 32) | (uint64_t(i / NPRIO) << 3) | (i % NPRIO);
-                m_trackedQueues.insert(key);
-                m_trackedAt[key] = m_lastQueueSample.GetNanoSeconds();
+                TrackQueue(sw, i, m_lastQueueSample.GetNanoSeconds());
             }
         }
     }
     bool anyQueued = false;
-    for (uint64_t key : m_trackedQueues)
+    m_queueLog.BeginSample(now);
+    for (const TrackedQueue& q : m_trackedRead)
     {
-        const uint32_t sw = key >> 32;
-        const uint32_t port = (key >> 3) & 0x1fffffff;
-        const uint8_t prio = key & 7;
-        const uint64_t bytes = m_switches[sw].sw->GetMmu()->GetEgressBytes(port, prio);
-        m_queueSamples.push_back({now, key, bytes});
+        const uint64_t bytes = q.mmu->GetEgressBytes(q.port, q.priority);
+        m_queueLog.Push(bytes);
         m_maxSampled = std::max(m_maxSampled, bytes);
         anyQueued = anyQueued || bytes > 0;
     }

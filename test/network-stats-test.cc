@@ -744,14 +744,20 @@ TEST_F(Ns3Fixture, StatsQueueSamplesAndPortCountersAgreeWithAnEnqueueSink)
     EXPECT_GT(largest, 50000u) << "(the incast builds a queue)";
 
     // queues.csv: time_ns,switch,node,port,priority,bytes
+    // (rows ordered by time, then switch, port and priority)
     std::map<int64_t, std::set<uint64_t>> sampled;
     std::istringstream q(queues);
     std::getline(q, line);
+    std::pair<int64_t, uint64_t> previous{-1, 0};
     while (std::getline(q, line))
     {
         const auto f = Split(line, ',');
-        sampled[std::stoll(f[0])].insert((std::stoull(f[1]) << 32) | (std::stoull(f[3]) << 3) |
-                                         std::stoull(f[4]));
+        const std::pair<int64_t, uint64_t> row{std::stoll(f[0]),
+                                               (std::stoull(f[1]) << 32) |
+                                                   (std::stoull(f[3]) << 3) | std::stoull(f[4])};
+        EXPECT_LT(previous, row) << line;
+        previous = row;
+        sampled[row.first].insert(row.second);
     }
     ASSERT_GT(sampled.size(), 10u);
     for (const auto& [t, keys] : sampled)
