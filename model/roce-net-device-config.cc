@@ -126,88 +126,109 @@ RoceNetDevice::GetTypeId()
                           MakePointerChecker<ErrorModel>())
             .AddTraceSource("MacTx",
                             "A packet was accepted for transmission (before framing).",
-                            MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::macTx),
+                            MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces,
+                                                        &Traces::macTx,
+                                                        &RoceNetDevice::UpdateTraced),
                             "ns3::Packet::TracedCallback")
-            .AddTraceSource(
-                "MacTxDrop",
-                "A packet was dropped because its priority queue was full.",
-                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::macTxDrop),
-                "ns3::Packet::TracedCallback")
+            .AddTraceSource("MacTxDrop",
+                            "A packet was dropped because its priority queue was full.",
+                            MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces,
+                                                        &Traces::macTxDrop,
+                                                        &RoceNetDevice::UpdateTraced),
+                            "ns3::Packet::TracedCallback")
             .AddTraceSource("MacRx",
                             "A packet was received and handed up (headers removed).",
-                            MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::macRx),
+                            MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces,
+                                                        &Traces::macRx,
+                                                        &RoceNetDevice::UpdateTraced),
                             "ns3::Packet::TracedCallback")
-            .AddTraceSource(
-                "MacPromiscRx",
-                "A packet was received and handed to the promiscuous callback.",
-                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::macPromiscRx),
-                "ns3::Packet::TracedCallback")
-            .AddTraceSource(
-                "PhyTxBegin",
-                "The first bit of a frame is put on the wire.",
-                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::phyTxBegin),
-                "ns3::Packet::TracedCallback")
-            .AddTraceSource(
-                "PhyTxEnd",
-                "The last bit of a frame left.",
-                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::phyTxEnd),
-                "ns3::Packet::TracedCallback")
-            .AddTraceSource(
-                "PhyTxEndBytes",
-                "The last bit of a frame left: its bytes as carried (as PhyTxEnd, "
-                "without handing over the frame, so that the frame's bytes need "
-                "not be written).",
-                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::phyTxEndBytes),
-                "ns3::TracedValueCallback::Uint32")
-            .AddTraceSource(
-                "PhyRxEnd",
-                "The last bit of a frame arrived.",
-                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::phyRxEnd),
-                "ns3::Packet::TracedCallback")
-            .AddTraceSource(
-                "PhyRxDrop",
-                "A received frame was dropped (error model, bad FCS, unknown "
-                "MAC-control opcode).",
-                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::phyRxDrop),
-                "ns3::Packet::TracedCallback")
-            .AddTraceSource(
-                "Sniffer",
-                "Every frame sent or received, as on the wire (for pcap).",
-                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::sniffer),
-                "ns3::Packet::TracedCallback")
-            .AddTraceSource(
-                "PromiscSniffer",
-                "Every frame sent or received, as on the wire (for pcap).",
-                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::promiscSniffer),
-                "ns3::Packet::TracedCallback")
+            .AddTraceSource("MacPromiscRx",
+                            "A packet was received and handed to the promiscuous callback.",
+                            MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces,
+                                                        &Traces::macPromiscRx,
+                                                        &RoceNetDevice::UpdateTraced),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PhyTxBegin",
+                            "The first bit of a frame is put on the wire.",
+                            MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces,
+                                                        &Traces::phyTxBegin,
+                                                        &RoceNetDevice::UpdateTraced),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PhyTxEnd",
+                            "The last bit of a frame left.",
+                            MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces,
+                                                        &Traces::phyTxEnd,
+                                                        &RoceNetDevice::UpdateTraced),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PhyTxEndBytes",
+                            "The last bit of a frame left: its bytes as carried (as PhyTxEnd, "
+                            "without handing over the frame, so that the frame's bytes need "
+                            "not be written).",
+                            MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces,
+                                                        &Traces::phyTxEndBytes,
+                                                        &RoceNetDevice::UpdateTraced),
+                            "ns3::TracedValueCallback::Uint32")
+            .AddTraceSource("PhyRxEnd",
+                            "The last bit of a frame arrived.",
+                            MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces,
+                                                        &Traces::phyRxEnd,
+                                                        &RoceNetDevice::UpdateTraced),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PhyRxDrop",
+                            "A received frame was dropped (error model, bad FCS, unknown "
+                            "MAC-control opcode).",
+                            MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces,
+                                                        &Traces::phyRxDrop,
+                                                        &RoceNetDevice::UpdateTraced),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("Sniffer",
+                            "Every frame sent or received, as on the wire (for pcap).",
+                            MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces,
+                                                        &Traces::sniffer,
+                                                        &RoceNetDevice::UpdateTraced),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PromiscSniffer",
+                            "Every frame sent or received, as on the wire (for pcap).",
+                            MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces,
+                                                        &Traces::promiscSniffer,
+                                                        &RoceNetDevice::UpdateTraced),
+                            "ns3::Packet::TracedCallback")
             .AddTraceSource("PfcTx",
                             "A PFC frame was put on the wire: one call per enabled priority.",
-                            MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::pfcTx),
+                            MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces,
+                                                        &Traces::pfcTx,
+                                                        &RoceNetDevice::UpdateTraced),
                             "ns3::RoceNetDevice::PfcTracedCallback")
             .AddTraceSource("PfcRx",
                             "A PFC frame was received: one call per enabled priority.",
-                            MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::pfcRx),
+                            MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces,
+                                                        &Traces::pfcRx,
+                                                        &RoceNetDevice::UpdateTraced),
                             "ns3::RoceNetDevice::PfcTracedCallback")
-            .AddTraceSource(
-                "PauseEnd",
-                "A pause of an egress priority ended (expired or resumed).",
-                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::pauseEnd),
-                "ns3::RoceNetDevice::PauseEndTracedCallback")
-            .AddTraceSource(
-                "PfcWatchdog",
-                "An egress priority has been paused longer than PfcWatchdogLimit.",
-                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::watchdog),
-                "ns3::RoceNetDevice::WatchdogTracedCallback")
-            .AddTraceSource(
-                "PriorityQueueBytes",
-                "The bytes queued in one egress priority changed.",
-                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::queueBytes),
-                "ns3::RoceNetDevice::QueueBytesTracedCallback")
-            .AddTraceSource(
-                "TxQueueBytes",
-                "Bytes queued for transmission, all priorities together.",
-                MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces, &Traces::txQueueBytes),
-                "ns3::TracedValueCallback::Uint64");
+            .AddTraceSource("PauseEnd",
+                            "A pause of an egress priority ended (expired or resumed).",
+                            MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces,
+                                                        &Traces::pauseEnd,
+                                                        &RoceNetDevice::UpdateTraced),
+                            "ns3::RoceNetDevice::PauseEndTracedCallback")
+            .AddTraceSource("PfcWatchdog",
+                            "An egress priority has been paused longer than PfcWatchdogLimit.",
+                            MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces,
+                                                        &Traces::watchdog,
+                                                        &RoceNetDevice::UpdateTraced),
+                            "ns3::RoceNetDevice::WatchdogTracedCallback")
+            .AddTraceSource("PriorityQueueBytes",
+                            "The bytes queued in one egress priority changed.",
+                            MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces,
+                                                        &Traces::queueBytes,
+                                                        &RoceNetDevice::UpdateTraced),
+                            "ns3::RoceNetDevice::QueueBytesTracedCallback")
+            .AddTraceSource("TxQueueBytes",
+                            "Bytes queued for transmission, all priorities together.",
+                            MakeLazyTraceSourceAccessor(&RoceNetDevice::GetTraces,
+                                                        &Traces::txQueueBytes,
+                                                        &RoceNetDevice::UpdateTraced),
+                            "ns3::TracedValueCallback::Uint64");
     return tid;
 }
 

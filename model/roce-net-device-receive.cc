@@ -55,9 +55,7 @@ RoceNetDevice::Receive(RoceWireFrame& f)
 {
     if (f.state != RoceWireFrame::FRAMED)
     {
-        if (m_receiveErrorModel || m_fcsEnabled ||
-            (m_traces && (!m_traces->sniffer.IsEmpty() || !m_traces->promiscSniffer.IsEmpty() ||
-                          !m_traces->phyRxEnd.IsEmpty())))
+        if (m_receiveErrorModel || m_fcsEnabled || (m_traced & TRACED_RX_BYTES))
         {
             // someone looks at the bytes: the sender writes its header
             m_channel->GetPeer(this)->WriteFrameHeader(f);
@@ -71,7 +69,7 @@ RoceNetDevice::Receive(RoceWireFrame& f)
         m_prio[priority].c.rxBytes += f.ipBytes;
         if (m_sink)
         {
-            if ((m_traces && !m_traces->macRx.IsEmpty()))
+            if (m_traced & TRACED_MAC_RX)
             {
                 m_traces->macRx(f.Share());
             }
@@ -80,7 +78,7 @@ RoceNetDevice::Receive(RoceWireFrame& f)
         }
         if (!m_roceRxCallback.IsNull())
         {
-            if ((m_traces && !m_traces->macRx.IsEmpty()))
+            if (m_traced & TRACED_MAC_RX)
             {
                 m_traces->macRx(f.Share());
             }
@@ -106,17 +104,20 @@ RoceNetDevice::ReceiveFramed(RoceWireFrame& f)
         }
         return;
     }
-    if ((m_traces && !m_traces->sniffer.IsEmpty()))
+    if (m_traced & TRACED_RX_BYTES)
     {
-        m_traces->sniffer(frame);
-    }
-    if ((m_traces && !m_traces->promiscSniffer.IsEmpty()))
-    {
-        m_traces->promiscSniffer(frame);
-    }
-    if ((m_traces && !m_traces->phyRxEnd.IsEmpty()))
-    {
-        m_traces->phyRxEnd(frame);
+        if (!m_traces->sniffer.IsEmpty())
+        {
+            m_traces->sniffer(frame);
+        }
+        if (!m_traces->promiscSniffer.IsEmpty())
+        {
+            m_traces->promiscSniffer(frame);
+        }
+        if (!m_traces->phyRxEnd.IsEmpty())
+        {
+            m_traces->phyRxEnd(frame);
+        }
     }
 
     if (m_fcsEnabled)
@@ -185,7 +186,7 @@ RoceNetDevice::ReceiveFramed(RoceWireFrame& f)
 
     if (m_sink)
     {
-        if ((m_traces && !m_traces->macRx.IsEmpty()))
+        if (m_traced & TRACED_MAC_RX)
         {
             m_traces->macRx(frame);
         }
@@ -195,7 +196,7 @@ RoceNetDevice::ReceiveFramed(RoceWireFrame& f)
     }
     if (!m_roceRxCallback.IsNull())
     {
-        if ((m_traces && !m_traces->macRx.IsEmpty()))
+        if (m_traced & TRACED_MAC_RX)
         {
             m_traces->macRx(frame);
         }

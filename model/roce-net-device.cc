@@ -256,7 +256,7 @@ RoceNetDevice::SendFrame(RoceWireFrame&& frame,
         NS_FATAL_ERROR("RoceNetDevice::Send: packet of "
                        << frame.ipBytes << " bytes exceeds the Mtu of " << m_mtu << " bytes");
     }
-    if ((m_traces && !m_traces->macTx.IsEmpty()))
+    if (m_traced & TRACED_MAC_TX)
     {
         m_traces->macTx(frame.Share());
     }
@@ -292,7 +292,7 @@ RoceNetDevice::Queue(RoceWireFrame&& frame, uint32_t bytes, uint8_t priority, ui
     m_nonEmpty |= 1u << priority;
     q.bytes += bytes;
     SetTxQueueBytes(m_txQueueBytes + bytes);
-    if ((m_traces && !m_traces->queueBytes.IsEmpty()))
+    if (m_traced & TRACED_QUEUE_BYTES)
     {
         m_traces->queueBytes(priority, q.bytes);
     }
@@ -343,9 +343,7 @@ RoceNetDevice::MarkCe(RoceWireFrame& frame) const
 bool
 RoceNetDevice::TxNeedsBytes() const
 {
-    return (m_traces && (!m_traces->phyTxBegin.IsEmpty() || !m_traces->sniffer.IsEmpty() ||
-                         !m_traces->promiscSniffer.IsEmpty() || !m_traces->phyTxEnd.IsEmpty())) ||
-           (!m_sink && !m_txDequeueCallback.IsNull());
+    return (m_traced & TRACED_TX_BYTES) || (!m_sink && !m_txDequeueCallback.IsNull());
 }
 
 void
@@ -538,7 +536,7 @@ RoceNetDevice::TryTransmit()
     else
     {
         SetTxQueueBytes(m_txQueueBytes - qf.bytes);
-        if ((m_traces && !m_traces->queueBytes.IsEmpty()))
+        if (m_traced & TRACED_QUEUE_BYTES)
         {
             m_traces->queueBytes(sel, q.bytes);
         }
@@ -578,7 +576,7 @@ RoceNetDevice::TryTransmit()
     }
     const Time txTime = NanoSeconds(ns);
 
-    if (f.state == RoceWireFrame::FRAMED)
+    if (f.state == RoceWireFrame::FRAMED && (m_traced & TRACED_TX_BYTES))
     {
         if ((m_traces && !m_traces->phyTxBegin.IsEmpty()))
         {
@@ -604,8 +602,7 @@ RoceNetDevice::TryTransmit()
         m_txCompleteEvent =
             Create<ReusableEvent<RoceNetDevice>>(this, &RoceNetDevice::TransmitComplete);
     }
-    if (m_lean && m_nonEmpty == 0 && !m_ifg.IsStrictlyPositive() &&
-        !(m_traces && (!m_traces->phyTxEnd.IsEmpty() || !m_traces->phyTxEndBytes.IsEmpty())))
+    if (m_lean && m_nonEmpty == 0 && !m_ifg.IsStrictlyPositive() && !(m_traced & TRACED_TX_END))
     {
         // Nothing waits behind this frame, so TransmitComplete would only free the wire. Take
         // the key it would get and schedule it only if a frame comes before then
@@ -647,7 +644,7 @@ RoceNetDevice::TransmitComplete()
         }
         m_current = nullptr;
     }
-    if ((m_traces && !m_traces->phyTxEndBytes.IsEmpty()))
+    if ((m_traced & TRACED_TX_END) && !m_traces->phyTxEndBytes.IsEmpty())
     {
         m_traces->phyTxEndBytes(m_currentBytes);
     }
@@ -689,6 +686,29 @@ RoceNetDevice::GetTraces()
     return *m_traces;
 }
 
+void
+RoceNetDevice::UpdateTraced()
+{
+    uint8_t traced = 0;
+    if (m_traces)
+    {
+        const Traces& t = *m_traces;
+        traced |= t.macTx.IsEmpty() ? 0 : TRACED_MAC_TX;
+        traced |= t.queueBytes.IsEmpty() ? 0 : TRACED_QUEUE_BYTES;
+        traced |= t.txQueueBytes.IsEmpty() ? 0 : TRACED_TX_QUEUE_BYTES;
+        traced |= t.phyTxBegin.IsEmpty() && t.sniffer.IsEmpty() && t.promiscSniffer.IsEmpty() &&
+                          t.phyTxEnd.IsEmpty()
+                      ? 0
+                      : TRACED_TX_BYTES;
+        traced |= t.phyTxEnd.IsEmpty() && t.phyTxEndBytes.IsEmpty() ? 0 : TRACED_TX_END;
+        traced |= t.sniffer.IsEmpty() && t.promiscSniffer.IsEmpty() && t.phyRxEnd.IsEmpty()
+                      ? 0
+                      : TRACED_RX_BYTES;
+        traced |= t.macRx.IsEmpty() ? 0 : TRACED_MAC_RX;
+    }
+    m_traced = traced;
+}
+
 RoceNetDevice::RareCounters&
 RoceNetDevice::Rare(uint8_t priority)
 {
@@ -704,7 +724,7 @@ RoceNetDevice::SetTxQueueBytes(uint64_t bytes)
 {
     const uint64_t old = m_txQueueBytes;
     m_txQueueBytes = bytes;
-    if (m_traces && old != bytes)
+    if ((m_traced & TRACED_TX_QUEUE_BYTES) && old != bytes)
     {
         m_traces->txQueueBytes(old, bytes); // as TracedValue: only changes are traced
     }

@@ -634,11 +634,12 @@ class alignas(64) RoceNetDevice : public NetDevice
     /// prefetch hint.
     const void* m_txSlotHint{nullptr};
     // line 1: everything a received frame needs (and the rest of the transmit state)
-    RoceFrameSink* m_sink{nullptr};           //!< where data frames go
-    uint32_t m_sinkPort{0};                   //!< index passed to the sink
-    bool m_fcsEnabled;                        //!< carry and check a computed FCS
-    bool m_vlanEnabled;                       //!< send 802.1Q-tagged frames
-    bool m_dwrrNewTurn;                       //!< the class at m_dwrrCurrent gets a quantum
+    RoceFrameSink* m_sink{nullptr}; //!< where data frames go
+    uint32_t m_sinkPort{0};         //!< index passed to the sink
+    bool m_fcsEnabled;              //!< carry and check a computed FCS
+    bool m_vlanEnabled;             //!< send 802.1Q-tagged frames
+    bool m_dwrrNewTurn;             //!< the class at m_dwrrCurrent gets a quantum
+    uint8_t m_traced{0}; //!< TracedBit: which per-frame traces are connected (UpdateTraced)
     mutable std::unique_ptr<Traces> m_traces; //!< trace sources and end counters (null: unused)
     Ptr<ErrorModel> m_receiveErrorModel;      //!< receive error model
     Ptr<RoceChannel> m_channel;               //!< attached channel
@@ -659,7 +660,9 @@ class alignas(64) RoceNetDevice : public NetDevice
     Scheduler::EventKey m_txEndKey;
 
     /// Every trace source of the device: allocated when the first one is connected (an idle
-    /// fabric port saves 440 B; the per-frame path tests one pointer).
+    /// fabric port saves 440 B). The per-frame path tests m_traced, which says which of its
+    /// groups of sources are connected, and reads the block only then (and to count ended
+    /// frames once it exists).
     struct Traces
     {
         TracedCallback<Ptr<const Packet>> macTx;          //!< packet accepted for sending
@@ -686,6 +689,22 @@ class alignas(64) RoceNetDevice : public NetDevice
 
     /// \return the trace sources (allocated on first use)
     Traces& GetTraces();
+
+    /// Bits of m_traced: a group of per-frame trace sources of which at least one is connected
+    /// (the per-frame path tests a bit of the device's own line, not the trace block's lines).
+    enum TracedBit : uint8_t
+    {
+        TRACED_MAC_TX = 1,         //!< MacTx
+        TRACED_QUEUE_BYTES = 2,    //!< QueueBytes
+        TRACED_TX_QUEUE_BYTES = 4, //!< TxQueueBytes
+        TRACED_TX_BYTES = 8,       //!< PhyTxBegin, Sniffer, PromiscSniffer or PhyTxEnd
+        TRACED_TX_END = 16,        //!< PhyTxEnd or PhyTxEndBytes
+        TRACED_RX_BYTES = 32,      //!< Sniffer, PromiscSniffer or PhyRxEnd
+        TRACED_MAC_RX = 64,        //!< MacRx
+    };
+
+    /// Recompute m_traced from the trace sources (after every connection or disconnection).
+    void UpdateTraced();
 
     /**
      * \brief Set m_txQueueBytes and trace a change (TxQueueBytes).

@@ -4,6 +4,7 @@
  * RoceNetDevice + RoceChannel: timing against closed forms, scheduling, queues, receive drops.
  */
 #include "ait-link-scenario.h"
+#include "ait-switch-scenario.h"
 #include "ait-test-fixture.h"
 
 #include "ns3/boolean.h"
@@ -11,6 +12,9 @@
 #include "ns3/error-model.h"
 #include "ns3/global-value.h"
 #include "ns3/pointer.h"
+#include "ns3/rdma-helper.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/rdma-queue-pair.h"
 #include "ns3/uinteger.h"
 
 #include <map>
@@ -401,4 +405,151 @@ TEST_F(Ns3Fixture, TxEndedBytesCountAFrameOnceItsEndHasRunOrWouldHaveRun)
         Simulator::Destroy();
     }
     GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::DefaultSimulatorImpl"));
+}
+
+namespace
+{
+
+/// Frames seen by every per-frame trace source of a switch port and of the host behind it.
+struct TraceCounts
+{
+    std::map<std::string, uint64_t> n; //!< source name (prefixed "port." or "host.") -> calls
+
+    /**
+     * \brief Connect (or disconnect) a counting sink to every per-frame source of a device.
+     * \param dev the device
+     * \param who the prefix of the names
+     * \param connect connect (true) or disconnect
+     */
+    void Switch(Ptr<RoceNetDevice> dev, const std::string& who, bool connect)
+    {
+        auto one = [&dev, connect](const std::string& source, const CallbackBase& cb) {
+            EXPECT_TRUE(connect ? dev->TraceConnectWithoutContext(source, cb)
+                                : dev->TraceDisconnectWithoutContext(source, cb))
+                << source;
+        };
+        for (const char* s :
+             {"MacTx", "MacRx", "PhyTxBegin", "PhyTxEnd", "PhyRxEnd", "Sniffer", "PromiscSniffer"})
+        {
+            one(s, MakeCallback(&TraceCounts::OnPacket, this).Bind(who + "." + s));
+        }
+        one("PhyTxEndBytes",
+            MakeCallback(&TraceCounts::OnBytes, this).Bind(who + ".PhyTxEndBytes"));
+        one("PriorityQueueBytes",
+            MakeCallback(&TraceCounts::OnQueue, this).Bind(who + ".PriorityQueueBytes"));
+        one("TxQueueBytes", MakeCallback(&TraceCounts::OnTotal, this).Bind(who + ".TxQueueBytes"));
+    }
+
+    /// \param name the source \param p the frame
+    void OnPacket(std::string name, Ptr<const Packet> p)
+    {
+        ++n[name];
+    }
+
+    /// \param name the source \param bytes the frame's bytes
+    void OnBytes(std::string name, uint32_t bytes)
+    {
+        ++n[name];
+    }
+
+    /// \param name the source \param priority the queue \param bytes its bytes
+    void OnQueue(std::string name, uint8_t priority, uint64_t bytes)
+    {
+        ++n[name];
+    }
+
+    /// \param name the source \param old the old total \param now the new total
+    void OnTotal(std::string name, uint64_t old, uint64_t now)
+    {
+        ++n[name];
+    }
+};
+
+/**
+ * \brief Two RDMA messages from host 0 to host 1 through a switch, each 40 packets of 1 KiB; the
+ * traces of the switch port towards host 1 and of host 1 connected during the first only. \param
+ * traced connect the traces during the first message (false: never) \param counts the calls seen
+ * \return the events of the second message (from its post to the end)
+ */
+uint64_t
+TwoMessages(bool traced, TraceCounts& counts)
+{
+    GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::LeanSimulatorImpl"));
+    GlobalValue::Bind("SchedulerType", StringValue("ns3::FlatHeapScheduler"));
+    HandFabric f(2, 1);
+    for (uint32_t h = 0; h < 2; ++h)
+    {
+        f.sw[0]->SetRoute(h, {f.ConnectHost(h, 0)});
+    }
+    RdmaHelper rdma;
+    Ptr<RdmaNic> n0 = rdma.Install(f.hostDev[0], HandFabric::Ip(0));
+    Ptr<RdmaNic> n1 = rdma.Install(f.hostDev[1], HandFabric::Ip(1));
+    n0->SetAttribute("Mtu", UintegerValue(1024));
+    n1->SetAttribute("Mtu", UintegerValue(1024));
+    Ptr<RdmaQueuePair> qp = rdma.Connect(n0, n1).first;
+    if (traced)
+    {
+        counts.Switch(f.hostPeer[1], "port", true);
+        counts.Switch(f.hostDev[1], "host", true);
+    }
+    Simulator::Schedule(MicroSeconds(1), [qp]() { qp->PostSend(40 * 1024); });
+    uint64_t before = 0;
+    Simulator::Schedule(MicroSeconds(100), [&]() {
+        if (traced)
+        {
+            counts.Switch(f.hostPeer[1], "port", false);
+            counts.Switch(f.hostDev[1], "host", false);
+        }
+        before = Simulator::GetEventCount();
+        qp->PostSend(40 * 1024);
+    });
+    Simulator::Run();
+    const uint64_t events = Simulator::GetEventCount() - before;
+    EXPECT_EQ(qp->GetStats().messagesCompleted, 2u);
+    Simulator::Destroy();
+    GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::DefaultSimulatorImpl"));
+    GlobalValue::Bind("SchedulerType", StringValue("ns3::MapScheduler"));
+    return events;
+}
+
+} // namespace
+
+TEST_F(Ns3Fixture, DeviceTracesWorkWhileConnectedAndCostNothingOnceDisconnected)
+{
+    // The per-frame path tests a summary of which traces are connected (kept by the trace
+    // accessors): every source fires for every frame while connected, none after it is
+    // disconnected, and the device then runs exactly the events of one never traced (it defers
+    // the ends of its frames again).
+    TraceCounts counts;
+    const uint64_t events = TwoMessages(true, counts);
+    TraceCounts none;
+    const uint64_t reference = TwoMessages(false, none);
+    EXPECT_TRUE(none.n.empty());
+    EXPECT_EQ(events, reference) << "events of the second message";
+    // the first message: its data frames from the port to host 1, the ACKs back
+    const uint64_t data = counts.n["port.PhyTxBegin"];
+    const uint64_t acks = counts.n["host.PhyTxBegin"];
+    EXPECT_EQ(data, 40u) << "40 KiB in 1024-byte packets";
+    EXPECT_GE(acks, 1u);
+    for (const char* s :
+         {"port.MacTx", "port.PhyTxEnd", "port.PhyTxEndBytes", "host.PhyRxEnd", "host.MacRx"})
+    {
+        EXPECT_EQ(counts.n[s], data) << s;
+    }
+    for (const char* s :
+         {"host.MacTx", "host.PhyTxEnd", "host.PhyTxEndBytes", "port.PhyRxEnd", "port.MacRx"})
+    {
+        EXPECT_EQ(counts.n[s], acks) << s;
+    }
+    for (const char* s :
+         {"port.Sniffer", "port.PromiscSniffer", "host.Sniffer", "host.PromiscSniffer"})
+    {
+        EXPECT_EQ(counts.n[s], data + acks) << s << ": sent and received";
+    }
+    EXPECT_EQ(counts.n["port.PriorityQueueBytes"], 2 * data)
+        << "an enqueue and a dequeue per frame";
+    EXPECT_EQ(counts.n["host.PriorityQueueBytes"], 2 * acks);
+    EXPECT_GE(counts.n["port.TxQueueBytes"], data);
+    EXPECT_GE(counts.n["host.TxQueueBytes"], acks);
+    EXPECT_EQ(counts.n.size(), 20u) << "every source of both devices fired";
 }
