@@ -480,7 +480,8 @@ NetworkStatsHelper::FirstAmongSimultaneous()
 const NetworkStatsHelper::Path&
 NetworkStatsHelper::GetPath(uint32_t src, uint32_t dst) const
 {
-    auto it = m_paths.find({src, dst});
+    const uint64_t pathKey = (uint64_t(src) << 32) | dst;
+    auto it = m_paths.find(pathKey);
     if (it != m_paths.end())
     {
         return it->second;
@@ -555,7 +556,7 @@ NetworkStatsHelper::GetPath(uint32_t src, uint32_t dst) const
         path.rev.push_back(hop(*it2 ^ 1));
     }
     path.rev.push_back(hop(2 * m_hostLink[src] + 1));
-    return m_paths.emplace(std::make_pair(src, dst), path).first->second;
+    return m_paths.emplace(pathKey, path).first->second;
 }
 
 Time

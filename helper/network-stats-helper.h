@@ -13,6 +13,7 @@
 #include <map>
 #include <ostream>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -595,7 +596,8 @@ class NetworkStatsHelper
     std::vector<uint32_t> m_linkSwA;    //!< switch index of each link's a end (or ~0)
     std::vector<uint32_t> m_linkSwB;    //!< switch index of each link's b end (or ~0)
     std::vector<std::vector<std::pair<uint32_t, uint32_t>>> m_adj; //!< switch -> (switch, link)
-    mutable std::map<std::pair<uint32_t, uint32_t>, Path> m_paths; //!< path cache
+    /// Path cache: (src << 32 | dst) -> path (looked up for every message's ideal FCT).
+    mutable std::unordered_map<uint64_t, Path> m_paths;
 
     /// Counters read from devices and queue pairs, merged over the processes.
     struct Merged
