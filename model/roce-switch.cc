@@ -118,22 +118,25 @@ RoceSwitch::GetTypeId()
                             "packet, ingress port, egress port).",
                             MakeTraceSourceAccessor(&RoceSwitch::m_trimTrace),
                             "ns3::RoceSwitch::TrimTracedCallback")
-            .AddTraceSource(
-                "Enqueue",
-                "A packet was admitted to an egress queue (packet, port, priority).",
-                MakeLazyTraceSourceAccessor(&RoceSwitch::GetFrameTraces, &FrameTraces::enqueue),
-                "ns3::RoceSwitch::EnqueueTracedCallback")
+            .AddTraceSource("Enqueue",
+                            "A packet was admitted to an egress queue (packet, port, priority).",
+                            MakeLazyTraceSourceAccessor(&RoceSwitch::GetFrameTraces,
+                                                        &FrameTraces::enqueue,
+                                                        &RoceSwitch::UpdateFrameTraced),
+                            "ns3::RoceSwitch::EnqueueTracedCallback")
             .AddTraceSource("EnqueueBytes",
                             "A packet was admitted to an egress queue (port, priority, bytes): "
                             "Enqueue without the packet (cheaper to connect).",
                             MakeLazyTraceSourceAccessor(&RoceSwitch::GetFrameTraces,
-                                                        &FrameTraces::enqueueBytes),
+                                                        &FrameTraces::enqueueBytes,
+                                                        &RoceSwitch::UpdateFrameTraced),
                             "ns3::RoceSwitch::DequeueTracedCallback")
-            .AddTraceSource(
-                "Dequeue",
-                "A packet left an egress queue (port, priority, bytes).",
-                MakeLazyTraceSourceAccessor(&RoceSwitch::GetFrameTraces, &FrameTraces::dequeue),
-                "ns3::RoceSwitch::DequeueTracedCallback")
+            .AddTraceSource("Dequeue",
+                            "A packet left an egress queue (port, priority, bytes).",
+                            MakeLazyTraceSourceAccessor(&RoceSwitch::GetFrameTraces,
+                                                        &FrameTraces::dequeue,
+                                                        &RoceSwitch::UpdateFrameTraced),
+                            "ns3::RoceSwitch::DequeueTracedCallback")
             .AddTraceSource("Mark",
                             "A packet was CE-marked (egress port, priority).",
                             MakeTraceSourceAccessor(&RoceSwitch::m_markTrace),
@@ -200,6 +203,7 @@ RoceSwitch::DoDispose()
     m_ports.clear();
     m_portHot.clear(); // (raw pointers to the devices released above)
     m_frameTraces.reset();
+    m_frameTraced = 0;
     m_node = nullptr;
     m_mmu = nullptr;
     m_rng = nullptr;
@@ -326,6 +330,19 @@ RoceSwitch::GetFrameTraces()
         m_frameTraces = std::make_unique<FrameTraces>();
     }
     return *m_frameTraces;
+}
+
+void
+RoceSwitch::UpdateFrameTraced()
+{
+    uint8_t traced = 0;
+    if (m_frameTraces)
+    {
+        traced |= m_frameTraces->enqueue.IsEmpty() ? 0 : TRACED_ENQUEUE;
+        traced |= m_frameTraces->enqueueBytes.IsEmpty() ? 0 : TRACED_ENQUEUE_BYTES;
+        traced |= m_frameTraces->dequeue.IsEmpty() ? 0 : TRACED_DEQUEUE;
+    }
+    m_frameTraced = traced;
 }
 
 void
@@ -514,13 +531,16 @@ RoceSwitch::ReceiveFrame(uint32_t inPort,
         }
     }
     m_mmu->OnEnqueue(inPort, priority, out, bytes); // (it counts the packets of the queue)
-    if (m_frameTraces)
+    if (m_frameTraced != 0)
     {
-        if (!m_frameTraces->enqueue.IsEmpty())
+        if (m_frameTraced & TRACED_ENQUEUE)
         {
             m_frameTraces->enqueue(frame.Share(), out, priority);
         }
-        m_frameTraces->enqueueBytes(out, priority, bytes);
+        if (m_frameTraced & TRACED_ENQUEUE_BYTES)
+        {
+            m_frameTraces->enqueueBytes(out, priority, bytes);
+        }
     }
     const uint64_t cookie = uint64_t(bytes) | (uint64_t(inPort) << 32) |
                             (uint64_t(priority) << 48) | (uint64_t(flags) << 56);
@@ -608,7 +628,7 @@ RoceSwitch::FrameDequeued(uint32_t outPort,
     const uint32_t inPort = (cookie >> 32) & 0xffff;
     const uint8_t flags = cookie >> 56;
     m_mmu->OnDequeue(inPort, priority, outPort, bytes);
-    if (m_frameTraces)
+    if (m_frameTraced & TRACED_DEQUEUE)
     {
         m_frameTraces->dequeue(outPort, priority, bytes);
     }

@@ -302,8 +302,9 @@ class RoceSwitch : public Object, public RoceFrameSink
         Mac48Address nextHop; //!< MAC at the far end (broadcast if none)
     };
 
-    /// The per-frame trace sources: allocated when the first one is connected (until then the
-    /// frame path tests one pointer, m_frameTraces, in the switch's first lines).
+    /// The per-frame trace sources: allocated when the first one is connected (the frame path
+    /// tests m_frameTraced, in the switch's first lines, and reads the block only for a
+    /// connected source).
     struct FrameTraces
     {
         TracedCallback<Ptr<const Packet>, uint32_t, uint8_t> enqueue; //!< (pkt, out, prio)
@@ -314,12 +315,25 @@ class RoceSwitch : public Object, public RoceFrameSink
     /// \return the per-frame trace sources (allocated on first use)
     FrameTraces& GetFrameTraces();
 
+    /// Bits of m_frameTraced: the FrameTraces source is connected.
+    enum FrameTracedBit : uint8_t
+    {
+        TRACED_ENQUEUE = 1,       //!< Enqueue
+        TRACED_ENQUEUE_BYTES = 2, //!< EnqueueBytes
+        TRACED_DEQUEUE = 4,       //!< Dequeue
+    };
+
+    /// Recompute m_frameTraced (after every connection or disconnection of a FrameTraces
+    /// source).
+    void UpdateFrameTraced();
+
     // The per-frame state comes first, next to the RoceFrameSink base that a frame's arrival
     // reaches the switch through: at scale a frame finds it cold, so it is kept in few lines.
     bool m_configured;              //!< Configure() has run
     bool m_intEnabled;              //!< append INT records
     bool m_trimming;                //!< Trimming attribute
     uint8_t m_trimPriority;         //!< TrimPriority attribute
+    uint8_t m_frameTraced{0};       //!< FrameTracedBit: which of FrameTraces are connected
     LoadBalancing m_lb;             //!< load-balancing scheme
     uint32_t m_base;                //!< address of host 0
     uint32_t m_pausedCount;         //!< (port, priority) pairs whose upstream is paused now

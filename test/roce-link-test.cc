@@ -440,6 +440,38 @@ struct TraceCounts
         one("TxQueueBytes", MakeCallback(&TraceCounts::OnTotal, this).Bind(who + ".TxQueueBytes"));
     }
 
+    /**
+     * \brief Connect (or disconnect) a counting sink to a switch's per-frame sources.
+     * \param sw the switch
+     * \param connect connect (true) or disconnect
+     */
+    void SwitchOf(Ptr<RoceSwitch> sw, bool connect)
+    {
+        auto one = [&sw, connect](const std::string& source, const CallbackBase& cb) {
+            EXPECT_TRUE(connect ? sw->TraceConnectWithoutContext(source, cb)
+                                : sw->TraceDisconnectWithoutContext(source, cb))
+                << source;
+        };
+        one("Enqueue", MakeCallback(&TraceCounts::OnEnqueue, this));
+        one("EnqueueBytes",
+            MakeCallback(&TraceCounts::OnPortBytes, this).Bind(std::string("switch.EnqueueBytes")));
+        one("Dequeue",
+            MakeCallback(&TraceCounts::OnPortBytes, this).Bind(std::string("switch.Dequeue")));
+    }
+
+    /// \param p the packet \param port egress port \param priority its priority
+    void OnEnqueue(Ptr<const Packet> p, uint32_t port, uint8_t priority)
+    {
+        ++n["switch.Enqueue"];
+    }
+
+    /// \param name the source \param port egress port \param priority its priority
+    /// \param bytes the packet's bytes
+    void OnPortBytes(std::string name, uint32_t port, uint8_t priority, uint32_t bytes)
+    {
+        ++n[name];
+    }
+
     /// \param name the source \param p the frame
     void OnPacket(std::string name, Ptr<const Packet> p)
     {
@@ -491,6 +523,7 @@ TwoMessages(bool traced, TraceCounts& counts)
     {
         counts.Switch(f.hostPeer[1], "port", true);
         counts.Switch(f.hostDev[1], "host", true);
+        counts.SwitchOf(f.sw[0], true);
     }
     Simulator::Schedule(MicroSeconds(1), [qp]() { qp->PostSend(40 * 1024); });
     uint64_t before = 0;
@@ -499,6 +532,7 @@ TwoMessages(bool traced, TraceCounts& counts)
         {
             counts.Switch(f.hostPeer[1], "port", false);
             counts.Switch(f.hostDev[1], "host", false);
+            counts.SwitchOf(f.sw[0], false);
         }
         before = Simulator::GetEventCount();
         qp->PostSend(40 * 1024);
@@ -517,7 +551,8 @@ TwoMessages(bool traced, TraceCounts& counts)
 TEST_F(Ns3Fixture, DeviceTracesWorkWhileConnectedAndCostNothingOnceDisconnected)
 {
     // The per-frame path tests a summary of which traces are connected (kept by the trace
-    // accessors): every source fires for every frame while connected, none after it is
+    // accessors; the devices' and the switch's): every source fires for every frame while
+    // connected, none after it is
     // disconnected, and the device then runs exactly the events of one never traced (it defers
     // the ends of its frames again).
     TraceCounts counts;
@@ -551,5 +586,9 @@ TEST_F(Ns3Fixture, DeviceTracesWorkWhileConnectedAndCostNothingOnceDisconnected)
     EXPECT_EQ(counts.n["host.PriorityQueueBytes"], 2 * acks);
     EXPECT_GE(counts.n["port.TxQueueBytes"], data);
     EXPECT_GE(counts.n["host.TxQueueBytes"], acks);
-    EXPECT_EQ(counts.n.size(), 20u) << "every source of both devices fired";
+    for (const char* s : {"switch.Enqueue", "switch.EnqueueBytes", "switch.Dequeue"})
+    {
+        EXPECT_EQ(counts.n[s], data + acks) << s << ": the switch forwards both";
+    }
+    EXPECT_EQ(counts.n.size(), 23u) << "every source of both devices and the switch fired";
 }
