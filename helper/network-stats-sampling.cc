@@ -21,6 +21,26 @@ namespace
 constexpr uint32_t NONE = 0xffffffff; //!< no direction or switch
 constexpr uint32_t NPRIO = 8;         //!< priorities
 
+/**
+ * \brief Connect a sink to a trace source, or disconnect it.
+ * \param obj the object with the source
+ * \param source the source's name
+ * \param cb the sink
+ * \param connect connect (true) or disconnect
+ */
+void
+SwitchTrace(ObjectBase& obj, const std::string& source, const CallbackBase& cb, bool connect)
+{
+    if (connect)
+    {
+        obj.TraceConnectWithoutContext(source, cb);
+    }
+    else
+    {
+        obj.TraceDisconnectWithoutContext(source, cb);
+    }
+}
+
 } // namespace
 
 void
@@ -32,15 +52,10 @@ NetworkStatsHelper::SetQueueTraces(bool connect, uint32_t except)
         {
             continue;
         }
-        auto cb = MakeCallback(&NetworkStatsHelper::OnEnqueue, this, sw);
-        if (connect)
-        {
-            m_switches[sw].sw->TraceConnectWithoutContext("EnqueueBytes", cb);
-        }
-        else
-        {
-            m_switches[sw].sw->TraceDisconnectWithoutContext("EnqueueBytes", cb);
-        }
+        SwitchTrace(*m_switches[sw].sw,
+                    "EnqueueBytes",
+                    MakeCallback(&NetworkStatsHelper::OnEnqueue, this, sw),
+                    connect);
     }
 }
 
@@ -53,15 +68,10 @@ NetworkStatsHelper::SetLinkTraces(bool connect, uint32_t except)
         {
             continue;
         }
-        auto cb = MakeCallback(&NetworkStatsHelper::OnPhyTxEnd, this, d);
-        if (connect)
-        {
-            m_dirs[d].dev->TraceConnectWithoutContext("PhyTxEndBytes", cb);
-        }
-        else
-        {
-            m_dirs[d].dev->TraceDisconnectWithoutContext("PhyTxEndBytes", cb);
-        }
+        SwitchTrace(*m_dirs[d].dev,
+                    "PhyTxEndBytes",
+                    MakeCallback(&NetworkStatsHelper::OnPhyTxEnd, this, d),
+                    connect);
     }
     m_linkTraces = connect;
 }
