@@ -7,6 +7,9 @@
  */
 #include "ai-training-sim-options.h"
 
+#include "ns3/config.h"
+#include "ns3/uinteger.h"
+
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -246,12 +249,26 @@ CheckFabric(Options& o, const Given& given)
     o.switches = uint32_t(switches);
     o.nodes = uint32_t(nodes);
     const uint64_t need = NeededBuffer(o, switchPorts, portDelays.empty() ? nullptr : &portDelays);
+    if (o.analytical)
+    {
+        // no packet ever reaches a switch queue (and --bufferSize is refused): the switches,
+        // built for the paths' latencies only, get a buffer that their configuration accepts
+        o.bufferBytes = std::max(o.bufferBytes, need + 1);
+        Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(o.bufferBytes));
+        return;
+    }
     if (o.bufferBytes <= need)
     {
+        // the largest --bufferSize cannot hold the PFC headroom of a long or fast cable: say so
+        const bool beyond = need >= MAX_BUFFER_BYTES;
         Fail(Arg("bufferSize", given.count("bufferSize") ? given.at("bufferSize") : "32MB") +
              " is too small for this fabric (" + std::to_string(o.bufferBytes) +
              " B; the switches need more than " + std::to_string(need) +
-             " B for reserved space and PFC headroom)");
+             " B for reserved space and PFC headroom" +
+             (beyond ? std::string(", more than the largest --bufferSize, 16GiB: the headroom "
+                                   "grows with --linkDelay and --linkRate; shorten --linkDelay, "
+                                   "lower --linkRate or run lossy with --pfc=false)")
+                     : std::string(")")));
     }
 }
 

@@ -27,6 +27,8 @@ namespace aitsim
 constexpr uint32_t MAX_HOSTS = 16384;
 /// Largest number of switches the program builds.
 constexpr uint32_t MAX_SWITCHES = 2048;
+/// The largest --bufferSize (16 GiB).
+constexpr uint64_t MAX_BUFFER_BYTES = 16ULL << 30;
 /// Largest collective size (--bytes).
 constexpr uint64_t MAX_BYTES = 64ULL << 30;
 
