@@ -117,11 +117,13 @@ Study::ReportBenchmark()
     {
         const auto& r = results[i];
         const NcclNames n = NcclColumns(r.kind);
-        std::cout << std::setw(13) << r.bytes << std::setw(13) << r.bytes / 4 << std::setw(7)
-                  << n.type << std::setw(7) << n.redop << std::setw(6) << n.root << std::setw(9)
-                  << Num((r.end - r.start).GetSeconds() * 1e6, 1) << std::setw(8)
-                  << Num(r.algBw / 1e9, 2) << std::setw(8) << Num(r.busBw / 1e9, 2) << std::setw(7)
-                  << "N/A"
+        // each column after a space: a value wider than its column (a time of 1 s or more,
+        // 64 GiB) shifts the row instead of running into its neighbour
+        std::cout << std::setw(13) << r.bytes << ' ' << std::setw(12) << r.bytes / 4 << ' '
+                  << std::setw(6) << n.type << ' ' << std::setw(6) << n.redop << ' ' << std::setw(5)
+                  << n.root << ' ' << std::setw(8) << Num((r.end - r.start).GetSeconds() * 1e6, 1)
+                  << ' ' << std::setw(7) << Num(r.algBw / 1e9, 2) << ' ' << std::setw(7)
+                  << Num(r.busBw / 1e9, 2) << ' ' << std::setw(6) << "N/A"
                   << "\n";
         AddCollective(0, i, "world", 0, "benchmark", r);
     }
