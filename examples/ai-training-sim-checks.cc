@@ -195,9 +195,12 @@ CheckBenchmark(Options& o, const Given& g)
     }
     else if (a == "Direct")
     {
-        Fail("--algorithm=direct is the all-to-all algorithm (use ring, tree or hd for "
-             "--collective=" +
-             coll + ")");
+        // the algorithms the collective takes (as checked below)
+        const char* allowed = o.kind == Communicator::ALL_REDUCE  ? "ring, tree, hd or auto"
+                              : o.kind == Communicator::BROADCAST ? "ring"
+                                                                  : "ring, hd, pat or auto";
+        Fail("--algorithm=direct is the all-to-all algorithm (use " + std::string(allowed) +
+             " for --collective=" + coll + ")");
     }
     else if (o.kind == Communicator::BROADCAST && a != "Ring")
     {
@@ -372,7 +375,7 @@ ParseOptions(int argc, char* argv[])
         Fail(Arg("mtu", V("mtu")) + " is not allowed (256|512|1024|2048|4096)");
     }
     if (!TrySize(V("bufferSize"), &o.bufferBytes) || o.bufferBytes == 0 ||
-        o.bufferBytes > (16ULL << 30))
+        o.bufferBytes > MAX_BUFFER_BYTES)
     {
         Fail(Arg("bufferSize", V("bufferSize")) +
              " is not allowed (a size 1 B..16GiB, e.g. 32MB, 12MiB)");
@@ -460,7 +463,7 @@ ParseOptions(int argc, char* argv[])
     if (o.transport == "Uet" && o.cc == "Hpcc")
     {
         Fail("--cc=hpcc needs INT records, which the switches add to RC packets only: it is "
-             "not allowed with --transport=uet (dcqcn|timely|dctcp|none)");
+             "not allowed with --transport=uet (dcqcn|timely|dctcp|nscc|none)");
     }
     o.uetCredit = ParseBool("uetCredit", V("uetCredit"));
     if (o.transport != "Uet" && g.count("uetCredit"))
