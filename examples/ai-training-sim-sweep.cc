@@ -338,6 +338,13 @@ RunSweep(int argc, char* argv[])
         const std::string a = argv[given["plotFormat"]];
         cmp.push_back("--format=" + a.substr(a.find('=') + 1));
     }
+    if (given.count("plots"))
+    {
+        // --plots=false: no figures from the comparison either
+        const std::string a = argv[given["plots"]];
+        cmp.push_back("--plots=" +
+                      (a.find('=') == std::string::npos ? "true" : a.substr(a.find('=') + 1)));
+    }
     cmp.push_back("--out=" + outputDir);
     std::cout << "sweep: comparison: ait-compare";
     for (size_t i = 1; i < cmp.size(); ++i)

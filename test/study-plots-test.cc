@@ -578,6 +578,40 @@ TEST(StudyPlots, SweepEqualsSeparateRunsAndCompareAgreesWithSummaryJson)
     Shell("rm -rf " + d + " " + copy);
 }
 
+TEST(StudyPlots, SweepWithPlotsFalseDrawsNoComparisonFigures)
+{
+    REQUIRE_SIM_AND_GNUPLOT();
+    const std::string d = Dir("sweep-noplots");
+    const Outcome r = Exec(SIM + INCAST + " --sweep=cc=dcqcn,none --plots=false --outputDir=" + d);
+    ASSERT_EQ(r.rc, 0) << r.err << r.out;
+    EXPECT_NE(r.out.find("ait-compare " + d + "/cc-dcqcn " + d +
+                         "/cc-none --labels=cc=dcqcn,cc=none "
+                         "--plots=false --out=" +
+                         d),
+              std::string::npos)
+        << r.out;
+    StudyPlots::Csv cmp;
+    ASSERT_TRUE(StudyPlots::ReadCsv(d + "/compare.csv", cmp));
+    EXPECT_EQ(cmp.rows.size(), 2u);
+    // the same flows as with figures (the first sweep test draws these), none drawn
+    for (const char* f : {"compare-fct-cdf", "compare-slowdown-cdf", "compare-steps"})
+    {
+        for (const char* ext : {".png", ".gp", ".dat"})
+        {
+            EXPECT_FALSE(Exists(d + "/" + f + ext)) << f << ext;
+        }
+    }
+    EXPECT_NE(r.out.find("outputs: " + d + "/ (compare.csv)"), std::string::npos) << r.out;
+    // ait-compare itself: a bad --plots value is one line, exit 2, nothing written
+    const std::string o2 = Dir("cmp-bad-plots");
+    const Outcome bad = Exec(COMPARE + " " + d + "/cc-dcqcn --plots=maybe --out=" + o2);
+    EXPECT_EQ(bad.rc, 2);
+    EXPECT_NE(bad.err.find("--plots=maybe is not allowed (true|false)"), std::string::npos)
+        << bad.err;
+    EXPECT_FALSE(Exists(o2));
+    Shell("rm -rf " + d);
+}
+
 TEST(StudyPlots, CompareOverlaysTheStepBreakdowns)
 {
     REQUIRE_SIM_AND_GNUPLOT();
