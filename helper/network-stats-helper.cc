@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include "network-stats-helper.h"
 
+#include "ns3/analytical-transport.h"
 #include "ns3/boolean.h"
 #include "ns3/fatal-error.h"
 #include "ns3/log.h"
@@ -327,7 +328,13 @@ NetworkStatsHelper::OnMessage(uint32_t src,
     r.bytes = bytes;
     r.start = posted;
     r.end = completed;
-    r.ideal = GetIdealFct(src, peer, bytes);
+    // the lone-message FCT of the model that carried it (an analytical message: the closed
+    // form's, as an RDMA WRITE like GetIdealFct's frames)
+    const Ptr<AnalyticalTransport> analytical = qp->GetTransport() == RdmaQueuePair::ANALYTICAL
+                                                    ? qp->GetNic()->GetAnalyticalTransport()
+                                                    : nullptr;
+    r.ideal = analytical ? analytical->GetLoneMessageTime(qp, bytes, RdmaQueuePair::WRITE)
+                         : GetIdealFct(src, peer, bytes);
     ++m_flows;
     m_flowBytes += bytes;
     m_fctHist.Add(static_cast<double>(r.GetFct().GetNanoSeconds()));

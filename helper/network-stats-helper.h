@@ -44,7 +44,8 @@ class SwitchMmu;
  * MessageComplete): source and destination host endpoint, QPN, UDP source port, priority,
  * message id, bytes, start (PostSend), end (last byte acknowledged), FCT = end - start, the
  * ideal FCT and slowdown = FCT / ideal FCT. See GetIdealFct() for exactly what the ideal
- * includes. Every message goes into two LogHistograms (FCT in ns, slowdown); at most
+ * includes (a message of the analytical network: AnalyticalTransport::GetLoneMessageTime(),
+ * that model's own). Every message goes into two LogHistograms (FCT in ns, slowdown); at most
  * SetMaxFlowRecords() records are stored (the first ones). Quantiles (p50, p90, p99, p999) are
  * exact nearest-rank quantiles of the stored records when every message is stored, and
  * LogHistogram estimates (relative error < 0.5 %) otherwise; the maximum is always exact.
@@ -144,7 +145,7 @@ class NetworkStatsHelper
         uint64_t bytes;   //!< message size
         Time start;       //!< when it was posted
         Time end;         //!< when its last byte was acknowledged
-        Time ideal;       //!< ideal FCT (GetIdealFct)
+        Time ideal;       //!< ideal FCT (GetIdealFct, or the analytical model's)
         /// \return end - start
         Time GetFct() const;
         /// \return FCT / ideal FCT

@@ -252,15 +252,12 @@ AnalyticalTransport::PostSend(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint32_t ve
     ++m_sent;
 
     // the sender's link, FIFO
-    Ptr<RoceNetDevice> dev = m_nic->GetDevice();
-    const Time tx = Serialize(wireBits, dev->GetDataRate().GetBitRate()) +
-                    dev->GetInterframeGap() * static_cast<int64_t>(packets);
+    const Time tx = SendTime(wireBits, packets);
     const Time start = std::max(now, m_txFree);
     m_txFree = start + tx;
     // the path: one packet's store-and-forward per switch; a QP's messages stay in order
     const Time rx = Serialize(wireBits, path.rxBps) + path.rxGap * static_cast<int64_t>(packets);
-    Time arrival =
-        m_txFree + path.fixed + NanoSeconds(static_cast<int64_t>(maxBits * path.nsPerBitSwitches));
+    Time arrival = m_txFree + PathTime(path, maxBits);
     arrival = std::max(arrival, path.lastArrival + rx);
     path.lastArrival = arrival;
     NS_LOG_LOGIC("QP " << qp->m_qpn << " message " << m.id << " " << bytes << " B: sent "
@@ -275,6 +272,34 @@ AnalyticalTransport::PostSend(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint32_t ve
                         rx,
                         Serialize(firstBits, path.rxBps) + path.rxGap);
     return m.id;
+}
+
+Time
+AnalyticalTransport::SendTime(uint64_t wireBits, uint64_t packets) const
+{
+    Ptr<RoceNetDevice> dev = m_nic->GetDevice();
+    return Serialize(wireBits, dev->GetDataRate().GetBitRate()) +
+           dev->GetInterframeGap() * static_cast<int64_t>(packets);
+}
+
+Time
+AnalyticalTransport::PathTime(const Path& path, uint64_t maxBits)
+{
+    return path.fixed + NanoSeconds(static_cast<int64_t>(maxBits * path.nsPerBitSwitches));
+}
+
+Time
+AnalyticalTransport::GetLoneMessageTime(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint32_t verb)
+{
+    NS_ASSERT_MSG(bytes > 0, "GetLoneMessageTime: a message of 0 bytes");
+    const Path& path = PathOf(qp); // (the path its first message found, or found now)
+    const uint32_t mtu = m_nic->GetMtu();
+    const bool write = verb == RdmaQueuePair::WRITE;
+    const uint64_t packets = (bytes + mtu - 1) / mtu;
+    // what PostSend gives a message on idle links (Arrive completes it on arrival: the
+    // receiver's link is free), then the ACK
+    return SendTime(WireBytes(bytes, write, mtu, m_vlan) * 8, packets) +
+           PathTime(path, uint64_t(MaxFrameBytes(bytes, write, mtu, m_vlan)) * 8) + path.ack;
 }
 
 void

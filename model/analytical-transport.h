@@ -80,6 +80,18 @@ class AnalyticalTransport : public Object
     uint64_t PostSend(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint32_t verb);
 
     /**
+     * \brief What a message takes alone on the idle fabric in this model, from its posting to
+     *        its completion at the sender: the sender's serialisation, the path (delays, gaps,
+     *        one frame's store-and-forward per switch) and the ACK's way back. The ideal FCT of
+     *        an analytical message (NetworkStatsHelper), so a lone one has slowdown 1.
+     * \param qp an analytical QP of the NIC (connected)
+     * \param bytes message size (> 0)
+     * \param verb RdmaQueuePair::Verb
+     * \return the time
+     */
+    Time GetLoneMessageTime(Ptr<RdmaQueuePair> qp, uint64_t bytes, uint32_t verb);
+
+    /**
      * \brief The wire bytes of a message as RC would send them (every frame's headers, pad,
      *        minimum-size padding and FCS).
      * \param bytes message size (> 0)
@@ -130,6 +142,20 @@ class AnalyticalTransport : public Object
      * \return its path (computed on first use)
      */
     Path& PathOf(const Ptr<RdmaQueuePair>& qp);
+
+    /**
+     * \param wireBits the message's bits on the wire
+     * \param packets its packets
+     * \return its serialisation at the sender's link (with the interframe gaps)
+     */
+    Time SendTime(uint64_t wireBits, uint64_t packets) const;
+
+    /**
+     * \param path a QP's path
+     * \param maxBits the message's largest frame, in bits
+     * \return from the last bit leaving the sender to its arrival at the receiver, unloaded
+     */
+    static Time PathTime(const Path& path, uint64_t maxBits);
 
     /**
      * \param bits bits

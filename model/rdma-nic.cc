@@ -414,6 +414,12 @@ RdmaNic::GetDevice() const
     return m_device;
 }
 
+Ptr<AnalyticalTransport>
+RdmaNic::GetAnalyticalTransport() const
+{
+    return m_analytical;
+}
+
 uint32_t
 RdmaNic::GetMtu() const
 {

@@ -94,6 +94,8 @@ class RdmaNic : public Object, public RoceFrameSink
     Ipv4Address GetAddress() const;
     /// \return the NIC's port
     Ptr<RoceNetDevice> GetDevice() const;
+    /// \return the NIC's analytical network (null until an analytical QP posted a message)
+    Ptr<AnalyticalTransport> GetAnalyticalTransport() const;
 
     /**
      * \brief Create a queue pair (connect it with Connect()).
