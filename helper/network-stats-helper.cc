@@ -16,6 +16,7 @@
 #include "ns3/roce-topology-helper.h"
 #include "ns3/simulator.h"
 #include "ns3/switch-mmu.h"
+#include "ns3/uet-header.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -39,19 +40,35 @@ namespace
 constexpr uint32_t NONE = 0xffffffff; //!< no switch at that end of a link
 constexpr uint32_t NPRIO = 8;         //!< priorities
 
+/// How a transport frames a message (GetIdealFct): what its senders put on the wire.
+struct Framing
+{
+    uint32_t headers; //!< IPv4 + UDP + transport header (+ trailer) bytes of every packet
+    uint32_t first;   //!< extra header bytes of a message's first packet
+    bool pad;         //!< the payload is padded to a multiple of 4 bytes
+    uint32_t ack;     //!< extra header bytes of the ACK that completes a message
+};
+
+/// RC (RdmaNic): IPv4 20 + UDP 8 + BTH 12 + ICRC 4, RETH 16 on an RDMA WRITE's first packet,
+/// the payload padded to 4 bytes (BTH pad count), the ACK with AETH 4 and no payload
+constexpr Framing RC_FRAMING{20 + 8 + 12 + 4, 16, true, 4};
+/// UET (UetTransport): IPv4 20 + UDP 8 + UetHeader 24, no ICRC, no extra header on the first
+/// packet, no padding; its ACK is the bare header
+constexpr Framing UET_FRAMING{20 + 8 + UetHeader::SIZE, 0, false, 0};
+
 /**
  * \param payload payload bytes
  * \param ext extension header bytes (RETH, AETH)
  * \param vlan VLAN tag bytes
- * \return bytes a RoCEv2 frame occupies on the wire (with FCS, with the 64-byte minimum)
+ * \param fr the transport's framing
+ * \return bytes the frame occupies on the wire (with FCS, with the 64-byte minimum)
  */
 double
-FrameWireBytes(uint64_t payload, uint32_t ext, uint32_t vlan)
+FrameWireBytes(uint64_t payload, uint32_t ext, uint32_t vlan, const Framing& fr)
 {
-    const uint64_t pad = (4 - payload % 4) % 4;
-    const uint64_t carried =
-        std::max<uint64_t>(RoceNetDevice::MIN_FRAME_BYTES,
-                           14 + vlan + 20 + 8 + 12 + ext + payload + pad + 4); // + ICRC
+    const uint64_t pad = fr.pad ? (4 - payload % 4) % 4 : 0;
+    const uint64_t carried = std::max<uint64_t>(RoceNetDevice::MIN_FRAME_BYTES,
+                                                14 + vlan + fr.headers + ext + payload + pad);
     return static_cast<double>(carried + RoceNetDevice::FCS_BYTES);
 }
 
@@ -328,13 +345,13 @@ NetworkStatsHelper::OnMessage(uint32_t src,
     r.bytes = bytes;
     r.start = posted;
     r.end = completed;
-    // the lone-message FCT of the model that carried it (an analytical message: the closed
-    // form's, as an RDMA WRITE like GetIdealFct's frames)
-    const Ptr<AnalyticalTransport> analytical = qp->GetTransport() == RdmaQueuePair::ANALYTICAL
-                                                    ? qp->GetNic()->GetAnalyticalTransport()
-                                                    : nullptr;
+    // the lone-message FCT of the model that carried it: RC or UET frames, or an analytical
+    // message's closed form (as an RDMA WRITE like GetIdealFct's RC frames)
+    const RdmaQueuePair::Transport transport = qp->GetTransport();
+    const Ptr<AnalyticalTransport> analytical =
+        transport == RdmaQueuePair::ANALYTICAL ? qp->GetNic()->GetAnalyticalTransport() : nullptr;
     r.ideal = analytical ? analytical->GetLoneMessageTime(qp, bytes, RdmaQueuePair::WRITE)
-                         : GetIdealFct(src, peer, bytes);
+                         : GetIdealFct(src, peer, bytes, transport);
     ++m_flows;
     m_flowBytes += bytes;
     m_fctHist.Add(static_cast<double>(r.GetFct().GetNanoSeconds()));
@@ -569,7 +586,24 @@ NetworkStatsHelper::GetPath(uint32_t src, uint32_t dst) const
 Time
 NetworkStatsHelper::GetIdealFct(uint32_t src, uint32_t dst, uint64_t bytes) const
 {
+    return GetIdealFct(src, dst, bytes, RdmaQueuePair::RC);
+}
+
+Time
+NetworkStatsHelper::GetIdealFct(uint32_t src,
+                                uint32_t dst,
+                                uint64_t bytes,
+                                RdmaQueuePair::Transport transport) const
+{
     CheckInstalled("GetIdealFct");
+    if (transport != RdmaQueuePair::RC && transport != RdmaQueuePair::UET)
+    {
+        NS_FATAL_ERROR("NetworkStatsHelper::GetIdealFct: transport "
+                       << transport
+                       << " has no frames (RC or UET; an analytical message's ideal is "
+                          "AnalyticalTransport::GetLoneMessageTime)");
+    }
+    const Framing& fr = transport == RdmaQueuePair::UET ? UET_FRAMING : RC_FRAMING;
     if (src >= m_nHosts || dst >= m_nHosts)
     {
         NS_FATAL_ERROR("NetworkStatsHelper::GetIdealFct: host " << (src >= m_nHosts ? src : dst)
@@ -599,21 +633,23 @@ NetworkStatsHelper::GetIdealFct(uint32_t src, uint32_t dst, uint64_t bytes) cons
     {
         const Hop& h = path.fwd[i];
         const double nsPerByte = 8e9 / h.bps;
-        f[i] = FrameWireBytes(packets == 1 ? lastPayload : mtu, 16, h.vlan) * nsPerByte;
-        m[i] = FrameWireBytes(mtu, 0, h.vlan) * nsPerByte;
-        l[i] = FrameWireBytes(lastPayload, 0, h.vlan) * nsPerByte;
+        f[i] = FrameWireBytes(packets == 1 ? lastPayload : mtu, fr.first, h.vlan, fr) * nsPerByte;
+        m[i] = FrameWireBytes(mtu, 0, h.vlan, fr) * nsPerByte;
+        l[i] = FrameWireBytes(lastPayload, 0, h.vlan, fr) * nsPerByte;
         gFirst[i] = h.gapNs;
         gMid[i] = h.gapNs;
         delays += h.delayNs;
     }
     // the NIC paces a QP at the line rate, each packet taking its (untagged) wire bytes rounded
-    // up to the ns: the first hop's effective gap after a packet
-    const auto pace = [&path](uint64_t payload, uint32_t ext) {
-        const uint64_t wire = payload + (4 - payload % 4) % 4 + ext + 62;
+    // up to the ns: the first hop's effective gap after a packet (Ethernet 14 + FCS 4; RC: 62
+    // with its 44 header bytes)
+    const auto pace = [&path, &fr](uint64_t payload, uint32_t ext) {
+        const uint64_t wire =
+            payload + (fr.pad ? (4 - payload % 4) % 4 : 0) + ext + fr.headers + 14 + 4;
         const auto bps = static_cast<uint64_t>(path.fwd[0].bps);
         return static_cast<double>((wire * 8 * 1000000000ULL + bps - 1) / bps);
     };
-    gFirst[0] = std::max(gFirst[0], pace(packets == 1 ? lastPayload : mtu, 16) - f[0]);
+    gFirst[0] = std::max(gFirst[0], pace(packets == 1 ? lastPayload : mtu, fr.first) - f[0]);
     gMid[0] = std::max(gMid[0], pace(mtu, 0) - m[0]);
     // the last bit of the last packet leaves the last hop: the longest lattice path
     double data = 0;
@@ -658,11 +694,11 @@ NetworkStatsHelper::GetIdealFct(uint32_t src, uint32_t dst, uint64_t bytes) cons
             }
         }
     }
-    // the ACK of the last packet back to the sender
+    // the ACK of the last packet back to the sender (RC: AETH 4; UET: the header alone)
     double ack = 0;
     for (const Hop& h : path.rev)
     {
-        ack += std::floor(FrameWireBytes(0, 4, h.vlan) * 8e9 / h.bps) + h.delayNs;
+        ack += std::floor(FrameWireBytes(0, fr.ack, h.vlan, fr) * 8e9 / h.bps) + h.delayNs;
     }
     return NanoSeconds(static_cast<int64_t>(std::llround(data + delays + ack)));
 }

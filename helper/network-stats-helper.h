@@ -7,6 +7,7 @@
 #include "ns3/nstime.h"
 #include "ns3/ptr.h"
 #include "ns3/queue-sample-log.h"
+#include "ns3/rdma-queue-pair.h"
 
 #include <array>
 #include <cstdint>
@@ -43,12 +44,13 @@ class SwitchMmu;
  * **Flows.** One record per message completed by a NIC's queue pair (RdmaNic trace
  * MessageComplete): source and destination host endpoint, QPN, UDP source port, priority,
  * message id, bytes, start (PostSend), end (last byte acknowledged), FCT = end - start, the
- * ideal FCT and slowdown = FCT / ideal FCT. See GetIdealFct() for exactly what the ideal
- * includes (a message of the analytical network: AnalyticalTransport::GetLoneMessageTime(),
- * that model's own). Every message goes into two LogHistograms (FCT in ns, slowdown); at most
- * SetMaxFlowRecords() records are stored (the first ones). Quantiles (p50, p90, p99, p999) are
- * exact nearest-rank quantiles of the stored records when every message is stored, and
- * LogHistogram estimates (relative error < 0.5 %) otherwise; the maximum is always exact.
+ * ideal FCT and slowdown = FCT / ideal FCT. The ideal is that of the message's own transport:
+ * see GetIdealFct() for exactly what it includes, with RC or UET frames (a message of the
+ * analytical network: AnalyticalTransport::GetLoneMessageTime(), that model's own). Every message
+ * goes into two LogHistograms (FCT in ns, slowdown); at most SetMaxFlowRecords() records are stored
+ * (the first ones). Quantiles (p50, p90, p99, p999) are exact nearest-rank quantiles of the stored
+ * records when every message is stored, and LogHistogram estimates (relative error < 0.5 %)
+ * otherwise; the maximum is always exact.
  *
  * **Network.** Per switch port and priority: PFC pause and resume frames sent (switch trace
  * Pfc: every pause refresh is a frame), ECN marks (Mark), drops by reason (Drop, counted at the
@@ -145,7 +147,7 @@ class NetworkStatsHelper
         uint64_t bytes;   //!< message size
         Time start;       //!< when it was posted
         Time end;         //!< when its last byte was acknowledged
-        Time ideal;       //!< ideal FCT (GetIdealFct, or the analytical model's)
+        Time ideal;       //!< ideal FCT (GetIdealFct of its transport, or the analytical model's)
         /// \return end - start
         Time GetFct() const;
         /// \return FCT / ideal FCT
@@ -233,39 +235,65 @@ class NetworkStatsHelper
     void Install(RoceTopologyHelper& topology, const std::vector<Ptr<RdmaNic>>& nics);
 
     /**
-     * \brief The ideal FCT of a message: the message alone on an idle fabric, i.e. what this
-     *        simulator gives a lone message (measured: within a few ns, see the tests).
-     *
-     * The path is one shortest path between the two endpoints (the same number of hops as
-     * every ECMP path). Included, with the rates, interframe gaps, VLAN setting and delays of
-     * the devices and cables on that path:
-     *  - the data packets as the NIC builds them: ceil(bytes / MTU) packets of MTU payload (the
-     *    last one shorter, padded to 4 bytes), each with Ethernet 14 (+ VLAN 4) + IPv4 20 +
-     *    UDP 8 + BTH 12 + ICRC 4 + FCS 4 bytes, RETH 16 on the first packet (an RDMA WRITE; a
-     *    SEND lacks it, so its ideal is 16 bytes' time, 1.3 ns at 100 Gb/s, too long), and
-     *    Ethernet's 64-byte minimum frame;
-     *  - the sender NIC's pacing at the line rate: one packet per ceil(wire bytes x 8 / rate)
-     *    ns (333 ns instead of 332.64 ns per 4158-byte frame at 100 Gb/s);
-     *  - their store-and-forward pipeline over every link of the path, computed exactly as
-     *    the recurrence E(link, packet) = max(E(link-1, packet) + delay, E(link, packet-1) +
-     *    gap) + serialization, in closed form (all middle packets are equal): with equal rates,
-     *    all packets serialized once on the bottleneck plus the last packet once on every
-     *    other hop; a frame alone on a wire takes whole ns as the devices count it;
-     *  - the propagation delay of every link;
-     *  - the ACK of the last packet back over the reverse path (62 bytes + FCS, + VLAN),
-     *    serialized at every hop, plus the propagation delays again: one base RTT, as HPCC's
-     *    "standalone FCT" includes.
-     * Not included: any queueing, PFC or congestion-control rate below the line rate, and the
-     * ACKs of earlier packets that can still occupy a slower reverse hop when the last ACK
-     * comes (a tiny last packet right behind a full one: 15 ns with 25 Gb/s uplinks). The
-     * ideal is computed once per message from the path's static configuration (links that
-     * fail later are not considered).
+     * \brief The ideal FCT of an RC (RoCEv2) message: GetIdealFct(src, dst, bytes,
+     *        RdmaQueuePair::RC).
      * \param src source endpoint index
      * \param dst destination endpoint index
      * \param bytes message size (> 0)
      * \return the ideal FCT, rounded to the nanosecond
      */
     Time GetIdealFct(uint32_t src, uint32_t dst, uint64_t bytes) const;
+
+    /**
+     * \brief The ideal FCT of a message of a transport: the message alone on an idle fabric,
+     *        i.e. what this simulator gives a lone message (measured: within a few ns, see the
+     *        tests). The flow records use the transport of the message's queue pair.
+     *
+     * The path is one shortest path between the two endpoints (the same number of hops as
+     * every ECMP path). Included, with the rates, interframe gaps, VLAN setting and delays of
+     * the devices and cables on that path:
+     *  - the data packets as the NIC builds them: ceil(bytes / MTU) packets of MTU payload (the
+     *    NIC's Mtu for both transports; the last one shorter), each with Ethernet 14 (+ VLAN 4)
+     *    + IPv4 20 + UDP 8 + FCS 4 bytes, Ethernet's 64-byte minimum frame, and
+     *    - RC: BTH 12 + ICRC 4, the payload padded to 4 bytes, RETH 16 on the first packet (an
+     *      RDMA WRITE; a SEND lacks it, so its ideal is 16 bytes' time, 1.3 ns at 100 Gb/s,
+     *      too long): 4158 bytes for a 4096-byte payload;
+     *    - UET: UetHeader 24 (UetHeader::SIZE), no ICRC, no padding, nothing extra on the
+     *      first packet: 4166 bytes for a 4096-byte payload, 71 for 1 byte;
+     *  - the sender NIC's pacing at the line rate: one packet per ceil(wire bytes x 8 / rate)
+     *    ns, the wire bytes without VLAN tag (RC: 333 ns instead of 332.64 ns per 4158-byte
+     *    frame at 100 Gb/s; UET: 334 ns instead of 333.28 ns per 4166-byte frame);
+     *  - their store-and-forward pipeline over every link of the path, computed exactly as
+     *    the recurrence E(link, packet) = max(E(link-1, packet) + delay, E(link, packet-1) +
+     *    gap) + serialization, in closed form (all middle packets are equal): with equal rates,
+     *    all packets serialized once on the bottleneck plus the last packet once on every
+     *    other hop; a frame alone on a wire takes whole ns as the devices count it;
+     *  - the propagation delay of every link;
+     *  - the ACK of the last packet back over the reverse path, serialized at every hop, plus
+     *    the propagation delays again: one base RTT, as HPCC's "standalone FCT" includes. Both
+     *    transports acknowledge a message's last packet at once (whatever the NIC's
+     *    AckInterval) and the sender counts the message complete when that ACK arrives. RC:
+     *    62 bytes + FCS (BTH, AETH 4, ICRC), UET: 66 bytes + FCS (the UetHeader alone), + VLAN.
+     * Not included: any queueing, PFC or congestion-control rate or window below the line
+     * rate, UET's receiver credit (UetTransport ReceiverCredit: bytes beyond the unscheduled
+     * ones wait for CREDITs), and the ACKs of earlier packets that can still occupy a slower
+     * reverse hop when the last ACK comes (a tiny last packet right behind a full one: 15 ns
+     * with 25 Gb/s uplinks). A UET message sprayed over several equal paths (its entropies)
+     * takes the same time as on one when the paths have equal rates: the lone message never
+     * queues on a path, so which path a packet takes does not matter. The ideal is computed
+     * once per message from the path's static configuration (links that fail later are not
+     * considered).
+     * \param src source endpoint index
+     * \param dst destination endpoint index
+     * \param bytes message size (> 0)
+     * \param transport RdmaQueuePair::RC or UET (ANALYTICAL is a fatal error: such a
+     *        message has no frames; its ideal is AnalyticalTransport::GetLoneMessageTime())
+     * \return the ideal FCT, rounded to the nanosecond
+     */
+    Time GetIdealFct(uint32_t src,
+                     uint32_t dst,
+                     uint64_t bytes,
+                     RdmaQueuePair::Transport transport) const;
 
     /// \return the stored flow records, in completion order
     const std::vector<FlowRecord>& GetFlowRecords() const;
