@@ -55,7 +55,8 @@ Samples(const FlowHelper& flows, const NetworkStatsHelper& stats)
     {
         if (r.done)
         {
-            const Time ideal = stats.GetIdealFct(r.flow.src, r.flow.dst, r.flow.bytes);
+            // (the ideal of flows.csv: the flow's transport, or the analytical model's)
+            const Time ideal = stats.GetMessageIdealFct(r.flow.src, r.qp, r.flow.bytes);
             out.push_back({r.flow.bytes, r.GetFct().GetSeconds() / ideal.GetSeconds()});
         }
     }

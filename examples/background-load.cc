@@ -92,7 +92,7 @@ Run(uint32_t k,
         {
             if (r.done)
             {
-                const Time ideal = stats.GetIdealFct(r.flow.src, r.flow.dst, r.flow.bytes);
+                const Time ideal = stats.GetMessageIdealFct(r.flow.src, r.qp, r.flow.bytes);
                 o.slowdowns.push_back({r.flow.bytes, r.GetFct().GetSeconds() / ideal.GetSeconds()});
             }
         }

@@ -320,6 +320,22 @@ NetworkStatsHelper::Install(RoceTopologyHelper& topology, const std::vector<Ptr<
 
 // ------------------------------------------------------------------ trace sinks
 
+Time
+NetworkStatsHelper::GetMessageIdealFct(uint32_t src, Ptr<RdmaQueuePair> qp, uint64_t bytes) const
+{
+    // the lone-message FCT of the model that carries it: RC or UET frames, or an analytical
+    // message's closed form (as an RDMA WRITE like GetIdealFct's RC frames)
+    const RdmaQueuePair::Transport transport = qp->GetTransport();
+    if (transport == RdmaQueuePair::ANALYTICAL)
+    {
+        return qp->GetNic()->GetAnalyticalTransport()->GetLoneMessageTime(qp,
+                                                                          bytes,
+                                                                          RdmaQueuePair::WRITE);
+    }
+    const uint32_t peer = qp->GetPeerAddress().Get() - m_addressBase;
+    return GetIdealFct(src, peer, bytes, transport); // (checks both endpoints and bytes)
+}
+
 void
 NetworkStatsHelper::OnMessage(uint32_t src,
                               Ptr<RdmaQueuePair> qp,
@@ -345,13 +361,7 @@ NetworkStatsHelper::OnMessage(uint32_t src,
     r.bytes = bytes;
     r.start = posted;
     r.end = completed;
-    // the lone-message FCT of the model that carried it: RC or UET frames, or an analytical
-    // message's closed form (as an RDMA WRITE like GetIdealFct's RC frames)
-    const RdmaQueuePair::Transport transport = qp->GetTransport();
-    const Ptr<AnalyticalTransport> analytical =
-        transport == RdmaQueuePair::ANALYTICAL ? qp->GetNic()->GetAnalyticalTransport() : nullptr;
-    r.ideal = analytical ? analytical->GetLoneMessageTime(qp, bytes, RdmaQueuePair::WRITE)
-                         : GetIdealFct(src, peer, bytes, transport);
+    r.ideal = GetMessageIdealFct(src, qp, bytes);
     ++m_flows;
     m_flowBytes += bytes;
     m_fctHist.Add(static_cast<double>(r.GetFct().GetNanoSeconds()));

@@ -235,6 +235,20 @@ class NetworkStatsHelper
     void Install(RoceTopologyHelper& topology, const std::vector<Ptr<RdmaNic>>& nics);
 
     /**
+     * \brief The ideal FCT the flow records hold for a message of a queue pair: GetIdealFct()
+     *        with the QP's transport (RC or UET frames), or, for a QP of the analytical
+     *        network, AnalyticalTransport::GetLoneMessageTime() (as an RDMA WRITE).
+     *
+     * Use it to compare the FCT of a message measured elsewhere (e.g. FlowHelper's results)
+     * with the same ideal as flows.csv.
+     * \param src source endpoint index (the QP's host)
+     * \param qp the queue pair that carried the message (its peer must be a host)
+     * \param bytes message size (> 0)
+     * \return the ideal FCT
+     */
+    Time GetMessageIdealFct(uint32_t src, Ptr<RdmaQueuePair> qp, uint64_t bytes) const;
+
+    /**
      * \brief The ideal FCT of an RC (RoCEv2) message: GetIdealFct(src, dst, bytes,
      *        RdmaQueuePair::RC).
      * \param src source endpoint index
