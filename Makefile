@@ -47,7 +47,8 @@ deps:
 	    { echo "apt-get install of$$missing failed"; exit 1; }; \
 	fi
 
-$(BUILD)/CMakeCache.txt:
+# after deps (order-only): with make -j the configure step must not race the apt install
+$(BUILD)/CMakeCache.txt: | deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
 
 configure: deps $(BUILD)/CMakeCache.txt
