@@ -256,7 +256,13 @@ RdmaNic::~RdmaNic() = default;
 void
 RdmaNic::DoDispose()
 {
-    m_wakeEvent.Cancel();
+    if (m_wake)
+    {
+        m_wake->Detach(); // a queued timer event does nothing
+        m_wake = nullptr;
+    }
+    m_wakePending = false;
+    m_staleWakes.clear();
     for (auto& q : m_qps)
     {
         q->Dispose();
@@ -671,12 +677,44 @@ RdmaNic::Schedule(Ptr<RdmaQueuePair> qp)
         return;
     }
     m_waiting.push({qp->m_nextAvail, m_waitOrder++, qp});
-    if (LeanSimulatorImpl::FastIsExpired(m_wakeEvent) || qp->m_nextAvail < m_wakeAt)
+    if (!m_wakePending || qp->m_nextAvail < m_wakeAt)
     {
-        m_wakeEvent.Cancel();
-        m_wakeAt = qp->m_nextAvail;
-        m_wakeEvent = Simulator::Schedule(m_wakeAt - now, &RdmaNic::Wake, this);
+        ArmWake(qp->m_nextAvail, now);
     }
+}
+
+void
+RdmaNic::ArmWake(Time at, Time now)
+{
+    if (m_wakePending)
+    {
+        m_staleWakes.push_back(m_wakeAt.GetTimeStep());
+    }
+    if (!m_wake)
+    {
+        m_wake = Create<ReusableEvent<RdmaNic>>(this, &RdmaNic::OnWakeEvent);
+    }
+    m_wakeAt = at;
+    m_wakePending = true;
+    m_wake->Schedule(at - now); // one uid, as Simulator::Schedule would take
+}
+
+void
+RdmaNic::OnWakeEvent()
+{
+    if (!m_staleWakes.empty())
+    {
+        const uint64_t now = LeanSimulatorImpl::FastNow().GetTimeStep();
+        auto it = std::find(m_staleWakes.begin(), m_staleWakes.end(), now);
+        if (it != m_staleWakes.end())
+        {
+            *it = m_staleWakes.back();
+            m_staleWakes.pop_back();
+            return; // a superseded timer (a cancelled event before)
+        }
+    }
+    m_wakePending = false;
+    Wake();
 }
 
 void
@@ -703,8 +741,7 @@ RdmaNic::Wake()
     }
     if (!m_waiting.empty())
     {
-        m_wakeAt = m_waiting.top().at;
-        m_wakeEvent = Simulator::Schedule(m_wakeAt - now, &RdmaNic::Wake, this);
+        ArmWake(m_waiting.top().at, now);
     }
     for (uint8_t p = 0; p < 8; ++p)
     {
@@ -733,11 +770,9 @@ RdmaNic::RateChanged(RdmaQueuePair* qp, uint64_t oldBps, uint64_t newBps)
     }
     qp->m_nextAvail = avail;
     m_waiting.push({avail, m_waitOrder++, qp});
-    if (LeanSimulatorImpl::FastIsExpired(m_wakeEvent) || avail < m_wakeAt)
+    if (!m_wakePending || avail < m_wakeAt)
     {
-        m_wakeEvent.Cancel();
-        m_wakeAt = avail;
-        m_wakeEvent = Simulator::Schedule(avail - now, &RdmaNic::Wake, this);
+        ArmWake(avail, now);
     }
 }
 

@@ -5,6 +5,7 @@
 #define RDMA_NIC_H
 
 #include "rdma-queue-pair.h"
+#include "reusable-event.h"
 #include "ring-fifo.h"
 #include "roce-frame-sink.h"
 
@@ -397,6 +398,15 @@ class RdmaNic : public Object, public RoceFrameSink
     void Pump(uint8_t priority);
     /// Pacing timer.
     void Wake();
+    /// The pacing timer's event fired: Wake(), unless it is a superseded one (m_staleWakes).
+    void OnWakeEvent();
+    /**
+     * \brief Arm the pacing timer for at (an earlier armed one, if pending, goes stale: it still
+     *        fires, as a cancelled event would still be popped, and does nothing).
+     * \param at when Wake() runs (not before now)
+     * \param now the current time
+     */
+    void ArmWake(Time at, Time now);
     /**
      * \brief The congestion control of a QP changed its rate: a waiting QP may go earlier.
      * \param qp the QP
@@ -518,8 +528,14 @@ class RdmaNic : public Object, public RoceFrameSink
     TracedCallback<Ptr<RdmaQueuePair>, uint64_t, uint64_t, Time, Time> m_messageTrace;
     /// a QP of this NIC was connected to its peer (Connect)
     TracedCallback<Ptr<RdmaQueuePair>> m_qpConnectedTrace;
-    Time m_wakeAt;                                       //!< when it fires
-    EventId m_wakeEvent;                                 //!< pacing timer
+    Time m_wakeAt;             //!< when the armed timer fires
+    bool m_wakePending{false}; //!< the timer is armed
+    /// the pacing timer's event, one per NIC, scheduled again each time (no closure per wake;
+    /// created at the first wake)
+    Ptr<ReusableEvent<RdmaNic>> m_wake;
+    /// time stamps of superseded timer events still queued: each fires before the armed one of
+    /// the same time stamp (scheduled earlier, a lower uid) and is skipped
+    std::vector<uint64_t> m_staleWakes;
     uint64_t m_waitOrder;                                //!< FIFO tie break
     std::priority_queue<Waiting> m_waiting;              //!< QPs waiting for pacing
     std::array<RingFifo<Ptr<RdmaQueuePair>>, 8> m_ready; //!< QPs that may send now
