@@ -50,6 +50,7 @@ def build(bld):
         'model/rdma-ack-tag.cc',
         'model/rdma-nic.cc',
         'model/rdma-nic-receive.cc',
+        'model/rdma-nic-scheduling.cc',
         'model/rdma-nic-send.cc',
         'model/rdma-queue-pair.cc',
         'model/reth-header.cc',

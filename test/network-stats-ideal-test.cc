@@ -40,13 +40,21 @@ struct UetFabric
      * \param hostsPerLeaf hosts per leaf
      * \param spines spines (2 leaves)
      * \param selection UetTransport PathSelection
+     * \param uplink rate of the leaf-spine links (0: the helper's default, as the host links)
      */
-    UetFabric(uint32_t hostsPerLeaf, uint32_t spines, const std::string& selection = "Reps")
+    UetFabric(uint32_t hostsPerLeaf,
+              uint32_t spines,
+              const std::string& selection = "Reps",
+              DataRate uplink = DataRate(0))
         : fabric(hostsPerLeaf, 2, spines)
     {
         Config::SetDefault("ns3::RdmaNic::Transport", StringValue("Uet"));
         Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("None"));
         Config::SetDefault("ns3::UetTransport::PathSelection", StringValue(selection));
+        if (uplink.GetBitRate() != 0)
+        {
+            fabric.SetUplinkRate(uplink);
+        }
         fabric.Install();
         fabric.AssignStreams(1000);
         nic = RdmaHelper().Install(fabric);
@@ -286,17 +294,11 @@ TEST_F(Ns3Fixture, StatsLoneUetMessageIdealFollowsASlowerOrFasterMiddle)
         {"400Gbps", {{1, 8026}, {100, 8044}}}};
     for (const char* uplink : {"25Gbps", "400Gbps"})
     {
-        Config::SetDefault("ns3::RdmaNic::Transport", StringValue("Uet"));
-        Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("None"));
         Config::SetDefault("ns3::RoceNetDevice::InterframeGap", TimeValue(NanoSeconds(2)));
         Config::SetDefault("ns3::RoceNetDevice::VlanEnabled", BooleanValue(true));
-        LeafSpineHelper fabric(1, 2, 1);
-        fabric.SetUplinkRate(DataRate(uplink));
-        fabric.Install();
-        auto nics = RdmaHelper().Install(fabric);
-        NetworkStatsHelper stats;
-        stats.Install(fabric, nics);
-        auto qp = RdmaHelper().Connect(nics[0], nics[1]).first;
+        UetFabric s(1, 1, "Reps", DataRate(uplink));
+        NetworkStatsHelper& stats = s.stats;
+        auto qp = RdmaHelper().Connect(s.nic[0], s.nic[1]).first;
         PostOneAtATime({qp}, {1, 100, 2 * 4096 + 1, 300000});
         ASSERT_EQ(stats.GetFlowRecords().size(), 4u);
         for (const auto& r : stats.GetFlowRecords())
