@@ -9,6 +9,9 @@
 #include "chakra-et.pb.h"
 #include "chakra-layout.h"
 
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <dirent.h>
 #include <fstream>
 #include <google/protobuf/io/coded_stream.h>
@@ -179,6 +182,10 @@ class Attrs
     std::string m_where;    //!< for messages
 };
 
+/// Most dependencies passed on through dropped nodes in one rank file (each node depending on
+/// a dropped node gets what that one stands for, after ReadRank's reduction).
+constexpr uint64_t MAX_PASSED_DEPS = TrainingWorkload::MAX_OPS;
+
 /// Largest rank file (after decompression).
 constexpr uint64_t MAX_FILE_BYTES = uint64_t(256) << 20;
 
@@ -186,6 +193,25 @@ constexpr uint64_t MAX_FILE_BYTES = uint64_t(256) << 20;
 std::string
 ReadFile(const std::string& path)
 {
+    // a FIFO would block the reader and a device (/dev/zero) never end: regular files only
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0)
+    {
+        Fail(path + ": cannot read the Chakra trace file (" + std::strerror(errno) + ")");
+    }
+    if (S_ISDIR(st.st_mode))
+    {
+        Fail(path + ": is a directory, not a Chakra trace file");
+    }
+    if (!S_ISREG(st.st_mode))
+    {
+        Fail(path + ": is not a regular file (a Chakra trace file)");
+    }
+    if (uint64_t(st.st_size) > MAX_FILE_BYTES)
+    {
+        Fail(path + ": the file has " + std::to_string(st.st_size) +
+             " bytes, which is not allowed (at most 256 MiB)");
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in)
     {
@@ -309,6 +335,11 @@ std::vector<ChakraRawOp>
 ReadRank(const std::string& path, uint32_t rank, uint32_t ranks, Ignored& ignored)
 {
     const std::string text = ReadFile(path);
+#if GOOGLE_PROTOBUF_VERSION < 4022000
+    // libprotobuf logs its own line for a string field that is not UTF-8 before the parse
+    // fails; the failure is ours to report, in one line
+    const google::protobuf::LogSilencer silence;
+#endif
     google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(text.data()),
                                               int(text.size()));
     in.SetTotalBytesLimit(int(text.size()) + 1);
@@ -338,7 +369,7 @@ ReadRank(const std::string& path, uint32_t rank, uint32_t ranks, Ignored& ignore
             if (!ok)
             {
                 Fail(path + ": malformed Chakra trace: the first message is no GlobalMetadata "
-                            "(a Chakra trace starts with one)");
+                            "(a Chakra trace starts with one; its string fields in UTF-8)");
             }
             metadata = true;
             continue;
@@ -352,7 +383,8 @@ ReadRank(const std::string& path, uint32_t rank, uint32_t ranks, Ignored& ignore
         if (!nodes.back().ParseFromString(buffer))
         {
             Fail(path + ": malformed Chakra trace: the node message at byte " + std::to_string(at) +
-                 " does not decode");
+                 " does not decode (a Chakra Node: fields of the schema's wire types, string "
+                 "fields in UTF-8)");
         }
     }
     if (!metadata)
@@ -372,9 +404,9 @@ ReadRank(const std::string& path, uint32_t rank, uint32_t ranks, Ignored& ignore
     std::vector<std::vector<uint32_t>> deps(n);
     std::vector<std::vector<uint32_t>> users(n);
     std::vector<uint32_t> pending(n, 0);
+    std::vector<uint32_t> seen(n, UINT32_MAX); // node -> the last node that listed it
     for (uint32_t i = 0; i < n; ++i)
     {
-        std::set<uint32_t> seen;
         for (const auto* list : {&nodes[i].data_deps(), &nodes[i].ctrl_deps()})
         {
             for (uint64_t d : *list)
@@ -390,8 +422,9 @@ ReadRank(const std::string& path, uint32_t rank, uint32_t ranks, Ignored& ignore
                     Fail(path + ": node " + std::to_string(nodes[i].id()) +
                          ": depends on itself (a cycle)");
                 }
-                if (seen.insert(it->second).second)
+                if (seen[it->second] != i)
                 {
+                    seen[it->second] = i;
                     deps[i].push_back(it->second);
                     users[it->second].push_back(i);
                     ++pending[i];
@@ -399,6 +432,7 @@ ReadRank(const std::string& path, uint32_t rank, uint32_t ranks, Ignored& ignore
             }
         }
     }
+    std::vector<uint32_t>().swap(seen);
     // dependency order, ties in file order (Kahn)
     std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<uint32_t>> ready;
     for (uint32_t i = 0; i < n; ++i)
@@ -453,20 +487,102 @@ ReadRank(const std::string& path, uint32_t rank, uint32_t ranks, Ignored& ignore
         Fail(path + ": node " + std::to_string(nodes[i].id()) +
              ": its dependencies form a cycle (" + cycle + std::to_string(nodes[i].id()) + ")");
     }
-    // kept ops; a dropped node stands for the kept ops it depends on
-    std::vector<std::vector<uint32_t>> stands(n); // node -> kept op indices
+    // kept ops; a dropped node stands for the kept ops it depends on (its dependencies pass
+    // through). Those a node stands for are reduced to the ones whose end is not implied by
+    // another's: compute ops run one at a time in program order, so the end of the last compute
+    // op of the set implies the end of every earlier compute op and of every op that an earlier
+    // compute op depends on (directly or not). The run is the same (an op starts when the last
+    // of its dependencies ends, which is never left out), and a dropped node between N compute
+    // ops and M users costs M dependencies, not N x M.
+    const auto isDropped = [&](uint32_t i) {
+        const auto t = nodes[i].type();
+        return t == pb::METADATA_NODE || t == pb::MEM_LOAD_NODE || t == pb::MEM_STORE_NODE;
+    };
+    std::vector<uint32_t> opOf(n, UINT32_MAX); // kept node -> its op index (program order)
+    uint32_t kept = 0;
+    for (uint32_t i : order)
+    {
+        if (!isDropped(i))
+        {
+            opOf[i] = kept++;
+        }
+    }
+    // op -> the first compute op (its op index) that is it or depends on it, UINT32_MAX if none:
+    // its end implies the op's end
+    std::vector<uint32_t> firstCompute(kept, UINT32_MAX);
+    {
+        std::vector<uint32_t> f(n, UINT32_MAX);
+        for (auto it = order.rbegin(); it != order.rend(); ++it)
+        {
+            const uint32_t i = *it;
+            if (nodes[i].type() == pb::COMP_NODE)
+            {
+                f[i] = opOf[i];
+            }
+            else
+            {
+                for (uint32_t u : users[i])
+                {
+                    f[i] = std::min(f[i], f[u]);
+                }
+            }
+            if (opOf[i] != UINT32_MAX)
+            {
+                firstCompute[opOf[i]] = f[i];
+            }
+        }
+    }
+    // \param v op indices: sorted, made unique and reduced to those not implied by the others
+    const auto reduce = [&](std::vector<uint32_t>& v) {
+        std::sort(v.begin(), v.end());
+        v.erase(std::unique(v.begin(), v.end()), v.end());
+        uint32_t last = UINT32_MAX; // the last compute op of v
+        for (uint32_t x : v)
+        {
+            if (firstCompute[x] == x)
+            {
+                last = x;
+            }
+        }
+        if (last != UINT32_MAX)
+        {
+            v.erase(
+                std::remove_if(v.begin(),
+                               v.end(),
+                               [&](uint32_t x) { return x != last && firstCompute[x] <= last; }),
+                v.end());
+        }
+    };
+    std::vector<std::vector<uint32_t>> stands(n); // dropped node -> kept op indices
+    uint64_t passed = 0;                          // op indices passed on through dropped nodes
     std::vector<ChakraRawOp> ops;
+    ops.reserve(kept);
     const int64_t maxUs = TrainingWorkload::MAX_OP_NS / 1000;
     const int64_t maxBytes = int64_t(TrainingWorkload::MAX_OP_BYTES);
     for (uint32_t i : order)
     {
         const pb::Node& node = nodes[i];
         const std::string where = path + ": node " + std::to_string(node.id());
-        std::set<uint32_t> d;
+        std::vector<uint32_t> direct;  // kept ops it depends on
+        std::vector<uint32_t> through; // kept ops its dropped dependencies stand for
         for (uint32_t p : deps[i])
         {
-            d.insert(stands[p].begin(), stands[p].end());
+            if (opOf[p] != UINT32_MAX)
+            {
+                direct.push_back(opOf[p]);
+                continue;
+            }
+            passed += stands[p].size();
+            if (passed > MAX_PASSED_DEPS)
+            {
+                Fail(where + ": more than " + std::to_string(MAX_PASSED_DEPS) +
+                     " dependencies passed on through dropped nodes (METADATA_NODE, "
+                     "MEM_LOAD_NODE, MEM_STORE_NODE) in the file, which is not allowed (a node "
+                     "depending on a dropped node depends on what that one depended on)");
+            }
+            through.insert(through.end(), stands[p].begin(), stands[p].end());
         }
+        reduce(through);
         std::set<std::string> other;
         for (const auto& a : node.attr())
         {
@@ -485,18 +601,21 @@ ReadRank(const std::string& path, uint32_t rank, uint32_t ranks, Ignored& ignore
         {
             ++ignored.attrs[a];
         }
+        if (isDropped(i))
+        {
+            ++ignored.dropped[pb::NodeType_Name(node.type())];
+            through.insert(through.end(), direct.begin(), direct.end());
+            reduce(through);
+            through.shrink_to_fit();
+            stands[i] = std::move(through);
+            continue;
+        }
         ChakraRawOp op;
         op.id = node.id();
         op.name = node.name();
         const Attrs attrs(node, where);
         switch (node.type())
         {
-        case pb::METADATA_NODE:
-        case pb::MEM_LOAD_NODE:
-        case pb::MEM_STORE_NODE:
-            ++ignored.dropped[pb::NodeType_Name(node.type())];
-            stands[i].assign(d.begin(), d.end());
-            continue;
         case pb::COMP_NODE:
             if (node.duration_micros() > uint64_t(maxUs))
             {
@@ -561,8 +680,10 @@ ReadRank(const std::string& path, uint32_t rank, uint32_t ranks, Ignored& ignore
                  " is not supported (COMP_NODE, COMM_COLL_NODE, COMM_SEND_NODE, COMM_RECV_NODE; "
                  "METADATA_NODE, MEM_LOAD_NODE and MEM_STORE_NODE are dropped)");
         }
-        op.deps.assign(d.begin(), d.end());
-        stands[i] = {uint32_t(ops.size())};
+        direct.insert(direct.end(), through.begin(), through.end());
+        std::sort(direct.begin(), direct.end());
+        direct.erase(std::unique(direct.begin(), direct.end()), direct.end());
+        op.deps = std::move(direct);
         ops.push_back(std::move(op));
     }
     return ops;

@@ -29,7 +29,11 @@ namespace ns3
  * COMM_SEND_NODE / COMM_RECV_NODE = a point-to-point RDMA send / receive of comm_size bytes to
  * comm_dst / from comm_src (with comm_tag); data_deps and ctrl_deps both become dependencies.
  * METADATA_NODE, MEM_LOAD_NODE and MEM_STORE_NODE take no time and are dropped (their
- * dependencies pass through). The ops are put in dependency order.
+ * dependencies pass through, less those another of them implies: the end of the last compute
+ * op among them implies the end of the earlier compute ops and of what those depend on, since
+ * compute ops run one at a time in order; so a dropped node between N and M ops does not cost
+ * N x M dependencies, and more than TrainingWorkload::MAX_OPS passed on in one file are
+ * refused). The ops are put in dependency order.
  *
  * The module runs one program per pipeline stage over Megatron-ordered groups, so the reader
  * looks for the TP x PP x DP layout (smallest PP, then smallest TP) in which every process
@@ -42,7 +46,9 @@ namespace ns3
  * groups as slots of the rank, peers as offsets from it): the memory grows with the distinct
  * programs (about one per pipeline stage), not with ranks x nodes.
  *
- * Nothing is returned half-read; errors are one line naming the file (and node id).
+ * Nothing is returned half-read; errors are one line naming the file (and node id). A rank file
+ * must be a regular file (a FIFO would block, a device never end); libprotobuf's own log lines
+ * (a string field that is not UTF-8) are silenced while a file is parsed.
  */
 class ChakraReader
 {

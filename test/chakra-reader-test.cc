@@ -344,3 +344,226 @@ TEST(ChakraBadInput, ABuildWithoutProtobufSaysSoInOneLine)
     EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
     EXPECT_NE(o.err.find("this build has no Chakra support"), std::string::npos) << o.err;
 }
+
+namespace
+{
+
+/// \param ranks ranks \param body the nodes of each rank ("@" for the rank) \return the spec
+std::string
+EveryRank(int ranks, const std::string& body)
+{
+    std::string spec = "ranks " + std::to_string(ranks) + "\n";
+    for (int r = 0; r < ranks; ++r)
+    {
+        std::istringstream lines(body);
+        for (std::string line; std::getline(lines, line);)
+        {
+            spec += "node " + std::to_string(r) + " " + line + "\n";
+        }
+    }
+    return spec;
+}
+
+/// \param from,to node ids \return "from,from+1,...,to"
+std::string
+IdList(int from, int to)
+{
+    std::string s;
+    for (int i = from; i <= to; ++i)
+    {
+        s += (s.empty() ? "" : ",") + std::to_string(i);
+    }
+    return s;
+}
+
+/// N compute nodes (and the nodes `more`), a dropped node of type `dropped` depending on all N
+/// (and on `moreIds`), then N compute nodes depending on it (with `direct`, on that instead)
+std::string
+FanSpec(int n,
+        const std::string& dropped,
+        const std::string& more,
+        const std::string& moreIds,
+        const std::string& direct)
+{
+    std::string body;
+    for (int i = 1; i <= n; ++i)
+    {
+        body += std::to_string(i) + " COMP dur=1\n";
+    }
+    body += more;
+    body += std::to_string(n + 1) + " " + dropped + " data=" + IdList(1, n) + moreIds + "\n";
+    for (int i = n + 2; i <= 2 * n + 1; ++i)
+    {
+        body += std::to_string(i) +
+                " COMP dur=1 data=" + (direct.empty() ? std::to_string(n + 1) : direct) + "\n";
+    }
+    return EveryRank(2, body);
+}
+
+/// \param path a file \param from bytes to find \param to what they become (same size)
+void
+Patch(const std::string& path, const std::string& from, const std::string& to)
+{
+    std::string bytes = Slurp(path);
+    const size_t at = bytes.find(from);
+    ASSERT_NE(at, std::string::npos) << path;
+    bytes.replace(at, to.size(), to);
+    std::ofstream(path, std::ios::binary) << bytes;
+}
+
+/// \param o a run \param out its output directory \param want in its message
+void
+ExpectOneLineExit2(const Outcome& o, const std::string& out, const std::string& want)
+{
+    EXPECT_EQ(o.rc, 2) << o.err;
+    EXPECT_TRUE(o.out.empty()) << o.out;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+    EXPECT_NE(o.err.find(want), std::string::npos) << o.err;
+    struct stat st;
+    EXPECT_NE(stat(out.c_str(), &st), 0) << "wrote " << out;
+}
+
+} // namespace
+
+TEST(ChakraReader, ADroppedNodeBetweenManyOpsAddsNoDependencies)
+{
+    SKIP_WITHOUT_CHAKRA();
+    const std::string dir = ChakraTmpDir("fan");
+    // 3000 compute ops, a METADATA node depending on all of them, 3000 compute ops depending on
+    // it: once it is dropped, each of those needs only the last compute op before it (compute
+    // ops run one at a time in program order), not all 3000 (9 M dependencies)
+    const int n = 3000;
+    const std::string prefix = WriteChakraTrace(dir, "fan", FanSpec(n, "METADATA", "", "", ""));
+    TrainingWorkload w;
+    std::string error;
+    ChakraReader::Stats stats;
+    ASSERT_TRUE(ChakraReader::TryRead(prefix, w, error, nullptr, &stats)) << error;
+    EXPECT_EQ(stats.nodes, uint64_t(2 * n));
+    ASSERT_EQ(w.stages.size(), 1u);
+    ASSERT_EQ(w.stages[0].size(), size_t(2 * n));
+    uint64_t deps = 0;
+    for (const WorkloadOp& op : w.stages[0])
+    {
+        deps += op.deps.size();
+    }
+    ASSERT_EQ(deps, uint64_t(n)) << "a dropped node multiplies dependencies";
+    EXPECT_EQ(w.stages[0][n].deps.ToVector(), std::vector<uint32_t>{uint32_t(n - 1)});
+
+    // a collective among them is not implied by the last compute op: it is kept
+    const std::string coll = WriteChakraTrace(
+        dir,
+        "coll",
+        FanSpec(n, "MEM_LOAD", "9000 COLL coll=ALL_REDUCE size=4096 data=5\n", ",9000", ""));
+    ASSERT_TRUE(ChakraReader::TryRead(coll, w, error)) << error;
+    ASSERT_EQ(w.stages[0].size(), size_t(2 * n + 1));
+    EXPECT_EQ(w.stages[0][n].type, WorkloadOp::COLLECTIVE);
+    EXPECT_EQ(w.stages[0][n + 1].deps.ToVector(),
+              (std::vector<uint32_t>{uint32_t(n - 1), uint32_t(n)}));
+
+    // the run is that of the trace whose users depend on the last compute op directly
+    const std::string same =
+        WriteChakraTrace(dir, "direct", FanSpec(n, "METADATA", "", "", std::to_string(n)));
+    const std::string common = " --steps=2 --plots=false --outputDir=";
+    const Outcome a = RunSim("--workload=chakra:" + prefix + common + dir + "/a");
+    ASSERT_EQ(a.rc, 0) << a.err;
+    const Outcome b = RunSim("--workload=chakra:" + same + common + dir + "/b");
+    ASSERT_EQ(b.rc, 0) << b.err;
+    EXPECT_EQ(Slurp(dir + "/a/steps.csv"), Slurp(dir + "/b/steps.csv"));
+
+    // the size the fuzzer found (20000 + 1 + 20000 nodes a rank): 4e8 dependencies, 5 GB and
+    // std::bad_alloc after 42 s; now 20000
+    const std::string big = WriteChakraTrace(dir, "big", FanSpec(20000, "METADATA", "", "", ""));
+    const Outcome c = RunSim("--workload=chakra:" + big +
+                                 " --steps=1 --plots=false --outputDir=" + dir + "/big-out",
+                             60);
+    EXPECT_EQ(c.rc, 0) << c.err;
+    EXPECT_EQ(CsvRows(dir + "/big-out/steps.csv").size(), 1u);
+    ns3::test::Shell("rm -rf " + dir);
+}
+
+TEST(ChakraBadInput, TooManyDependenciesPassedThroughDroppedNodesAreRefused)
+{
+    SKIP_WITHOUT_CHAKRA();
+    const std::string dir = ChakraTmpDir("passed");
+    // 5000 collectives, a METADATA node depending on all of them, 4100 compute ops depending on
+    // it: 20.5 M dependencies passed on (none implied by another), more than the 20 M allowed
+    std::string body;
+    for (int i = 1; i <= 5000; ++i)
+    {
+        body += std::to_string(i) + " COLL coll=ALL_REDUCE size=4\n";
+    }
+    body += "5001 METADATA data=" + IdList(1, 5000) + "\n";
+    for (int i = 5002; i < 5002 + 4100; ++i)
+    {
+        body += std::to_string(i) + " COMP dur=1 data=5001\n";
+    }
+    const std::string prefix = WriteChakraTrace(dir, "p", EveryRank(2, body));
+    TrainingWorkload w;
+    std::string error;
+    ASSERT_FALSE(ChakraReader::TryRead(prefix, w, error));
+    const std::string want = prefix + ".0.et: node 9002: more than 20000000 dependencies passed "
+                                      "on through dropped nodes";
+    EXPECT_NE(error.find(want), std::string::npos) << error;
+    const std::string out = dir + "/out";
+    ExpectOneLineExit2(RunSim("--workload=chakra:" + prefix + " --outputDir=" + out, 60),
+                       out,
+                       want);
+    ns3::test::Shell("rm -rf " + dir);
+}
+
+TEST(ChakraBadInput, ARankFileThatIsNoRegularFileIsRefusedInOneLine)
+{
+    SKIP_WITHOUT_CHAKRA();
+    const std::string dir = ChakraTmpDir("notreg");
+    const std::vector<std::pair<std::string, std::string>> cases{
+        // a FIFO blocked the reader for ever, /dev/zero was read up to the 256 MiB limit, a
+        // directory was "empty"
+        {"mkfifo", ": is not a regular file (a Chakra trace file)"},
+        {"ln -s /dev/zero", ": is not a regular file (a Chakra trace file)"},
+        {"mkdir", ": is a directory, not a Chakra trace file"},
+    };
+    for (const auto& [make, want] : cases)
+    {
+        const std::string name = make.substr(0, make.find(' '));
+        const std::string prefix =
+            WriteChakraTrace(dir, name, "ranks 2\nnode 0 1 COMP dur=10\nnode 1 1 COMP dur=10\n");
+        const std::string file = prefix + ".1.et";
+        std::remove(file.c_str());
+        ns3::test::Shell(make + " " + file);
+        const std::string out = dir + "/out-" + name;
+        const Outcome o = RunSim("--workload=chakra:" + prefix + " --outputDir=" + out, 30);
+        SCOPED_TRACE(name);
+        ExpectOneLineExit2(o, out, file + want);
+    }
+    ns3::test::Shell("rm -rf " + dir);
+}
+
+TEST(ChakraBadInput, AStringThatIsNotUtf8GivesOurLineOnly)
+{
+    SKIP_WITHOUT_CHAKRA();
+    const std::string dir = ChakraTmpDir("utf8");
+    const std::string spec = "ranks 2\nnode 0 1 COMP dur=10 name=zzname\nnode 1 1 COMP dur=10\n";
+    // the GlobalMetadata's version ("0.0.4" from byte 2), then a node's name: libprotobuf
+    // logged a line of its own before ours
+    const std::vector<std::tuple<std::string, std::string, std::string>> cases{
+        {"version",
+         "0.0.4",
+         ".0.et: malformed Chakra trace: the first message is no "
+         "GlobalMetadata"},
+        {"name",
+         "zzname",
+         ".0.et: malformed Chakra trace: the node message at byte 8 does not "
+         "decode"},
+    };
+    for (const auto& [name, field, want] : cases)
+    {
+        const std::string prefix = WriteChakraTrace(dir, name, spec);
+        Patch(prefix + ".0.et", field, "\xff");
+        const std::string out = dir + "/out-" + name;
+        SCOPED_TRACE(name);
+        ExpectOneLineExit2(RunSim("--workload=chakra:" + prefix + " --outputDir=" + out),
+                           out,
+                           prefix + want);
+    }
+    ns3::test::Shell("rm -rf " + dir);
+}
