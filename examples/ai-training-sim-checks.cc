@@ -157,6 +157,10 @@ CheckBenchmark(Options& o, const Given& g)
     if (file)
     {
         // a schedule file: read and validated now (exit 2 naming PATH:LINE if bad)
+        if (alg.size() == 5)
+        {
+            Fail("--algorithm=file: needs a path (--algorithm=file:PATH, a schedule file)");
+        }
         std::string error;
         schedule = CollectiveSchedule::Load(alg.substr(5), &error);
         if (!error.empty())

@@ -111,6 +111,18 @@ CheckFileFabric(Options& o,
     o.delay = Time(0);
     for (const auto& l : d.links)
     {
+        // the range of --linkRate and --linkDelay: the presets (DCQCN's minimum rate, the
+        // buffer's PFC headroom) are made for it
+        if (l.rate < DataRate("1Gbps") || l.rate > DataRate("3200Gbps"))
+        {
+            Fail(o.topologyPath + ":" + std::to_string(l.line) + ": rate " + RateText(l.rate) +
+                 " is not allowed (1Gbps..3200Gbps, as --linkRate)");
+        }
+        if (l.delay > MilliSeconds(10))
+        {
+            Fail(o.topologyPath + ":" + std::to_string(l.line) + ": delay " +
+                 Short(l.delay.GetMicroSeconds()) + "us is not allowed (0..10ms, as --linkDelay)");
+        }
         for (uint32_t end : {l.a, l.b})
         {
             if (d.nodes[end].isSwitch)
@@ -134,6 +146,57 @@ CheckFileFabric(Options& o,
     }
     o.fabricName = "topology file " + o.topologyPath + " (" + std::to_string(d.GetNHosts()) +
                    " hosts, " + std::to_string(d.nSwitches) + " switches)";
+}
+
+/// An attribute default (after the presets and overrides).
+template <typename V>
+auto
+DefaultValue(const std::string& type, const std::string& attr)
+{
+    TypeId::AttributeInformation info;
+    TypeId::LookupByName(type).LookupAttributeByName(attr, &info);
+    return DynamicCast<const V>(info.initialValue)->Get();
+}
+
+/**
+ * The congestion control of every queue pair starts on its host's link (the slowest host link
+ * here): its minimum rate and, for NSCC, its window bounds must fit that link, or the library
+ * refuses them at the first queue pair, once the fabric is built.
+ * \param o the options (the fabric's slowest host link rate is known)
+ * \param given the flags given
+ */
+void
+CheckCongestionControl(const Options& o, const Given& given)
+{
+    const std::string link =
+        o.topology == "file"
+            ? "the slowest host link of " + o.topologyPath + " (" + RateText(o.rate) + ")"
+            : Arg("linkRate", given.count("linkRate") ? given.at("linkRate") : "100Gbps");
+    const DataRate minRate = DefaultValue<DataRateValue>("ns3::RoceCongestionOps", "MinRate");
+    if (minRate > o.rate)
+    {
+        Fail(link + " is below the congestion control's minimum rate (" +
+             "ns3::RoceCongestionOps::MinRate " + RateText(minRate) + " with --cc=" + o.ccFlag +
+             "): links of at least that rate, or a lower --ns3::RoceCongestionOps::MinRate");
+    }
+    if (o.cc != "Nscc")
+    {
+        return;
+    }
+    const double maxWindow = DefaultValue<DoubleValue>("ns3::RoceNscc", "MaxWindow");
+    const double minWindow = DefaultValue<DoubleValue>("ns3::RoceNscc", "MinWindow");
+    const Time baseRtt = DefaultValue<TimeValue>("ns3::RdmaNic", "BaseRtt");
+    const double bdp = o.rate.GetBitRate() * baseRtt.GetSeconds() / 8;
+    if (minWindow * o.mtu > maxWindow * bdp)
+    {
+        Fail("--cc=nscc: its largest window (ns3::RoceNscc::MaxWindow " + Short(maxWindow) +
+             " x the bandwidth-delay product of " + link + " over ns3::RdmaNic::BaseRtt " +
+             Short(baseRtt.GetMicroSeconds()) + "us, " + Num(maxWindow * bdp, 0) +
+             " B) is below its smallest (MinWindow " + Short(minWindow) +
+             " x --mtu=" + std::to_string(o.mtu) +
+             "): a faster link, a longer --ns3::RdmaNic::BaseRtt (the path's unloaded RTT) or a "
+             "smaller --mtu");
+    }
 }
 
 } // namespace
@@ -248,6 +311,7 @@ CheckFabric(Options& o, const Given& given)
     o.hosts = uint32_t(hosts);
     o.switches = uint32_t(switches);
     o.nodes = uint32_t(nodes);
+    CheckCongestionControl(o, given);
     const uint64_t need = NeededBuffer(o, switchPorts, portDelays.empty() ? nullptr : &portDelays);
     if (o.analytical)
     {
@@ -265,10 +329,14 @@ CheckFabric(Options& o, const Given& given)
              " is too small for this fabric (" + std::to_string(o.bufferBytes) +
              " B; the switches need more than " + std::to_string(need) +
              " B for reserved space and PFC headroom" +
-             (beyond ? std::string(", more than the largest --bufferSize, 16GiB: the headroom "
-                                   "grows with --linkDelay and --linkRate; shorten --linkDelay, "
-                                   "lower --linkRate or run lossy with --pfc=false)")
-                     : std::string(")")));
+             (!beyond ? std::string(")")
+              : o.topology == "file"
+                  ? ", more than the largest --bufferSize, 16GiB: the headroom grows with the "
+                    "links' delays and rates (the topology file's); shorter or slower links, or "
+                    "run lossy with --pfc=false)"
+                  : std::string(", more than the largest --bufferSize, 16GiB: the headroom "
+                                "grows with --linkDelay and --linkRate; shorten --linkDelay, "
+                                "lower --linkRate or run lossy with --pfc=false)")));
     }
 }
 

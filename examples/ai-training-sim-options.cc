@@ -97,14 +97,14 @@ const std::vector<FlagDef> FLAGS = {
     {"layers", "0", "transformer layers (presets; 0 = the preset's; at most 256)"},
     {"hidden", "0", "hidden size (presets; 0 = the preset's; at most 65536)"},
     {"seqLength", "0", "sequence length (presets; 0 = the preset's; at most 131072)"},
-    {"steps", "3", "training steps (1..1000)"},
+    {"steps", "3", "training steps (1..1000; without it, a text workload file's own \"steps\" setting, if any)"},
     {"jobs", "1", "identical jobs sharing the fabric (1..256)"},
     {"placement", "contiguous", "contiguous|roundrobin|random"},
     {"flows", "", "a flow-file study: an HPCC flow.txt (N, then N lines \"src dst priority dport "
                   "bytes start_seconds\"; host ids), each flow an RDMA WRITE on its own QP; no "
                   "collective or job; prints FCT slowdown by flow-size bucket"},
     {"background", "", "background load NAME:LOAD: websearch|fb-hadoop|ali-storage|google-rpc or "
-                       "file:PATH (a CDF file), LOAD in (0,1] of every host's link rate; Poisson "
+                       "file:PATH (a CDF file), LOAD in (0,1] of every host's link rate in payload (refused if the frames and their ACKs would need more than the link); Poisson "
                        "flows between random hosts until the collective, jobs or --flows are done"},
     {"fctFormat", "native", "fct.txt addresses: native (10.0.0.1 + host) | hpcc (the HPCC "
                             "simulator's 0b000001 + id<<8, for its analysis scripts)"},
@@ -255,6 +255,10 @@ TryTime(const std::string& s, Time* out)
     std::string number;
     std::string unit;
     static const std::set<std::string> units = {"s", "ms", "us", "ns", "ps", "fs"};
+    if (s.find_first_of(" \t\n\r\f\v") != std::string::npos)
+    {
+        return false; // ns-3's parser stops the program on "1 us"
+    }
     if (s == "0")
     {
         *out = Time(0); // zero needs no unit
@@ -281,6 +285,21 @@ ParseTime(const std::string& flag, const std::string& v, Time lo, Time hi, const
     {
         Fail(Arg(flag, v) + " is not allowed (" + what + ")");
     }
+    if (v != "0")
+    {
+        // the simulator counts whole nanoseconds: 1ps or 99.9ns would be rounded silently
+        static const std::map<std::string, long double> nsPer =
+            {{"s", 1e9L}, {"ms", 1e6L}, {"us", 1e3L}, {"ns", 1.0L}, {"ps", 1e-3L}, {"fs", 1e-6L}};
+        std::string number;
+        std::string unit;
+        SplitUnit(v, &number, &unit);
+        const long double ns = std::strtold(number.c_str(), nullptr) * nsPer.at(unit);
+        if (std::fabs(ns - std::round(ns)) > 1e-6L)
+        {
+            Fail(Arg(flag, v) + " is not allowed (" + what +
+                 "; a whole number of nanoseconds, the simulator's resolution)");
+        }
+    }
     return t;
 }
 
@@ -290,9 +309,10 @@ TryRate(const std::string& s, DataRate* out)
 {
     std::string number;
     std::string unit;
-    if (!SplitUnit(s, &number, &unit) || unit.empty() || number.size() > 20)
+    if (!SplitUnit(s, &number, &unit) || unit.empty() || number.size() > 20 ||
+        s.find_first_of(" \t\n\r\f\v") != std::string::npos)
     {
-        return false;
+        return false; // (ns-3's parser stops the program on "100 Gbps")
     }
     DataRateValue v;
     if (!v.DeserializeFromString(s, MakeDataRateChecker()))
@@ -404,6 +424,21 @@ OverrideSyntaxOk(const std::string& type, const std::string& v)
     return true;
 }
 
+/// checker->CreateValidValue(value), in a child process: ns-3's parsers of some value types
+/// stop the program instead of refusing (a DataRate with a space aborts, a Mac48Address
+/// throws, a pointer attribute from text crashes). \return whether the value is valid
+static bool
+ValidValue(Ptr<const AttributeChecker> checker, const std::string& value)
+{
+    const aitexample::ChildRun run = aitexample::RunInChild(
+        [&]() { std::exit(checker->CreateValidValue(StringValue(value)) ? 0 : 3); });
+    if (!run.failure.empty())
+    {
+        return false; // no child could be made: refuse rather than risk it
+    }
+    return run.ExitedCleanly();
+}
+
 /// Create an object of the type (with the override, if withValue) in a child process: the
 /// setters of some attributes stop the run on values their checker accepts. Returns "" if that
 /// worked, else the type's own message.
@@ -441,7 +476,7 @@ CheckOverride(const std::string& name, const std::string& value)
             {
                 Ptr<const AttributeChecker> checker = (*it)->GetChecker();
                 if (!OverrideSyntaxOk(checker->GetValueTypeName(), value) ||
-                    !checker->CreateValidValue(StringValue(value)))
+                    !ValidValue(checker, value))
                 {
                     Fail(arg + " is not a valid value of ns-3's global " + name + " (" +
                          checker->GetUnderlyingTypeInformation() + ")");
@@ -471,7 +506,7 @@ CheckOverride(const std::string& name, const std::string& value)
              "attribute)");
     }
     const std::string type = info.checker->GetValueTypeName();
-    if (!OverrideSyntaxOk(type, value) || !info.checker->CreateValidValue(StringValue(value)))
+    if (!OverrideSyntaxOk(type, value) || !ValidValue(info.checker, value))
     {
         Fail(arg + " is not a valid value of " + name + " (" +
              info.checker->GetUnderlyingTypeInformation() + ")");
@@ -605,6 +640,14 @@ Num(double v, int digits)
 {
     std::ostringstream os;
     os << std::fixed << std::setprecision(digits) << v;
+    return os.str();
+}
+
+std::string
+Short(double v)
+{
+    std::ostringstream os;
+    os << std::setprecision(12) << v;
     return os.str();
 }
 
@@ -765,6 +808,11 @@ ConfigEntries(const Given& given)
         else if (!numbers.count(f.name))
         {
             v = Json(v);
+        }
+        else if (!v.empty() && v.find_first_not_of("0123456789") == std::string::npos)
+        {
+            // a JSON number has no leading zeros (--k=04 runs k=4)
+            v.erase(0, std::min(v.find_first_not_of('0'), v.size() - 1));
         }
         out.emplace_back(f.name, v);
     }

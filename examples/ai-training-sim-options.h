@@ -25,6 +25,11 @@ namespace aitsim
 /// are 10.0.0.1 + index and every id is 32-bit, so the bound is the machine's memory, not the
 /// addressing: 16384 holds SimAI's 9216-GPU job (a k=34 fat-tree has 9826 hosts).
 constexpr uint32_t MAX_HOSTS = 16384;
+/// The simulated-time limit of a run, in seconds (a hung run stops there).
+constexpr int64_t RUN_LIMIT_SECONDS = 100;
+/// The simulated-time limit of an analytical run, in seconds (a step of a large job can take
+/// minutes of simulated time; a hung run costs no wall time there, it runs out of events).
+constexpr int64_t ANALYTICAL_RUN_LIMIT_SECONDS = 100000;
 /// Largest number of switches the program builds.
 constexpr uint32_t MAX_SWITCHES = 2048;
 /// The largest --bufferSize (16 GiB).
@@ -278,6 +283,9 @@ std::string InChild(const std::function<void()>& work);
 std::string Json(const std::string& s);
 /// \return v with a fixed number of digits (deterministic)
 std::string Num(double v, int digits = 3);
+
+/// \param v a number \return it in its shortest form, up to 12 significant digits (1.5, 12, 101)
+std::string Short(double v);
 
 } // namespace aitsim
 

@@ -36,10 +36,9 @@ namespace
 {
 
 /// The simulated-time limit of a run.
-const Time LIMIT = Seconds(100);
-/// The simulated-time limit of an analytical run (a step of a large job can take minutes of
-/// simulated time; a hung run costs no wall time there, it runs out of events).
-const Time ANALYTICAL_LIMIT = Seconds(100000);
+const Time LIMIT = Seconds(RUN_LIMIT_SECONDS);
+/// The simulated-time limit of an analytical run.
+const Time ANALYTICAL_LIMIT = Seconds(ANALYTICAL_RUN_LIMIT_SECONDS);
 
 /// Progress reporting on stderr.
 class Progress

@@ -25,6 +25,7 @@
 #include "ai-training-sim-study.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -146,6 +147,21 @@ CheckTraffic(Options& o, const Given& g)
         {
             Fail(path + ":1: the file has no flows (N = 0; a flow-file study needs at least one)");
         }
+        // a flow that starts after the run's limit would never be posted
+        const int64_t limit = o.analytical ? ANALYTICAL_RUN_LIMIT_SECONDS : RUN_LIMIT_SECONDS;
+        for (const FlowSpec& f : o.flows)
+        {
+            if (f.start >= Seconds(limit))
+            {
+                const std::string other =
+                    o.analytical ? std::string(" with --network=analytical")
+                                 : " (" + std::to_string(ANALYTICAL_RUN_LIMIT_SECONDS) +
+                                       " s with --network=analytical)";
+                Fail(path + ":" + std::to_string(f.line) + ": start_seconds " +
+                     Short(f.start.GetSeconds()) + " is not allowed (a run simulates less than " +
+                     std::to_string(limit) + " s" + other + ")");
+            }
+        }
         o.flowsFile = path;
     }
     if (given("background"))
@@ -170,6 +186,11 @@ CheckTraffic(Options& o, const Given& g)
             Fail(Arg("background", v) + ": the load \"" + load + "\" is not allowed (" + allowed +
                  ")");
         }
+        if (name == "file:")
+        {
+            Fail(Arg("background", v) +
+                 ": file: needs a path (--background=file:PATH:LOAD, a flow-size CDF file)");
+        }
         if (name.rfind("file:", 0) == 0)
         {
             std::string error;
@@ -182,6 +203,42 @@ CheckTraffic(Options& o, const Given& g)
         {
             Fail(Arg("background", v) + ": the distribution \"" + name + "\" is not allowed (" +
                  allowed + ")");
+        }
+        // LOAD counts payload; the frames add headers, padding, FCS (and the interframe gap
+        // if modelled): flows so small that the wire cannot carry them would queue at the
+        // NICs without end
+        TypeId::AttributeInformation gapInfo;
+        TypeId::LookupByName("ns3::RoceNetDevice").LookupAttributeByName("InterframeGap", &gapInfo);
+        const long double gapBytes =
+            DynamicCast<const TimeValue>(gapInfo.initialValue)->Get().GetSeconds() *
+            (long double)o.rate.GetBitRate() / 8;
+        const uint32_t samples = 10000;
+        const uint32_t ACK_FRAME_BYTES = 14 + 20 + 8 + 12 + 4 + 4 + 4;
+        long double payload = 0;
+        long double wire = 0;
+        for (uint32_t i = 0; i < samples; ++i)
+        {
+            const uint64_t bytes = std::max<uint64_t>(
+                1,
+                uint64_t(std::ceil(o.backgroundCdf.GetQuantile((i + 0.5) / samples))));
+            const uint64_t packets = (bytes + o.mtu - 1) / o.mtu;
+            payload += bytes;
+            // every data frame and, on the receiver's uplink, its ACK (66 B at least: RC's
+            // Ethernet, IPv4, UDP, BTH, AETH, ICRC and FCS): a host's uplink carries both, as
+            // every host sends and receives flows
+            wire += AnalyticalTransport::WireBytes(bytes, true, o.mtu, false) +
+                    packets * (ACK_FRAME_BYTES + 2 * gapBytes);
+        }
+        const double ratio = double(wire / payload);
+        if (x * ratio > 1)
+        {
+            Fail(Arg("background", v) + ": flows of " + Num(double(payload / samples), 0) +
+                 " B on average take at least " + Num(double(wire / samples), 0) +
+                 " B each on the wire with their ACKs (frame headers, padding and FCS): LOAD " +
+                 load + " puts " + Num(x * ratio, 3) +
+                 " x the link rate on the host links, which cannot carry it (LOAD at most " +
+                 Num(1 / ratio, 3) + " with this distribution and --mtu=" + std::to_string(o.mtu) +
+                 ")");
         }
         o.backgroundName = name;
         o.backgroundLoad = x;

@@ -235,6 +235,23 @@ CheckTraining(Options& o, const Given& g)
         ReadWorkloadFile(o, g, wl);
     }
     TrainingWorkload& w = o.workload;
+    if (w.stepsLine > 0 && !g.count("steps"))
+    {
+        // the file's "steps" runs unless --steps says otherwise
+        if (w.steps > 1000)
+        {
+            Fail(wl + ":" + std::to_string(w.stepsLine) + ": steps " + std::to_string(w.steps) +
+                 " is not allowed here (1..1000, as --steps; --steps overrides the file's)");
+        }
+        o.steps = w.steps;
+        for (auto& [name, value] : o.config)
+        {
+            if (name == "steps")
+            {
+                value = std::to_string(o.steps);
+            }
+        }
+    }
     w.steps = o.steps;
     const std::string why = w.Check();
     if (!why.empty())

@@ -110,6 +110,16 @@ class Parser
         {
             Fail(line, "rate \"" + s + "\" is not allowed (a data rate with a unit, e.g. 100Gbps)");
         }
+        // DataRate's parser wraps what does not fit 64 bits of bit/s: compute it first
+        DataRateValue one;
+        const long double bps = std::strtold(number.c_str(), nullptr) *
+                                (one.DeserializeFromString("1" + unit, MakeDataRateChecker())
+                                     ? (long double)one.Get().GetBitRate()
+                                     : 1.0L);
+        if (bps >= 18446744073709551615.0L)
+        {
+            Fail(line, "rate " + s + " is not allowed (too large: at most 2^64-1 bit/s)");
+        }
         if (v.Get().GetBitRate() == 0)
         {
             Fail(line, "rate " + s + " is zero (a link needs a rate > 0)");

@@ -324,6 +324,12 @@ FlowHelper::TryReadFile(const std::string& path,
         error = path + ": is a directory, not a flow file";
         return false;
     }
+    if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    {
+        // a FIFO would block the reader, a device (/dev/zero) never end
+        error = path + ": is not a regular file (a flow file)";
+        return false;
+    }
     std::ifstream in(path);
     if (!in)
     {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <sys/stat.h>
 #include <tuple>
 
 namespace ns3
@@ -80,6 +81,15 @@ CollectiveSchedule::Load(const std::string& path, std::string* error)
     CollectiveSchedule s;
     s.path = path;
     *error = "";
+    const std::string what = " (a schedule file: see the Schedule files section of "
+                             "doc/ai-training.rst)";
+    struct stat st;
+    if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    {
+        // a directory, or a FIFO that would block the reader, or a device that never ends
+        *error = path + ": is not a regular file" + what;
+        return s;
+    }
     std::ifstream in(path);
     if (!in)
     {
@@ -285,6 +295,11 @@ CollectiveSchedule::Load(const std::string& path, std::string* error)
         }
         lane.steps.push_back(st);
     }
+    if (line == 0)
+    {
+        *error = path + ": the file is empty" + what;
+        return s;
+    }
     if (!haveKind || !s.ranks || !s.chunks)
     {
         return fail(line, "the header is incomplete (collective, ranks and chunks are needed)");
@@ -415,6 +430,33 @@ CollectiveSchedule::Validate() const
         {
             ready.push_back(id);
         }
+    }
+    // every rank ends with every chunk of every channel, so it needs a lane on each channel
+    std::vector<bool> have(uint64_t(n) * channels, false);
+    for (const Lane& l : lanes)
+    {
+        have[uint64_t(l.channel) * n + l.rank] = true;
+    }
+    for (uint64_t i = 0; i < have.size(); ++i)
+    {
+        if (!have[i])
+        {
+            return path + ": rank " + std::to_string(i % n) + " has no steps on channel " +
+                   std::to_string(i / n) + " (every rank of the " + std::to_string(n) +
+                   " needs a \"rank R channel C\" lane on each of the " + std::to_string(channels) +
+                   " channels)";
+        }
+    }
+    // the check follows the contributions of every (channel, rank, chunk) as a set of ranks
+    const uint64_t checkBytes =
+        uint64_t(channels) * n * chunks * ((n + 63) / 64 * 8 + sizeof(RankSet) + 4);
+    const uint64_t maxCheckBytes = 2ULL << 30;
+    if (checkBytes > maxCheckBytes)
+    {
+        return path + ": ranks " + std::to_string(n) + " x chunks " + std::to_string(chunks) +
+               " x channels " + std::to_string(channels) +
+               " is too large to check (it would take " + std::to_string(checkBytes >> 20) +
+               " MiB; at most 2048 MiB)";
     }
     // data: [(channel * n + rank) * chunks + chunk]
     const uint32_t words = (n + 63) / 64;

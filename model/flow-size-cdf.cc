@@ -160,6 +160,12 @@ FlowSizeCdf::TryLoad(const std::string& path, FlowSizeCdf& out, std::string& err
         error = path + ": is a directory, not a CDF file";
         return false;
     }
+    if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    {
+        // a FIFO would block the reader, a device (/dev/zero) never end
+        error = path + ": is not a regular file (a CDF file)";
+        return false;
+    }
     std::ifstream in(path);
     if (!in)
     {

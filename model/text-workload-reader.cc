@@ -195,6 +195,10 @@ ParseText(const std::string& path)
              : t[0] == "pp" ? w.pp
              : t[0] == "ep" ? w.ep
                             : w.steps) = uint32_t(v);
+            if (t[0] == "steps")
+            {
+                w.stepsLine = n;
+            }
             continue;
         }
 

@@ -278,6 +278,7 @@ class TrainingWorkload
     uint32_t pp{1};            //!< pipeline stages
     uint32_t ep{1};            //!< expert-parallel size (divides DP)
     uint32_t steps{1};         //!< steps to run (the helper may override)
+    uint32_t stepsLine{0};     //!< line of the file's "steps" setting (0: none; text format)
     uint32_t declaredRanks{0}; //!< ranks the source declares (AICB all_gpus); 0 = none: the
                                //!< runner chooses; else CheckRanks accepts only this number
     std::vector<std::vector<WorkloadOp>> stages; //!< program of each stage (pp entries)

@@ -70,6 +70,24 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
     const std::string gpus8 = File(tmp, "gpus8.txt", replace(aicb, "all_gpus: 16", "all_gpus: 8"));
     ASSERT_EQ(aicb.find("NOT FOUND"), std::string::npos);
     ASSERT_EQ(Slurp(noGpus).find("NOT FOUND"), std::string::npos);
+    // files a fuzzer found aborting, hanging or filling memory (a star of 4 hosts, one switch)
+    auto star = [](const std::string& link) {
+        std::string t = "5 1 4\n4\n";
+        for (int h = 0; h < 4; ++h)
+        {
+            t += std::to_string(h) + " 4 " + link + "\n";
+        }
+        return t;
+    };
+    const std::string slow = File(tmp, "slow.topo", star("100Mbps 1us 0"));
+    const std::string wraps = File(tmp, "wraps.topo", star("18446744074Gbps 1us 0"));
+    const std::string far = File(tmp, "far.topo", star("100Gbps 20ms 0"));
+    const std::string header =
+        File(tmp, "header.sched", "collective allreduce\nranks 65536\nchunks 1048576\n");
+    const std::string tiny = File(tmp, "tiny.cdf", "10 100\n");
+    const std::string late = File(tmp, "late.flows", "1\n1 0 3 100 1000 101\n");
+    const std::string fifo = tmp + "/fifo";
+    ns3::test::Shell("mkfifo " + fifo);
 
     struct Case
     {
@@ -228,6 +246,36 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
         {"--mpiEngine=null", "--mpiEngine=null has no effect on one process (it needs "
                              "--processes > 1)"},
         {"--processes=2 --mpiEngine=yawns", "--mpiEngine=yawns is not allowed (granted|null)"},
+        // found by fuzzing: aborts in the library, a hang on a FIFO, memory without end
+        {"--linkRate=1Gbps --linkDelay=0us --cc=nscc --collective=allreduce --bytes=1K",
+         "--cc=nscc: its largest window (ns3::RoceNscc::MaxWindow 1.5 x the bandwidth-delay product of --linkRate=1Gbps over ns3::RdmaNic::BaseRtt 12us, 2250 B) is below its smallest (MinWindow 1 x --mtu=4096)"},
+        {"--ns3::RoceCongestionOps::MinRate=200Gbps", "--linkRate=100Gbps is below the congestion control's minimum rate (ns3::RoceCongestionOps::MinRate 200Gbps with --cc=dcqcn)"},
+        {"--topology=file:" + slow + " --collective=allreduce --bytes=1K", slow + ":3: rate 100Mbps is not allowed (1Gbps..3200Gbps, as --linkRate)"},
+        {"--topology=file:" + slow + " --network=analytical --collective=allreduce --bytes=1K", slow + ":3: rate 100Mbps is not allowed"},
+        {"--topology=file:" + wraps, wraps + ":3: rate 18446744074Gbps is not allowed (too large"},
+        {"--topology=file:" + far, far + ":3: delay 20000us is not allowed (0..10ms, as --linkDelay)"},
+        {"--collective=allreduce --ranks=8 --bytes=1M --algorithm=file:" + header, header + ": rank 0 has no steps on channel 0"},
+        {"--collective=allreduce --bytes=1M --algorithm=file:", "--algorithm=file: needs a path"},
+        {"--collective=allreduce --bytes=1M --algorithm=file:" + tmp, tmp + ": is not a regular file"},
+        {"--collective=allreduce --bytes=1M --algorithm=file:" + fifo, fifo + ": is not a regular file"},
+        {"--collective=allreduce --bytes=1M --algorithm=file:" + empty, empty + ": the file is empty"},
+        {"--flows=" + fifo, fifo + ": is not a regular file (a flow file)"},
+        {"--flows=" + late, late + ":2: start_seconds 101 is not allowed (a run simulates less than 100 s"},
+        {"--collective=allreduce --bytes=1K --background=file:/dev/zero:0.1", "/dev/zero: is not a regular file (a CDF file)"},
+        {"--collective=allreduce --bytes=1K --background=file:" + fifo + ":0.1", fifo + ": is not a regular file (a CDF file)"},
+        {"--collective=allreduce --bytes=1K --background=file::0.1", "file: needs a path"},
+        {"--collective=allreduce --bytes=1K --background=file:" + tiny + ":0.1", "flows of 10 B on average take at least 156 B each on the wire with their ACKs"},
+        {"--collective=allreduce --bytes=1K --background=websearch:1", "LOAD 1 puts 1.031 x the link rate on the host links, which cannot carry it (LOAD at most 0.970 with this distribution and --mtu=4096)"},
+        // ns-3's value parsers abort, throw or crash on these: checked in a child process
+        {"--linkRate=100\\ Gbps", "--linkRate=100 Gbps is not allowed"},
+        {"--ns3::RoceDcqcn::RateAI=1\\ us", "--ns3::RoceDcqcn::RateAI=1 us is not a valid value"},
+        {"--ns3::RoceSwitch::Mmu=0", "--ns3::RoceSwitch::Mmu=0 is not a valid value"},
+        {"--ns3::RoceNetDevice::Address=nan", "--ns3::RoceNetDevice::Address=nan is not a valid value"},
+        // times the simulator would round to whole nanoseconds without a word
+        {"--queueInterval=1ps", "--queueInterval=1ps is not allowed (0 (off) or a time 100ns..1s with a unit, e.g. 10us; a whole number of nanoseconds"},
+        {"--queueInterval=99.9ns", "a whole number of nanoseconds"},
+        {"--controlLatency=0.5ns", "--controlLatency=0.5ns is not allowed"},
+        {"--progressInterval=0.0099999999s", "--progressInterval=0.0099999999s is not allowed"},
     };
     // clang-format on
     const std::string dir = ns3::test::ScratchDir() + "ait-badin-out-" + std::to_string(getpid());
