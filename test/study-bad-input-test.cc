@@ -9,6 +9,8 @@
 #include "ait-test-fixture.h"
 #include "scratch-dir.h"
 
+#include <boost/property_tree/json_parser.hpp>
+#include <boost/property_tree/ptree.hpp>
 #include <fstream>
 #include <sstream>
 #include <sys/stat.h>
@@ -314,4 +316,45 @@ TEST(StudyBadInput, HelpAndNs3ListingsExit0)
     o = RunSim("--PrintAttributes=ns3::Communicator", kLimit);
     EXPECT_EQ(o.rc, 0);
     EXPECT_NE(o.out.find("NvLinkBandwidth"), std::string::npos) << o.out;
+}
+
+TEST(StudyBadInput, AWorkloadFilesStepsRunUnlessStepsIsGivenAndNumbersStayJson)
+{
+    if (SIM.empty())
+    {
+        GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
+    }
+    const std::string dir = ns3::test::ScratchDir() + "ait-badin-steps-" + std::to_string(getpid());
+    auto stepsOf = [&](const std::string& args) {
+        ns3::test::Shell("rm -rf " + dir);
+        const Outcome o = RunSim(args + " --plots=false --queueInterval=0 --outputDir=" + dir, 300);
+        EXPECT_EQ(o.rc, 0) << args << "\n" << o.err;
+        boost::property_tree::ptree js;
+        boost::property_tree::read_json(dir + "/summary.json", js);
+        EXPECT_EQ(js.get<uint32_t>("config.steps"), js.get_child("steps").size()) << args;
+        return js.get_child("steps").size();
+    };
+    // traces/dp.workload says "steps 1": it runs 1 step (3, --steps's default, before), and an
+    // explicit --steps wins
+    const std::string dp = "--workload=" AIT_SOURCE_DIR "/traces/dp.workload --ranks=8";
+    EXPECT_EQ(stepsOf(dp), 1u);
+    EXPECT_EQ(stepsOf(dp + " --steps=2"), 2u);
+    // a file's steps above --steps's range is refused naming its line
+    const std::string many = dir + "-many.workload";
+    std::ofstream(many) << "ai-training-workload 1\nname many\nsteps 1001\nprogram all\n"
+                        << "c compute 1us\n";
+    const Outcome o = RunSim("--workload=" + many + " --outputDir=" + dir + "-x", kLimit);
+    EXPECT_EQ(o.rc, 2) << o.err;
+    EXPECT_NE(o.err.find(many + ":3: steps 1001 is not allowed here (1..1000, as --steps"),
+              std::string::npos)
+        << o.err;
+    // --k=04 runs k=4 and summary.json stays JSON (it held "k": 04)
+    ns3::test::Shell("rm -rf " + dir);
+    const Outcome k =
+        RunSim("--k=04 --collective=allreduce --bytes=4K --plots=false --outputDir=" + dir, 300);
+    ASSERT_EQ(k.rc, 0) << k.err;
+    boost::property_tree::ptree js;
+    boost::property_tree::read_json(dir + "/summary.json", js);
+    EXPECT_EQ(js.get<std::string>("config.k"), "4");
+    ns3::test::Shell("rm -rf " + dir + " " + dir + "-x " + many);
 }
