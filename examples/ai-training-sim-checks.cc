@@ -652,6 +652,17 @@ ParseOptions(int argc, char* argv[])
                  " has no effect with --gpusPerServer=1 (no NVLink: every rank is its own "
                  "server)");
         }
+        if ((type == "ns3::UetTransport" || type == "ns3::UetCreditPacer") && o.transport == "Rc")
+        {
+            Fail(Arg(ov.name, ov.value) +
+                 " has no effect with --transport=rc (it is the UET transport's; add "
+                 "--transport=uet)");
+        }
+        if (type == "ns3::UetCreditPacer" && o.transport == "Uet" && !o.uetCredit)
+        {
+            Fail(Arg(ov.name, ov.value) +
+                 " has no effect without --uetCredit=true (no receiver-credit pacer runs)");
+        }
         if (ov.name.rfind("ns3::RoceUd", 0) == 0)
         {
             Fail(Arg(ov.name, ov.value) + " has no effect (the study program sends no UD traffic)");

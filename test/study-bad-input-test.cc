@@ -273,6 +273,9 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
         {"--ns3::RoceDcqcn::RateAI=1\\ us", "--ns3::RoceDcqcn::RateAI=1 us is not a valid value"},
         {"--ns3::RoceSwitch::Mmu=0", "--ns3::RoceSwitch::Mmu=0 is not a valid value"},
         {"--ns3::RoceNetDevice::Address=nan", "--ns3::RoceNetDevice::Address=nan is not a valid value"},
+        // the UET transport's attributes with RC, the credit pacer's without credit: no effect
+        {"--ns3::UetTransport::EntropyCount=4", "--ns3::UetTransport::EntropyCount=4 has no effect with --transport=rc (it is the UET transport's; add --transport=uet)"},
+        {"--transport=uet --ns3::UetCreditPacer::UnscheduledBytes=0", "--ns3::UetCreditPacer::UnscheduledBytes=0 has no effect without --uetCredit=true"},
         // times the simulator would round to whole nanoseconds without a word
         {"--queueInterval=1ps", "--queueInterval=1ps is not allowed (0 (off) or a time 100ns..1s with a unit, e.g. 10us; a whole number of nanoseconds"},
         {"--queueInterval=99.9ns", "a whole number of nanoseconds"},
