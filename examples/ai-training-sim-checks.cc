@@ -425,13 +425,24 @@ ParseOptions(int argc, char* argv[])
                                   "ns3::SwitchMmu::",
                                   "ns3::RoceSwitch::",
                                   "ns3::UetTransport::",
-                                  "ns3::UetCreditPacer::"})
+                                  "ns3::UetCreditPacer::",
+                                  // the NIC's acknowledgements, timers, windows and CC input
+                                  "ns3::RdmaNic::AckInterval",
+                                  "ns3::RdmaNic::NakInterval",
+                                  "ns3::RdmaNic::CnpInterval",
+                                  "ns3::RdmaNic::RtoInitial",
+                                  "ns3::RdmaNic::RtoMax",
+                                  "ns3::RdmaNic::ControlPriority",
+                                  "ns3::RdmaNic::EcnCapable",
+                                  "ns3::RdmaNic::BaseRtt",
+                                  "ns3::RdmaNic::Window",
+                                  "ns3::RdmaNic::SelectiveRepeatWindow"})
             {
                 if (ov.name.rfind(t, 0) == 0)
                 {
                     Fail(Arg(ov.name, ov.value) +
-                         " has no effect with --network=analytical (no switch queues or "
-                         "congestion control there)");
+                         " has no effect with --network=analytical (no switch queues, "
+                         "acknowledgements, timers, windows or congestion control there)");
                 }
             }
         }

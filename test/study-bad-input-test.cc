@@ -276,6 +276,8 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
         // the UET transport's attributes with RC, the credit pacer's without credit: no effect
         {"--ns3::UetTransport::EntropyCount=4", "--ns3::UetTransport::EntropyCount=4 has no effect with --transport=rc (it is the UET transport's; add --transport=uet)"},
         {"--transport=uet --ns3::UetCreditPacer::UnscheduledBytes=0", "--ns3::UetCreditPacer::UnscheduledBytes=0 has no effect without --uetCredit=true"},
+        {"--network=analytical --ns3::RdmaNic::Window=1000", "--ns3::RdmaNic::Window=1000 has no effect with --network=analytical (no switch queues, acknowledgements, timers, windows or congestion control there)"},
+        {"--network=analytical --ns3::RdmaNic::RtoMax=1ms", "--ns3::RdmaNic::RtoMax=1ms has no effect with --network=analytical"},
         // times the simulator would round to whole nanoseconds without a word
         {"--queueInterval=1ps", "--queueInterval=1ps is not allowed (0 (off) or a time 100ns..1s with a unit, e.g. 10us; a whole number of nanoseconds"},
         {"--queueInterval=99.9ns", "a whole number of nanoseconds"},
