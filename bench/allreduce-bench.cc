@@ -121,8 +121,12 @@ main(int argc, char* argv[])
                  "comma-separated fat-tree radices (even, 2..32); the first is the baseline",
                  list);
     cmd.AddRenamed("K", "k");
-    cmd.AddValue("bytes", "all-reduce size per rank", bytes);
-    cmd.AddValue("repeat", "runs per case, interleaved (the fastest run is reported)", repeat);
+    cmd.AddValue("bytes", "all-reduce size per rank", bytes, 1, uint64_t(1) << 40);
+    cmd.AddValue("repeat",
+                 "runs per case, interleaved (the fastest run is reported)",
+                 repeat,
+                 1,
+                 100);
     cmd.AddValue("scheduler",
                  "ns-3 scheduler TypeId (ns3::MapScheduler is ns-3's default; empty: leave it)",
                  scheduler);
@@ -136,8 +140,6 @@ main(int argc, char* argv[])
     cmd.Parse(argc, argv);
     // every value is checked before anything is built
     const std::vector<uint32_t> ks = cmd.EvenList("k", list, 2, 32);
-    cmd.InRange<uint64_t>("bytes", bytes, 1, uint64_t(1) << 40);
-    cmd.InRange<uint32_t>("repeat", repeat, 1, 100);
     TypeId tid;
     cmd.Require("scheduler",
                 scheduler.empty() ||

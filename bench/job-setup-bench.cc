@@ -75,8 +75,8 @@ main(int argc, char* argv[])
     aitexample::ExampleCommandLine cmd(__FILE__, "job-setup-bench");
     cmd.AddValue("workload", "workload file (AICB/SimAI or text format) or chakra:PREFIX", path);
     cmd.AddValue("ranks", "ranks (0: the file's all_gpus)", ranks);
-    cmd.AddValue("hostsPerLeaf", "hosts per leaf switch of the fabric", hostsPerLeaf);
-    cmd.AddValue("channels", "channels of the communicators", channels);
+    cmd.AddValue("hostsPerLeaf", "hosts per leaf switch of the fabric", hostsPerLeaf, 1, 1024);
+    cmd.AddValue("channels", "channels of the communicators", channels, 1, 64);
     cmd.AddValue("start", "also start the job at time 0 (each rank's first-step state)", start);
     cmd.Owns("ns3::RdmaNic::CongestionControl", "");
     cmd.AddOldSpellings({"Workload", "Ranks", "HostsPerLeaf", "Channels", "Start"});
@@ -87,8 +87,6 @@ main(int argc, char* argv[])
     cmd.Require("workload",
                 chakra ? path.size() > 7 : !path.empty() && bool(std::ifstream(path)),
                 "a readable workload file or chakra:PREFIX");
-    cmd.InRange<uint32_t>("hostsPerLeaf", hostsPerLeaf, 1, 1024);
-    cmd.InRange<uint32_t>("channels", channels, 1, 64);
     Wall();
     const std::string startLine = PhaseLine("start", 0); // printed once the file passed its checks
 

@@ -124,15 +124,16 @@ main(int argc, char* argv[])
     uint32_t size = 1000;
     uint32_t repeat = 3;
     aitexample::ExampleCommandLine cmd(__FILE__, "link-bench");
-    cmd.AddValue("frames", "frames per case (both directions together)", frames);
-    cmd.AddValue("size", "packet bytes", size);
-    cmd.AddValue("repeat", "runs per case (the best is reported)", repeat);
+    cmd.AddValue("frames",
+                 "frames per case (both directions together)",
+                 frames,
+                 2,
+                 uint64_t(1) << 40);
+    cmd.AddValue("size", "packet bytes", size, 46, 9000, "bytes");
+    cmd.AddValue("repeat", "runs per case (the best is reported)", repeat, 1, 100);
     cmd.AddOldSpellings({"Frames", "Size", "Repeat"});
     cmd.Parse(argc, argv);
     // every value is checked before anything is built
-    cmd.InRange<uint64_t>("frames", frames, 2, uint64_t(1) << 40);
-    cmd.InRange<uint32_t>("size", size, 46, 9000, "bytes");
-    cmd.InRange<uint32_t>("repeat", repeat, 1, 100);
     cmd.Checked();
     frames -= frames % 2;
     double best[2] = {1e30, 1e30};

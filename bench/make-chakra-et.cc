@@ -28,6 +28,8 @@
  */
 #include "chakra-et.pb.h"
 
+#include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <google/protobuf/io/coded_stream.h>
@@ -54,14 +56,30 @@ Die(const std::string& where, const std::string& what)
     std::exit(2);
 }
 
+/// The most rank files a spec may ask for (each one is a file; ChakraReader's tests use a few).
+constexpr uint64_t MAX_RANKS = 65536;
+
+/**
+ * \param s a text
+ * \param where SPEC:LINE, for the message
+ * \param max the largest allowed value (what the field it goes into holds)
+ * \return s as a whole number in 0 .. max; stops (exit 2, one line) if it is none
+ */
 uint64_t
-Number(const std::string& s, const std::string& where)
+Number(const std::string& s, const std::string& where, uint64_t max = UINT64_MAX)
 {
     if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)
     {
         Die(where, "'" + s + "' is not a whole number");
     }
-    return std::stoull(s);
+    errno = 0;
+    const unsigned long long v = std::strtoull(s.c_str(), nullptr, 10);
+    if (errno == ERANGE || v > max)
+    {
+        Die(where,
+            "'" + s + "' is not allowed (a whole number in 0 .. " + std::to_string(max) + ")");
+    }
+    return v;
 }
 
 std::vector<uint64_t>
@@ -89,7 +107,7 @@ int
 Enum(const std::string& s, const std::map<std::string, int>& names, const std::string& where)
 {
     auto it = names.find(s);
-    return it != names.end() ? it->second : int(Number(s, where));
+    return it != names.end() ? it->second : int(Number(s, where, INT32_MAX));
 }
 
 } // namespace
@@ -148,7 +166,17 @@ main(int argc, char** argv)
         {
             std::string n;
             ls >> n;
-            ranks = Number(n, where);
+            if (ranks != 0)
+            {
+                Die(where, "'ranks N' is given twice (once, first)");
+            }
+            const uint64_t v = Number(n, where);
+            if (v < 1 || v > MAX_RANKS)
+            {
+                Die(where,
+                    "ranks " + n + " is not allowed (1 .. " + std::to_string(MAX_RANKS) + ")");
+            }
+            ranks = uint32_t(v);
             nodes.assign(ranks, {});
             continue;
         }
@@ -202,7 +230,7 @@ main(int argc, char** argv)
             }
             else if (k == "size")
             {
-                Attr(n, "comm_size")->set_int64_val(int64_t(Number(v, where)));
+                Attr(n, "comm_size")->set_int64_val(int64_t(Number(v, where, INT64_MAX)));
             }
             else if (k == "pg")
             {
@@ -210,7 +238,7 @@ main(int argc, char** argv)
             }
             else if (k == "src" || k == "dst" || k == "tag")
             {
-                Attr(n, "comm_" + k)->set_int32_val(int32_t(Number(v, where)));
+                Attr(n, "comm_" + k)->set_int32_val(int32_t(Number(v, where, INT32_MAX)));
             }
             else if (k == "data" || k == "ctrl")
             {
@@ -221,7 +249,7 @@ main(int argc, char** argv)
             }
             else if (k.compare(0, 5, "attr:") == 0)
             {
-                Attr(n, k.substr(5))->set_int64_val(int64_t(Number(v, where)));
+                Attr(n, k.substr(5))->set_int64_val(int64_t(Number(v, where, INT64_MAX)));
             }
             else
             {
@@ -229,6 +257,13 @@ main(int argc, char** argv)
             }
         }
         nodes[rank].push_back(std::move(n));
+    }
+    if (ranks == 0)
+    {
+        // (a spec without statements would write nothing and look like success)
+        Die(argv[1],
+            "no 'ranks N' statement (the first statement; N in 1 .. " + std::to_string(MAX_RANKS) +
+                ")");
     }
     for (uint32_t r = 0; r < ranks; ++r)
     {

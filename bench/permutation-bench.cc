@@ -470,12 +470,15 @@ main(int argc, char* argv[])
     cmd.AddValue("k", "fat-tree radix: 4, 8 or 16 (k^3/4 hosts)", k);
     cmd.AddValue("bytes",
                  "bytes each host writes to its destination (2000000 = htsim's 2 MB)",
-                 bytes);
+                 bytes,
+                 1,
+                 uint64_t(1) << 32,
+                 "bytes");
     cmd.AddValue("cases",
                  "comma-separated: rc, rc-mlx, uet-reps, uet-oblivious, uet-reps-nscc, "
                  "uet-reps-nscc15",
                  caseList);
-    cmd.AddValue("seed", "RNG seed: the permutation (1 .. 4294967295)", seed);
+    cmd.AddValue("seed", "RNG seed: the permutation (1 .. 4294967295)", seed, 1, 4294967295u);
     cmd.AddValue("breakdown",
                  "UET cases: also print where the time goes (per-flow send end, first and last "
                  "arrival, one-way delays; egress data queues per tier sampled every 1 us)",
@@ -499,7 +502,6 @@ main(int argc, char* argv[])
 
     // every value is checked before anything is built
     cmd.Require("k", k == 4 || k == 8 || k == 16, "one of 4, 8, 16");
-    cmd.InRange<uint64_t>("bytes", bytes, 1, uint64_t(1) << 32, "bytes");
     const std::vector<std::string> names = cmd.ListOf(
         "cases",
         caseList,
@@ -555,7 +557,6 @@ main(int argc, char* argv[])
             }
         }
     }
-    cmd.InRange<uint32_t>("seed", seed, 1, 4294967295u);
     TypeId schedulerTid;
     cmd.Require("scheduler",
                 scheduler.empty() || (TypeId::LookupByNameFailSafe(scheduler, &schedulerTid) &&

@@ -461,14 +461,18 @@ main(int argc, char* argv[])
     aitexample::ExampleCommandLine cmd(__FILE__, "ring-bench");
     cmd.AddValue("k", "comma-separated list of fat-tree radices (even, 2..32)", list);
     cmd.AddRenamed("K", "k");
-    cmd.AddValue("bytes", "bytes each host sends to the next (S)", bytes);
+    cmd.AddValue("bytes", "bytes each host sends to the next (S)", bytes, 1, uint64_t(1) << 36);
     cmd.AddValue("mtu", "RoCE MTU and UDP payload per packet (256, 512, 1024, 2048 or 4096)", mtu);
     cmd.AddValue("stride",
                  "1 (host i sends to host i + 1) or pod (to host i + k*k/4, the next pod's: "
                  "every path 6 links long)",
                  stride);
     cmd.AddValue("cases", "both, module or stock", only);
-    cmd.AddValue("repeat", "runs per case, interleaved (the fastest run is reported)", repeat);
+    cmd.AddValue("repeat",
+                 "runs per case, interleaved (the fastest run is reported)",
+                 repeat,
+                 1,
+                 100);
     cmd.AddValue("schedulers",
                  "event schedulers of the module case, comma-separated: map (ns-3's MapScheduler), "
                  "heap (FlatHeapScheduler, the default), pis (PartitionIndependentScheduler), "
@@ -487,15 +491,17 @@ main(int argc, char* argv[])
 
     // every value is checked before anything is built
     const std::vector<uint32_t> ks = cmd.EvenList("k", list, 2, 32);
-    cmd.InRange<uint64_t>("bytes", bytes, 1, uint64_t(1) << 36);
     cmd.Require("mtu",
                 mtu == 256 || mtu == 512 || mtu == 1024 || mtu == 2048 || mtu == 4096,
                 "one of 256, 512, 1024, 2048, 4096");
     cmd.OneOf("cases", only, {"both", "module", "stock"});
     cmd.OneOf("stride", stride, {"1", "pod"});
     g_podStride = stride == "pod";
-    cmd.InRange<uint32_t>("repeat", repeat, 1, 100);
     std::vector<SchedulerChoice> schedulers;
+    cmd.Require("schedulers",
+                !cmd.IsGiven("schedulers") || !schedulerList.empty(),
+                "a comma-separated list of map, heap, pis, mappis or Scheduler TypeId names; "
+                "leave the flag out for heap");
     const std::string why =
         ParseSchedulers(schedulerList.empty() ? "heap" : schedulerList, schedulers);
     cmd.Require("schedulers", why.empty(), why);

@@ -163,23 +163,24 @@ main(int argc, char* argv[])
     std::string list = "map,heap";
     uint32_t repeat = 3;
     aitexample::ExampleCommandLine cmd(__FILE__, "scheduler-bench");
-    cmd.AddValue("n", "events queued (1 .. 2^26)", n);
+    cmd.AddValue("n", "events queued (1 .. 2^26)", n, 1, 1u << 26);
     cmd.AddRenamed("N", "n");
-    cmd.AddValue("steps", "hold operations per run (1 .. 2^34)", steps);
+    cmd.AddValue("steps", "hold operations per run (1 .. 2^34)", steps, 1, uint64_t(1) << 34);
     cmd.AddValue("dist", "increments: fabric or exp", dist);
     cmd.AddValue("schedulers",
                  "comma-separated: map, heap, pis, mappis or Scheduler TypeId names",
                  list);
-    cmd.AddValue("repeat", "runs per scheduler, interleaved (the fastest is shown)", repeat);
+    cmd.AddValue("repeat",
+                 "runs per scheduler, interleaved (the fastest is shown)",
+                 repeat,
+                 1,
+                 100);
     cmd.Owns("SchedulerType", "schedulers");
     cmd.AddOldSpellings({"Steps", "Dist", "Schedulers", "Repeat"});
     cmd.Parse(argc, argv);
     FlatHeapScheduler::GetTypeId(); // links the module's library in (its TypeIds registered)
     // every value is checked before anything is built
-    cmd.InRange<uint32_t>("n", n, 1, 1u << 26);
-    cmd.InRange<uint64_t>("steps", steps, 1, uint64_t(1) << 34);
     cmd.OneOf("dist", dist, {"fabric", "exp"});
-    cmd.InRange<uint32_t>("repeat", repeat, 1, 100);
     std::vector<std::string> types;
     std::istringstream in(list);
     std::string item;

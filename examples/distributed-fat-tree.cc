@@ -29,6 +29,7 @@
 
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <vector>
 
 using namespace ns3;
@@ -87,12 +88,29 @@ main(int argc, char* argv[])
                  "link index that fails at FailAt and comes back at RestoreAt "
                  "(-1: none)",
                  failLink);
-    cmd.AddValue("failAt", "when the link fails", failAt);
-    cmd.AddValue("restoreAt", "when it comes back", restoreAt);
-    cmd.AddValue("stopAt", "end of the simulation (the same on every process)", stopAt);
-    cmd.AddValue("coreDelay", "delay of the aggregation-core cables", coreDelay);
+    // (the times are range-checked as they are parsed: ns-3 wraps larger ones around)
+    cmd.AddValue("failAt", "when the link fails (0 .. 1000s)", failAt, Time(0), Seconds(1000));
+    cmd.AddValue("restoreAt",
+                 "when it comes back (after --failAt, at most 1000s)",
+                 restoreAt,
+                 Time(0),
+                 Seconds(1000));
+    cmd.AddValue("stopAt",
+                 "end of the simulation (the same on every process; 1ns .. 1000s)",
+                 stopAt,
+                 NanoSeconds(1),
+                 Seconds(1000));
+    cmd.AddValue("coreDelay",
+                 "delay of the aggregation-core cables (0 .. 1s)",
+                 coreDelay,
+                 Time(0),
+                 Seconds(1));
     cmd.AddValue("partitions", "partitions of the fabric (0: one per process)", partitions);
-    cmd.AddValue("stagger", "flow i starts at i x Stagger (0: all at once)", stagger);
+    cmd.AddValue("stagger",
+                 "flow i starts at i x Stagger (0: all at once; at most 1s)",
+                 stagger,
+                 Time(0),
+                 Seconds(1));
     cmd.AddValue("bufferBytes", "packet buffer of each switch (small: PFC pauses happen)", buffer);
     cmd.AddValue("trace",
                  "also write every frame sent and received (time, node, port, size)",
@@ -142,7 +160,28 @@ main(int argc, char* argv[])
     cmd.Require("stopAt", stopAt.IsStrictlyPositive(), "must be > 0");
     cmd.Require("coreDelay", !coreDelay.IsStrictlyNegative(), "must be >= 0");
     cmd.Require("stagger", !stagger.IsStrictlyNegative(), "must be >= 0");
-    cmd.Require("bufferBytes", buffer >= 1, "must be >= 1");
+    // SwitchMmu stops the run if a switch's buffer cannot hold its reserved space and PFC
+    // headroom (priority 3 lossless): edge switches have k 1 us cables, aggregation switches
+    // k/2 of them and k/2 core cables, core switches k core cables (100 Gb/s each)
+    const std::pair<double, Time> host{100e9, MicroSeconds(1)};
+    const std::pair<double, Time> core{100e9, coreDelay};
+    std::vector<std::pair<double, Time>> aggregation(k / 2, host);
+    aggregation.resize(k, core);
+    const uint64_t need =
+        aitexample::NeededSwitchBuffer({std::vector<std::pair<double, Time>>(k, host),
+                                        aggregation,
+                                        std::vector<std::pair<double, Time>>(k, core)},
+                                       1);
+    cmd.Require("coreDelay",
+                need < std::numeric_limits<uint32_t>::max(),
+                "the PFC headroom of these cables needs more than " + std::to_string(need) +
+                    " bytes of switch buffer, more than the largest --bufferBytes " +
+                    std::to_string(std::numeric_limits<uint32_t>::max()) +
+                    ": a shorter --coreDelay");
+    cmd.Require("bufferBytes",
+                buffer > need,
+                "more than " + std::to_string(need) +
+                    " bytes: the switches' reserved space and PFC headroom");
     if (distributed && !RoceMpiHelper::IsAvailable())
     {
         cmd.Fail("--distributed=1 needs ns-3 built with MPI (the in-tree build: make check-mpi); "

@@ -10,6 +10,10 @@
  * Bad input stops before anything is built: an unknown flag, a value that is not of the flag's
  * type, and (with Require, InRange, OneOf after Parse) a value out of its range print ONE line
  * on stderr, "<program>: --flag=value is not allowed (what is allowed)", and exit with code 2.
+ * So do a value with a space or tab (ns3::CommandLine would keep the text before it), a switch
+ * given "=" and no value ("--pfc="), a flag given twice (also in its old and new spelling:
+ * the last one would win without a word) and a number or time out of the range AddValue was
+ * given (or that its type holds: ns-3 would wrap a time beyond 9e9 s around).
  * The deprecation warnings wait until every check passed (Checked): a bad value given with an
  * old spelling prints its error line only. The benchmark programs (bench/) use the same
  * command line.
@@ -27,8 +31,11 @@
 #include "ns3/object-factory.h"
 #include "ns3/string.h"
 #include "ns3/type-id.h"
+#include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <functional>
 #include <iostream>
@@ -42,6 +49,57 @@
 
 namespace aitexample
 {
+
+/**
+ * \brief The switch buffer ns3::SwitchMmu::Configure needs, as it computes it (with the
+ *        current defaults of ns3::SwitchMmu and ns3::RoceNetDevice::Mtu): the BufferSize must
+ *        be MORE than this, or the MMU stops the run. Check it before anything is built.
+ * \param switches per kind of switch, its ports: (rate in bit/s, cable delay)
+ * \param lossless the lossless (PFC) priorities (0: no headroom)
+ * \return the largest need of any of the switches, in bytes
+ */
+inline uint64_t
+NeededSwitchBuffer(const std::vector<std::vector<std::pair<double, ns3::Time>>>& switches,
+                   uint32_t lossless)
+{
+    auto number = [](const std::string& type, const std::string& attr) {
+        ns3::TypeId::AttributeInformation info;
+        ns3::TypeId::LookupByName(type).LookupAttributeByName(attr, &info);
+        if (auto u = ns3::DynamicCast<const ns3::UintegerValue>(info.initialValue))
+        {
+            return double(u->Get());
+        }
+        auto t = ns3::DynamicCast<const ns3::TimeValue>(info.initialValue);
+        return t ? t->Get().GetSeconds() : 0.0;
+    };
+    const double reserved = number("ns3::SwitchMmu", "ReservedBytes");
+    const double headroomAttr = number("ns3::SwitchMmu", "HeadroomBytes");
+    const double response = number("ns3::SwitchMmu", "PfcResponseTime");
+    const uint64_t maxFrame = uint64_t(number("ns3::RoceNetDevice", "Mtu")) + 18 + 4; // + FCS
+    uint64_t need = 0;
+    for (const auto& ports : switches)
+    {
+        uint64_t n = uint64_t(reserved) * ports.size() * 8; // 8 priorities
+        for (const auto& [bps, delay] : ports)
+        {
+            const uint64_t headroom =
+                headroomAttr
+                    ? uint64_t(headroomAttr)
+                    : uint64_t(std::ceil(2 * delay.GetSeconds() * bps / 8 + response * bps / 8)) +
+                          2 * maxFrame;
+            n += headroom * lossless;
+        }
+        need = std::max(need, n);
+    }
+    return need;
+}
+
+/// T itself, in a context where a call does not deduce T from it (the ranged AddValue)
+template <typename T>
+struct Same
+{
+    using type = T; //!< T
+};
 
 /**
  * \brief ns3::CommandLine with camelCase flags that also takes the deprecated PascalCase
@@ -108,6 +166,40 @@ class ExampleCommandLine
         std::ostringstream def;
         def << std::boolalpha << value;
         m_default[name] = def.str();
+    }
+
+    /**
+     * \brief Add a flag whose range is known: a value outside it, or one its type cannot hold
+     *        (4294967297 for a uint32_t), stops in Parse with "must be in lo .. hi" (InRange's
+     *        message) instead of the type's range.
+     * \tparam T the value's type (a number or ns3::Time)
+     * \param name the flag's camelCase name
+     * \param help its help text
+     * \param value where its value goes (its initial value is the default)
+     * \param lo the smallest allowed value
+     * \param hi the largest allowed value
+     * \param note appended to the range in the message (e.g. "bytes"; "" for none)
+     */
+    template <typename T>
+    void AddValue(const std::string& name,
+                  const std::string& help,
+                  T& value,
+                  const typename Same<T>::type& lo,
+                  const typename Same<T>::type& hi,
+                  const std::string& note = "")
+    {
+        AddValue(name, help, value);
+        const std::string range = RangeText<T>(lo, hi, note);
+        m_check[name] = [lo, hi, range](const std::string& v, std::string& what) {
+            const bool ok = ParsesAs<T>(v, what);
+            what = range;
+            if (!ok)
+            {
+                return false;
+            }
+            const T x = FromText<T>(v);
+            return !(x < lo) && !(hi < x);
+        };
     }
 
     /**
@@ -238,9 +330,7 @@ class ExampleCommandLine
                  const T& hi,
                  const std::string& note = "") const
     {
-        std::ostringstream range;
-        range << "must be in " << +lo << " .. " << +hi << (note.empty() ? "" : ", " + note);
-        Require(name, !(value < lo) && !(hi < value), range.str());
+        Require(name, !(value < lo) && !(hi < value), RangeText<T>(lo, hi, note));
     }
 
     /**
@@ -498,6 +588,7 @@ class ExampleCommandLine
         std::vector<std::string> args;
         std::vector<std::pair<std::string, std::string>> removed; // name, value
         std::set<std::string> warned;
+        std::map<std::string, std::string> seen; // flag (its current name) -> argument
         for (int i = 0; i < argc; ++i)
         {
             std::string a = argv[i];
@@ -507,12 +598,20 @@ class ExampleCommandLine
             const size_t eq = a.find('=');
             const std::string name = a.substr(dashes, eq == std::string::npos ? eq : eq - dashes);
             const std::string value = eq == std::string::npos ? "" : a.substr(eq + 1);
+            auto r = m_renamed.find(name);
+            const std::string current = r != m_renamed.end() ? r->second : name;
+            if (i > 0 && dashes > 0 && !Ns3Options().count(current) &&
+                !seen.emplace(current, a).second)
+            {
+                // the last one would win without a word (--Bytes and --bytes are one flag)
+                Fail("--" + current + " is given twice (" + seen.at(current) + " and " + a +
+                     "; give it once)");
+            }
             if (i > 0 && dashes > 0 && m_removed.count(name))
             {
                 removed.emplace_back(name, value);
                 continue;
             }
-            auto r = m_renamed.find(name);
             if (i > 0 && dashes > 0 && r != m_renamed.end())
             {
                 if (warned.insert(name).second)
@@ -535,6 +634,95 @@ class ExampleCommandLine
     }
 
   private:
+    /// \return ns-3's own options, which ns3::CommandLine handles (--help, --Print*)
+    static const std::set<std::string>& Ns3Options()
+    {
+        static const std::set<std::string> options = {"help",
+                                                      "PrintHelp",
+                                                      "PrintGlobals",
+                                                      "PrintGroups",
+                                                      "PrintGroup",
+                                                      "PrintTypeIds",
+                                                      "PrintAttributes",
+                                                      "PrintVersion",
+                                                      "version"};
+        return options;
+    }
+
+    /**
+     * \param t a time
+     * \return it in the largest of s, ms, us, ns that counts it whole ("0" for 0)
+     */
+    static std::string TimeText(ns3::Time t)
+    {
+        const int64_t ns = t.GetNanoSeconds();
+        if (ns == 0)
+        {
+            return "0";
+        }
+        static const std::vector<std::pair<int64_t, const char*>> units = {{1000000000, "s"},
+                                                                           {1000000, "ms"},
+                                                                           {1000, "us"},
+                                                                           {1, "ns"}};
+        for (const auto& [per, unit] : units)
+        {
+            if (ns % per == 0)
+            {
+                return std::to_string(ns / per) + unit;
+            }
+        }
+        return std::to_string(ns) + "ns"; // not reached
+    }
+
+    /**
+     * \tparam T the value's type
+     * \param lo the smallest allowed value
+     * \param hi the largest allowed value
+     * \param note appended to the range ("" for none)
+     * \return "must be in lo .. hi[, note]"
+     */
+    template <typename T>
+    static std::string RangeText(const T& lo, const T& hi, const std::string& note)
+    {
+        std::ostringstream range;
+        if constexpr (std::is_same_v<T, ns3::Time>)
+        {
+            range << "must be in " << TimeText(lo) << " .. " << TimeText(hi);
+        }
+        else
+        {
+            range << "must be in " << +lo << " .. " << +hi;
+        }
+        range << (note.empty() ? "" : ", " + note);
+        return range.str();
+    }
+
+    /**
+     * \tparam T the value's type (a number or ns3::Time)
+     * \param v a text ParsesAs<T> takes
+     * \return its value
+     */
+    template <typename T>
+    static T FromText(const std::string& v)
+    {
+        if constexpr (std::is_integral_v<T> && std::is_signed_v<T>)
+        {
+            return static_cast<T>(std::strtoll(v.c_str(), nullptr, 10));
+        }
+        else if constexpr (std::is_integral_v<T>)
+        {
+            return static_cast<T>(std::strtoull(v.c_str(), nullptr, 10));
+        }
+        else if constexpr (std::is_floating_point_v<T>)
+        {
+            return static_cast<T>(std::strtod(v.c_str(), nullptr));
+        }
+        else
+        {
+            return T(v);
+        }
+    }
+
     /**
      * \brief Check one argument (after the deprecated spellings are rewritten); apply it if
      *        it is an ns-3 default or global.
@@ -553,22 +741,13 @@ class ExampleCommandLine
         const size_t eq = a.find('=');
         const std::string name = a.substr(dashes, noValue ? std::string::npos : eq - dashes);
         const std::string value = noValue ? "" : a.substr(eq + 1);
-        static const std::set<std::string> ns3Options = {"help",
-                                                         "PrintHelp",
-                                                         "PrintGlobals",
-                                                         "PrintGroups",
-                                                         "PrintGroup",
-                                                         "PrintTypeIds",
-                                                         "PrintAttributes",
-                                                         "PrintVersion",
-                                                         "version"};
         ns3::TypeId tid;
         if (name == "PrintAttributes" && !ns3::TypeId::LookupByNameFailSafe(value, &tid))
         {
             Fail("--PrintAttributes=" + value +
                  " is not allowed (the name of an ns-3 TypeId: see --PrintTypeIds)");
         }
-        if (ns3Options.count(name))
+        if (Ns3Options().count(name))
         {
             return true;
         }
@@ -579,7 +758,15 @@ class ExampleCommandLine
             {
                 Fail("--" + name + " needs a value (--" + name + "=VALUE)");
             }
-            if (!m_check.at(name)(value, what))
+            // (a switch given as --name, without "=", is true; "--name=" is no value)
+            const bool ok = noValue || m_check.at(name)(value, what);
+            if (value.find_first_of(" \t\n\r\v\f") != std::string::npos)
+            {
+                // ns3::CommandLine would read up to the first space and drop the rest
+                Fail("--" + name + "=" + value + " is not allowed (" +
+                     (what.empty() ? "a value without spaces" : what + ", without spaces") + ")");
+            }
+            if (!ok)
             {
                 Fail("--" + name + "=" + value + " is not allowed (" + what + ")");
             }

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -23,10 +24,15 @@
 namespace aitexample
 {
 
+/// The largest time (either sign) the examples' time values take, in seconds: ns-3 counts
+/// nanoseconds in 64 bits (about 9.2e9 s) and wraps around silently beyond.
+constexpr double MAX_TIME_SECONDS = 9e9;
+
 /**
  * \param v a text
  * \return whether it is a time ns3::Time reads: a number and a unit s, ms, us, ns, ps,
- *         fs, min, h, d or y (none: seconds); ns-3 aborts on any other
+ *         fs, min, h, d or y (none: seconds); ns-3 aborts on any other. Its size is at most
+ *         MAX_TIME_SECONDS (ns-3 wraps larger ones around)
  */
 inline bool
 IsTime(const std::string& v)
@@ -35,10 +41,21 @@ IsTime(const std::string& v)
     const std::string num = v.substr(0, n);
     const std::string unit = n == std::string::npos ? "" : v.substr(n);
     char* end = nullptr;
-    std::strtod(num.c_str(), &end);
-    static const std::set<std::string> units =
-        {"", "s", "ms", "us", "ns", "ps", "fs", "min", "h", "d", "y"};
-    return !num.empty() && *end == '\0' && units.count(unit) > 0;
+    const long double x = std::strtold(num.c_str(), &end);
+    static const std::map<std::string, long double> seconds = {{"", 1.0L},
+                                                               {"s", 1.0L},
+                                                               {"ms", 1e-3L},
+                                                               {"us", 1e-6L},
+                                                               {"ns", 1e-9L},
+                                                               {"ps", 1e-12L},
+                                                               {"fs", 1e-15L},
+                                                               {"min", 60.0L},
+                                                               {"h", 3600.0L},
+                                                               {"d", 86400.0L},
+                                                               {"y", 365.0L * 86400.0L}};
+    auto u = seconds.find(unit);
+    return !num.empty() && *end == '\0' && u != seconds.end() && std::isfinite(x) &&
+           std::fabs(x * u->second) <= MAX_TIME_SECONDS;
 }
 
 /**
@@ -60,8 +77,7 @@ ParsesAs(const std::string& v, std::string& what)
         {
             l += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         }
-        return l.empty() || l == "1" || l == "0" || l == "true" || l == "false" || l == "t" ||
-               l == "f";
+        return l == "1" || l == "0" || l == "true" || l == "false" || l == "t" || l == "f";
     }
     else if constexpr (std::is_integral_v<T>)
     {
@@ -99,7 +115,7 @@ ParsesAs(const std::string& v, std::string& what)
     }
     else if constexpr (std::is_same_v<T, ns3::Time>)
     {
-        what = "a time: a number and a unit, e.g. 10us, 2ms, 1.5s";
+        what = "a time: a number and a unit, e.g. 10us, 2ms, 1.5s; at most 9e9 s";
         return IsTime(v);
     }
     else

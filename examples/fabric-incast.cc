@@ -66,7 +66,15 @@ main(int argc, char* argv[])
     cmd.Require("packets", packets >= 1, "must be >= 1");
     cmd.InRange<uint32_t>("payloadSize", payload, 1, 9000 - 52, "bytes (device Mtu 9000 - 52)");
     cmd.OneOf("loadBalancing", lb, {"Ecmp", "EEcmp", "Spray", "Adaptive", "Flowlet"});
-    cmd.Require("bufferSize", buffer >= 1, "must be >= 1 byte");
+    // every switch of the fat-tree has k ports of 100 Gb/s with 1 us cables (FatTreeHelper's);
+    // SwitchMmu stops the run if the buffer cannot hold their reserved space and PFC headroom
+    const uint64_t need = aitexample::NeededSwitchBuffer(
+        {std::vector<std::pair<double, Time>>(k, {100e9, MicroSeconds(1)})},
+        pfc ? 1 : 0);
+    cmd.Require("bufferSize",
+                buffer > need,
+                "more than " + std::to_string(need) +
+                    " bytes: the switches' reserved space and PFC headroom");
     cmd.MakeOutputDir("outputDir", outDir);
     cmd.Checked();
 

@@ -113,8 +113,18 @@ main(int argc, char* argv[])
     cmd.AddValue("k", "fat-tree arity (even)", k);
     cmd.AddValue("bytes", "all-reduce size (bytes)", bytes);
     cmd.AddValue("link", "cable to fail (-1: the busiest switch-to-switch cable)", link);
-    cmd.AddValue("failAt", "when it fails (0: half-way through the run without failure)", failAt);
-    cmd.AddValue("restoreAfter", "bring it back after this long (0: never)", restoreAfter);
+    // (range-checked as they are parsed: ns-3 wraps larger times around; a run stops at 10s)
+    cmd.AddValue("failAt",
+                 "when it fails (0: half-way through the run without failure; at most 10s, when "
+                 "the run stops)",
+                 failAt,
+                 Time(0),
+                 Seconds(10));
+    cmd.AddValue("restoreAfter",
+                 "bring it back after this long (0: never; at most 10s)",
+                 restoreAfter,
+                 Time(0),
+                 Seconds(10));
     cmd.AddValue("lossRecovery", "GoBackN or SelectiveRepeat", recovery);
     cmd.Owns("ns3::RdmaNic::LossRecovery", "lossRecovery");
     cmd.AddOldSpellings({"Bytes", "Link", "FailAt", "RestoreAfter", "LossRecovery"});

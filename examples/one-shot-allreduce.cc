@@ -16,8 +16,10 @@
  * algorithm; no one-shot all-reduce beats its bound (n-1) S / payload rate; the one-shot is
  * faster than the ring at the smallest size and slower at the largest.
  *
- *   ./one-shot-allreduce [--ranks=8] [--sizes=4KiB,4MiB]
+ *   ./one-shot-allreduce [--ranks=8] [--sizes=4096,4194304]
  */
+#include "example-command-line.h"
+
 #include "ns3/ai-training-module.h"
 #include "ns3/core-module.h"
 
@@ -192,29 +194,29 @@ main(int argc, char* argv[])
 {
     uint32_t ranks = 8;
     std::string sizeText = "4096,4194304";
-    CommandLine cmd(__FILE__);
-    cmd.AddValue("ranks", "ranks = hosts 0..ranks-1 of a k=4 fat-tree (2..16)", ranks);
-    cmd.AddValue("sizes", "all-reduce sizes in bytes, comma-separated, ascending", sizeText);
+    aitexample::ExampleCommandLine cmd(__FILE__, "one-shot-allreduce");
+    cmd.AddValue("ranks", "ranks = hosts 0..ranks-1 of a k=4 fat-tree (2..16)", ranks, 2, 16);
+    cmd.AddValue("sizes",
+                 "all-reduce sizes in bytes, comma-separated, ascending (at least two)",
+                 sizeText);
     cmd.Parse(argc, argv);
+    // every value is checked before anything is built
     std::vector<uint64_t> sizes;
     std::stringstream ss(sizeText);
-    for (std::string item; std::getline(ss, item, ',');)
+    bool valid = !sizeText.empty() && sizeText.back() != ',';
+    for (std::string item; valid && std::getline(ss, item, ',');)
     {
-        if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos ||
-            std::stoull(item) == 0 || (!sizes.empty() && std::stoull(item) <= sizes.back()))
-        {
-            std::cerr << "one-shot-allreduce: --sizes=" << sizeText
-                      << " is not allowed (byte counts > 0, ascending, e.g. 4096,4194304)\n";
-            return 2;
-        }
-        sizes.push_back(std::stoull(item));
+        // at most 1 TiB (2^40, 13 digits), so that no text wraps around 64 bits
+        const bool digits = !item.empty() && item.size() <= 13 &&
+                            item.find_first_not_of("0123456789") == std::string::npos;
+        const uint64_t v = digits ? std::strtoull(item.c_str(), nullptr, 10) : 0;
+        valid = digits && v >= 1 && v <= (uint64_t(1) << 40) && (sizes.empty() || v > sizes.back());
+        sizes.push_back(v);
     }
-    if (ranks < 2 || ranks > 16 || sizes.size() < 2)
-    {
-        std::cerr << "one-shot-allreduce: --ranks=" << ranks << " (2..16) and at least two "
-                  << "--sizes are needed\n";
-        return 2;
-    }
+    cmd.Require("sizes",
+                valid && sizes.size() >= 2,
+                "at least two byte counts in 1 .. 1099511627776, ascending, e.g. 4096,4194304");
+    cmd.Checked();
     double linkBps = 0;
     std::vector<uint64_t> unused;
     const std::vector<double> ring = Run("Ring", ranks, sizes, &unused, &linkBps);
