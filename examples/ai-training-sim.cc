@@ -117,6 +117,10 @@ main(int argc, char* argv[])
         std::vector<uint64_t> barrier{1};
         RoceMpiHelper::SumOverProcesses(barrier);
     }
+    // ns-3 records every Time made before the first Simulator::Run() in a global set (to convert
+    // it if the resolution changes): tens of Times per queue pair, a mutex and a tree node each.
+    // Fixing the resolution (ns, the default) ends that record before anything is built.
+    Time::SetResolution(Time::NS);
     int rc;
     {
         aitsim::Study study(o);
