@@ -142,6 +142,13 @@ RdmaNic::Wake()
 }
 
 void
+RdmaNic::QpRateChanged(void* qp, uint64_t oldBps, uint64_t newBps)
+{
+    auto* q = static_cast<RdmaQueuePair*>(qp);
+    q->m_nic->RateChanged(q, oldBps, newBps);
+}
+
+void
 RdmaNic::RateChanged(RdmaQueuePair* qp, uint64_t oldBps, uint64_t newBps)
 {
     const Time now = LeanSimulatorImpl::FastNow();

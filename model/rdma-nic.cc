@@ -505,9 +505,7 @@ RdmaNic::CreateQp(uint8_t priority, uint16_t sourcePort, RdmaQueuePair::Transpor
                                                         "congestion control without ECN (Hpcc, "
                                                         "Timely, None)");
     }
-    qp->m_cc->TraceConnectWithoutContext(
-        "Rate",
-        MakeCallback(&RdmaNic::RateChanged, this, PeekPointer(qp)));
+    qp->m_cc->SetRateListener(&RdmaNic::QpRateChanged, PeekPointer(qp));
     m_qps.push_back(qp);
     return qp;
 }

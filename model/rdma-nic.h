@@ -415,6 +415,13 @@ class RdmaNic : public Object, public RoceFrameSink
      */
     void RateChanged(RdmaQueuePair* qp, uint64_t oldBps, uint64_t newBps);
     /**
+     * \brief The rate listener of every QP's congestion control: calls its NIC's RateChanged.
+     * \param qp the QP (an RdmaQueuePair*)
+     * \param oldBps previous rate
+     * \param newBps new rate
+     */
+    static void QpRateChanged(void* qp, uint64_t oldBps, uint64_t newBps);
+    /**
      * \param qp the QP
      * \return true if the QP has a packet it may send now (data and window)
      */

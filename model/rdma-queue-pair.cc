@@ -83,6 +83,7 @@ RdmaQueuePair::DoDispose()
     if (m_cc)
     {
         m_cc->Stop();
+        m_cc->SetRateListener(nullptr, nullptr);
         m_cc->Dispose();
     }
     m_cc = nullptr;

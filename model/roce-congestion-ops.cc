@@ -64,7 +64,7 @@ RoceCongestionOps::Start(const Context& ctx)
     }
     m_ctx = ctx;
     m_started = true;
-    m_rateBps = ctx.lineRate.GetBitRate();
+    AssignRate(ctx.lineRate.GetBitRate());
 }
 
 void
@@ -122,7 +122,25 @@ RoceCongestionOps::SetRate(double bps)
 {
     const double lo = m_minRate.GetBitRate();
     const double hi = LineRate();
-    m_rateBps = static_cast<uint64_t>(std::min(hi, std::max(lo, bps)));
+    AssignRate(static_cast<uint64_t>(std::min(hi, std::max(lo, bps))));
+}
+
+void
+RoceCongestionOps::AssignRate(uint64_t bps)
+{
+    const uint64_t old = m_rateBps.Get();
+    if (bps != old && m_rateListener)
+    {
+        m_rateListener(m_rateListenerContext, old, bps);
+    }
+    m_rateBps = bps;
+}
+
+void
+RoceCongestionOps::SetRateListener(RateListener listener, void* context)
+{
+    m_rateListener = listener;
+    m_rateListenerContext = context;
 }
 
 double

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <vector>
 
 using namespace ns3;
@@ -182,6 +183,36 @@ TEST_F(Dcqcn, TracesReportRateTargetRateAndAlpha)
     EXPECT_EQ(rate[1], std::make_pair(LINE / 2, LINE * 3 / 4));
     RunUntil(MicroSeconds(611)); // additive increase at 610 us: Rt capped at the line rate
     EXPECT_TRUE(target.empty());
+}
+
+TEST_F(Dcqcn, TheRateListenerSeesEveryChangeBeforeTheRateTraceAndNothingAfterItIsCleared)
+{
+    Ptr<RoceDcqcn> cc = Make();
+    // (source, old, new): 0 = the listener, 1 = the Rate trace
+    static std::vector<std::tuple<int, uint64_t, uint64_t>> calls;
+    calls.clear();
+    cc->SetRateListener(
+        +[](void* ctx, uint64_t a, uint64_t b) {
+            EXPECT_EQ(ctx, &calls);
+            calls.emplace_back(0, a, b);
+        },
+        &calls);
+    cc->TraceConnectWithoutContext("Rate", MakeCallback(+[](uint64_t a, uint64_t b) {
+                                       calls.emplace_back(1, a, b);
+                                   }));
+    Start(cc); // 0 -> line rate
+    RunUntil(MicroSeconds(10));
+    cc->OnCnp(); // line -> line / 2
+    cc->OnCnp(); // within RateDecreaseInterval: no change, no call
+    const std::vector<std::tuple<int, uint64_t, uint64_t>> expected{{0, 0, LINE},
+                                                                    {1, 0, LINE},
+                                                                    {0, LINE, LINE / 2},
+                                                                    {1, LINE, LINE / 2}};
+    EXPECT_EQ(calls, expected);
+    cc->SetRateListener(nullptr, nullptr);
+    RunUntil(MicroSeconds(311)); // fast recovery: the trace only
+    ASSERT_EQ(calls.size(), 5U);
+    EXPECT_EQ(calls.back(), std::make_tuple(1, LINE / 2, LINE * 3 / 4));
 }
 
 TEST(DcqcnDefaults, AttributeDefaultsAreThePaperPresetAndPresetsSetTheCnpInterval)
