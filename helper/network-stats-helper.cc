@@ -511,86 +511,101 @@ NetworkStatsHelper::FirstAmongSimultaneous()
 
 // ------------------------------------------------------------------ ideal FCT
 
-const NetworkStatsHelper::Path&
-NetworkStatsHelper::GetPath(uint32_t src, uint32_t dst) const
+const NetworkStatsHelper::Hop&
+NetworkStatsHelper::GetHop(uint32_t dir) const
 {
-    const uint64_t pathKey = (uint64_t(src) << 32) | dst;
-    auto it = m_paths.find(pathKey);
-    if (it != m_paths.end())
+    if (m_hops.size() != m_dirs.size())
     {
-        return it->second;
+        m_hops.assign(m_dirs.size(), Hop{});
+        m_hopKnown.assign(m_dirs.size(), 0);
     }
-    // links of one shortest path: host link, switch links (BFS in link order), host link
-    std::vector<uint32_t> links;
-    const uint32_t s0 = m_hostSwitch[src];
-    const uint32_t s1 = m_hostSwitch[dst];
-    std::vector<uint32_t> switchLinks;
-    if (s0 != s1)
+    if (!m_hopKnown[dir])
     {
-        std::vector<uint32_t> parentLink(m_switches.size(), NONE);
-        std::vector<uint32_t> parent(m_switches.size(), NONE);
-        std::vector<uint8_t> seen(m_switches.size(), 0);
-        std::deque<uint32_t> todo{s0};
-        seen[s0] = 1;
-        while (!todo.empty() && !seen[s1])
-        {
-            const uint32_t x = todo.front();
-            todo.pop_front();
-            for (const auto& [y, l] : m_adj[x])
-            {
-                if (!seen[y])
-                {
-                    seen[y] = 1;
-                    parent[y] = x;
-                    parentLink[y] = l;
-                    todo.push_back(y);
-                }
-            }
-        }
-        if (!seen[s1])
-        {
-            NS_FATAL_ERROR("NetworkStatsHelper: no path from host " << src << " to host " << dst);
-        }
-        for (uint32_t y = s1; y != s0; y = parent[y])
-        {
-            switchLinks.push_back(parentLink[y]);
-        }
-        std::reverse(switchLinks.begin(), switchLinks.end());
-    }
-    Path path;
-    auto hop = [this](uint32_t dir) {
         const Direction& d = m_dirs[dir];
         Ptr<RoceChannel> ch = DynamicCast<RoceChannel>(d.dev->GetChannel());
         BooleanValue vlan;
         d.dev->GetAttribute("VlanEnabled", vlan);
-        return Hop{static_cast<double>(d.dev->GetDataRate().GetBitRate()),
-                   d.dev->GetInterframeGap().GetSeconds() * 1e9,
-                   ch ? ch->GetDelay().GetSeconds() * 1e9 : 0.0,
-                   vlan.Get() ? 4u : 0u};
-    };
-    // forward: src host -> s0 (a -> b of its tier-0 link), switch links, s1 -> dst host
-    path.fwd.push_back(hop(2 * m_hostLink[src]));
-    uint32_t at = s0;
-    std::vector<uint32_t> fwdDirs;
-    for (uint32_t l : switchLinks)
-    {
-        const bool fromA = m_linkSwA[l] == at;
-        fwdDirs.push_back(2 * l + (fromA ? 0 : 1));
-        at = fromA ? m_linkSwB[l] : m_linkSwA[l];
+        m_hops[dir] = Hop{static_cast<double>(d.dev->GetDataRate().GetBitRate()),
+                          d.dev->GetInterframeGap().GetSeconds() * 1e9,
+                          ch ? ch->GetDelay().GetSeconds() * 1e9 : 0.0,
+                          vlan.Get() ? 4u : 0u};
+        m_hopKnown[dir] = 1;
     }
+    return m_hops[dir];
+}
+
+const NetworkStatsHelper::Path&
+NetworkStatsHelper::GetPath(uint32_t src, uint32_t dst) const
+{
+    const uint32_t s0 = m_hostSwitch[src];
+    const uint32_t s1 = m_hostSwitch[dst];
+    const uint64_t key = (uint64_t(s0) << 32) | s1;
+    auto it = m_switchPaths.find(key);
+    if (it == m_switchPaths.end())
+    {
+        // the switch links of one shortest path (BFS in link order), as directions
+        std::vector<uint32_t> switchLinks;
+        if (s0 != s1)
+        {
+            std::vector<uint32_t> parentLink(m_switches.size(), NONE);
+            std::vector<uint32_t> parent(m_switches.size(), NONE);
+            std::vector<uint8_t> seen(m_switches.size(), 0);
+            std::deque<uint32_t> todo{s0};
+            seen[s0] = 1;
+            while (!todo.empty() && !seen[s1])
+            {
+                const uint32_t x = todo.front();
+                todo.pop_front();
+                for (const auto& [y, l] : m_adj[x])
+                {
+                    if (!seen[y])
+                    {
+                        seen[y] = 1;
+                        parent[y] = x;
+                        parentLink[y] = l;
+                        todo.push_back(y);
+                    }
+                }
+            }
+            if (!seen[s1])
+            {
+                NS_FATAL_ERROR("NetworkStatsHelper: no path from host " << src << " to host "
+                                                                        << dst);
+            }
+            for (uint32_t y = s1; y != s0; y = parent[y])
+            {
+                switchLinks.push_back(parentLink[y]);
+            }
+            std::reverse(switchLinks.begin(), switchLinks.end());
+        }
+        std::vector<uint32_t> fwdDirs;
+        uint32_t at = s0;
+        for (uint32_t l : switchLinks)
+        {
+            const bool fromA = m_linkSwA[l] == at;
+            fwdDirs.push_back(2 * l + (fromA ? 0 : 1));
+            at = fromA ? m_linkSwB[l] : m_linkSwA[l];
+        }
+        it = m_switchPaths.emplace(key, std::move(fwdDirs)).first;
+    }
+    const std::vector<uint32_t>& fwdDirs = it->second;
+    // forward: src host -> s0 (a -> b of its tier-0 link), switch links, s1 -> dst host
+    m_path.fwd.clear();
+    m_path.fwd.push_back(GetHop(2 * m_hostLink[src]));
     for (uint32_t dir : fwdDirs)
     {
-        path.fwd.push_back(hop(dir));
+        m_path.fwd.push_back(GetHop(dir));
     }
-    path.fwd.push_back(hop(2 * m_hostLink[dst] + 1));
+    m_path.fwd.push_back(GetHop(2 * m_hostLink[dst] + 1));
     // reverse: the same cables the other way
-    path.rev.push_back(hop(2 * m_hostLink[dst]));
-    for (auto it2 = fwdDirs.rbegin(); it2 != fwdDirs.rend(); ++it2)
+    m_path.rev.clear();
+    m_path.rev.push_back(GetHop(2 * m_hostLink[dst]));
+    for (auto r = fwdDirs.rbegin(); r != fwdDirs.rend(); ++r)
     {
-        path.rev.push_back(hop(*it2 ^ 1));
+        m_path.rev.push_back(GetHop(*r ^ 1));
     }
-    path.rev.push_back(hop(2 * m_hostLink[src] + 1));
-    return m_paths.emplace(pathKey, path).first->second;
+    m_path.rev.push_back(GetHop(2 * m_hostLink[src] + 1));
+    return m_path;
 }
 
 Time

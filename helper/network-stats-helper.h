@@ -597,9 +597,15 @@ class NetworkStatsHelper
     /**
      * \param src source endpoint
      * \param dst destination endpoint
-     * \return the path (computed once per pair)
+     * \return the path, valid until the next call (the switch part is computed once per pair of
+     *         edge switches, each hop once per link direction: no state per pair of hosts)
      */
     const Path& GetPath(uint32_t src, uint32_t dst) const;
+    /**
+     * \param dir a link direction (2 x link + 0: a -> b, 1: b -> a)
+     * \return the hop as its transmitting device sees it (read from the device once)
+     */
+    const Hop& GetHop(uint32_t dir) const;
     /**
      * \brief Quantiles of the FCT (ns) or slowdown.
      * \param slowdown true for the slowdown
@@ -641,8 +647,12 @@ class NetworkStatsHelper
     std::vector<uint32_t> m_linkSwA;    //!< switch index of each link's a end (or ~0)
     std::vector<uint32_t> m_linkSwB;    //!< switch index of each link's b end (or ~0)
     std::vector<std::vector<std::pair<uint32_t, uint32_t>>> m_adj; //!< switch -> (switch, link)
-    /// Path cache: (src << 32 | dst) -> path (looked up for every message's ideal FCT).
-    mutable std::unordered_map<uint64_t, Path> m_paths;
+    /// Switch-path cache: (first switch << 32 | last switch) -> the directions of the switch
+    /// links between them (looked up for every message's ideal FCT).
+    mutable std::unordered_map<uint64_t, std::vector<uint32_t>> m_switchPaths;
+    mutable std::vector<Hop> m_hops;         //!< GetHop's cache, per direction
+    mutable std::vector<uint8_t> m_hopKnown; //!< whether m_hops[dir] was read
+    mutable Path m_path;                     //!< GetPath's result
 
     /// Counters read from devices and queue pairs, merged over the processes.
     struct Merged
