@@ -9,6 +9,8 @@
 
 #include "ns3/config.h"
 #include "ns3/fat-tree-helper.h"
+#include "ns3/rdma-helper.h"
+#include "ns3/rdma-nic.h"
 
 #include <malloc.h>
 #include <utility>
@@ -25,6 +27,10 @@ class LazyTraces : public Ns3Fixture
 };
 
 class FabricMemory : public Ns3Fixture
+{
+};
+
+class ConnectionMemory : public Ns3Fixture
 {
 };
 
@@ -110,4 +116,42 @@ TEST_F(FabricMemory, AnIdleFatTreeHoldsAtMostTwoKilobytesPerPort)
     const double perPort = (after > before ? after - before : 0) / ports;
     EXPECT_LE(perPort, 2048.0) << "bytes per port";
     EXPECT_GT(perPort, double(sizeof(RoceNetDevice))) << "the device alone is this large";
+}
+
+TEST_F(ConnectionMemory, AConnectionOfTwoDcqcnQueuePairsHoldsLessThan2800Bytes)
+{
+    // a big all-to-all is a million connections: what each costs decides whether it fits. Two
+    // QPs (about 830 B each) and their DCQCN state (about 310 B each) are the floor; a per-QP
+    // connection to the Rate trace (about 330 B) or per-pair path records would exceed the bound
+    Simulator::Stop(Seconds(0));
+    Simulator::Run(); // ends ns-3's record of the Times made before the first run (it grows
+                      // with every Time a QP holds; ai-training-sim ends it before building)
+    Simulator::Destroy();
+    FatTreeHelper ft(4);
+    ft.Install();
+    RdmaHelper rdma;
+    rdma.Install(ft);
+    const uint32_t hosts = ft.GetNHosts();
+    std::vector<std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>> keep;
+    keep.reserve(4 * hosts * hosts);
+    const std::size_t before = mallinfo2().uordblks;
+    for (int round = 0; round < 4; ++round)
+    {
+        for (uint32_t a = 0; a < hosts; ++a)
+        {
+            for (uint32_t b = 0; b < hosts; ++b)
+            {
+                if (a != b)
+                {
+                    keep.push_back(rdma.Connect(ft.GetHostAddress(a), ft.GetHostAddress(b)));
+                }
+            }
+        }
+    }
+    const std::size_t after = mallinfo2().uordblks;
+    ASSERT_EQ(keep.size(), 4u * 16 * 15);
+    const double perConnection = (after > before ? after - before : 0) / double(keep.size());
+    EXPECT_LE(perConnection, 2800.0) << "bytes per connection";
+    EXPECT_GT(perConnection, 2.0 * sizeof(RdmaQueuePair)) << "two QPs alone are this large";
+    keep.clear();
 }
