@@ -705,6 +705,7 @@ ParseOptions(int argc, char* argv[])
     }
     CheckProcesses(o, g);
     CheckNullMessageCut(o);
+    CheckMemory(o, g);
     CheckOutputDir(o.outputDir);
     // what the workload reader defaulted or ignored: one line each (under mpirun, process 0)
     const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");

@@ -165,6 +165,14 @@ void CheckTraffic(Options& o, const std::map<std::string, std::string>& given);
 void CheckPcapAndQpTrace(Options& o, const std::map<std::string, std::string>& given);
 
 /**
+ * \brief Fail() if the connections of a --collective or --flows run alone need more memory
+ *        than the machine has available (ai-training-sim-memory.cc); after the other checks.
+ * \param o the configuration
+ * \param given the flags as given
+ */
+void CheckMemory(const Options& o, const std::map<std::string, std::string>& given);
+
+/**
  * \brief --mpiEngine=null: Fail() unless every two processes share a cable in the cut of the
  *        fabric (ai-training-sim-mpi.cc); after --processes' checks.
  * \param o the configuration

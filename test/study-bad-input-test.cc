@@ -101,6 +101,11 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
     const std::vector<Case> cases = {
         // values ns-3 aborted on (SIGABRT)
         {"--seed=0", "--seed=0 is not allowed (an integer 1..4294967295)"},
+        // connections no machine holds (8 TiB: killed or std::bad_alloc after minutes of
+        // building): refused before anything is built
+        {"--k=32 --collective=alltoall --qpsPerConnection=64",
+         "--collective=alltoall --qpsPerConnection=64 on 8192 ranks: 4294967296 connections (two "
+         "queue pairs each) need at least 8192.0 GiB of memory"},
         {"--run=0", "--run=0 is not allowed"},
         {"--linkDelay=abc", "--linkDelay=abc is not allowed (a time 0..10ms"},
         {"--linkDelay=5", "--linkDelay=5 is not allowed"}, // no unit: not guessed (0 needs none)
