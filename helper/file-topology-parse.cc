@@ -623,7 +623,9 @@ class Parser
     void Run(const std::string& text)
     {
         std::vector<Line> all;
-        std::istringstream in(text);
+        // a UTF-8 byte order mark (some editors write one) is no content
+        const bool bom = text.compare(0, 3, "\xEF\xBB\xBF") == 0;
+        std::istringstream in(bom ? text.substr(3) : text);
         std::string s;
         uint32_t number = 0;
         while (std::getline(in, s))

@@ -170,6 +170,15 @@ TEST_F(FileTopology, NativeFormatServersAndTiers)
                     &d),
               "");
     EXPECT_EQ(d.nodes[3].tier, 1u);
+    // a UTF-8 byte order mark before the first keyword is no content (it was read as the HPCC
+    // format and refused)
+    FileTopologyHelper::Description bom;
+    ASSERT_EQ(Error("\xEF\xBB\xBFhost 0\nhost 1\nswitch 2\nswitch 3 tier=1\nlink 0 2 10Gbps "
+                    "1us\nlink 2 3 10Gbps 1us\nlink 3 1 10Gbps 1us\n",
+                    &bom),
+              "");
+    EXPECT_EQ(bom.format, "native");
+    EXPECT_EQ(bom.links.size(), 3u);
     EXPECT_EQ(d.links[2].a, 1u); // the host is the lower end
     EXPECT_EQ(d.links[2].b, 3u);
     EXPECT_EQ(d.links[2].tier, 0u);
