@@ -623,14 +623,15 @@ class Parser
     void Run(const std::string& text)
     {
         std::vector<Line> all;
-        // a UTF-8 byte order mark (some editors write one) is no content
-        const bool bom = text.compare(0, 3, "\xEF\xBB\xBF") == 0;
-        std::istringstream in(bom ? text.substr(3) : text);
+        std::istringstream in(text);
         std::string s;
         uint32_t number = 0;
         while (std::getline(in, s))
         {
-            ++number;
+            if (++number == 1)
+            {
+                StripByteOrderMark(s);
+            }
             all.push_back({number, {}});
             std::istringstream ls(s);
             std::string t;

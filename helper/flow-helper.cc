@@ -191,7 +191,10 @@ FlowHelper::TryParse(std::istream& in,
     uint64_t lineNo = 0;
     while (std::getline(in, line))
     {
-        ++lineNo;
+        if (++lineNo == 1)
+        {
+            StripByteOrderMark(line);
+        }
         std::istringstream ls(line);
         std::vector<std::string> w;
         std::string word;

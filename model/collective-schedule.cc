@@ -3,6 +3,8 @@
  */
 #include "collective-schedule.h"
 
+#include "decimal-text.h"
+
 #include <algorithm>
 #include <deque>
 #include <fstream>
@@ -110,7 +112,10 @@ CollectiveSchedule::Load(const std::string& path, std::string* error)
     const uint64_t MAX_CHUNKS = 1u << 20;
     while (std::getline(in, text))
     {
-        ++line;
+        if (++line == 1)
+        {
+            StripByteOrderMark(text);
+        }
         const size_t hash = text.find('#');
         if (hash != std::string::npos)
         {

@@ -107,6 +107,20 @@ ParseFileNumber(const std::string& s, double* out)
     return true;
 }
 
+/**
+ * \brief Remove a UTF-8 byte order mark (EF BB BF, which some editors write) from the start of
+ *        a file's first line: it is no content.
+ * \param line the first line (changed in place)
+ */
+inline void
+StripByteOrderMark(std::string& line)
+{
+    if (line.compare(0, 3, "\xEF\xBB\xBF") == 0)
+    {
+        line.erase(0, 3);
+    }
+}
+
 } // namespace ns3
 
 #endif // AIT_DECIMAL_TEXT_H

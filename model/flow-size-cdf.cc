@@ -56,7 +56,10 @@ FlowSizeCdf::TryParse(std::istream& in,
     uint64_t lastLine = 0;
     while (std::getline(in, line))
     {
-        ++lineNo;
+        if (++lineNo == 1)
+        {
+            StripByteOrderMark(line);
+        }
         std::istringstream ls(line);
         std::vector<std::string> words;
         std::string w;

@@ -7,6 +7,7 @@
  */
 #include "workload-reader-internal.h"
 
+#include "decimal-text.h"
 #include "workload-reader.h"
 
 #include <cerrno>
@@ -76,6 +77,7 @@ ReadLines(const std::string& path)
     {
         Fail(path + ": error while reading the workload file");
     }
+    StripByteOrderMark(text);
     std::vector<std::string> lines;
     size_t begin = 0;
     while (begin < text.size())
