@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include "study-plots.h"
 
+#include "csv-row-reader.h"
 #include "fct-report.h"
 
 #include "ns3/fatal-error.h"
@@ -212,39 +213,23 @@ StudyPlots::Csv::Col(const std::string& name) const
 bool
 StudyPlots::ReadCsv(const std::string& path, Csv& csv)
 {
-    std::ifstream in(path);
-    if (!in)
+    csv = Csv();
+    CsvRowReader in;
+    if (!in.Open(path))
     {
         return false;
     }
-    csv = Csv();
-    std::string line;
-    bool first = true;
-    while (std::getline(in, line))
+    csv.header = in.GetHeader();
+    while (in.Next())
     {
-        std::vector<std::string> f;
-        std::size_t a = 0;
-        while (true)
+        std::vector<std::string> row;
+        for (std::size_t i = 0; i < in.GetFieldCount(); ++i)
         {
-            const std::size_t b = line.find(',', a);
-            f.push_back(line.substr(a, b == std::string::npos ? std::string::npos : b - a));
-            if (b == std::string::npos)
-            {
-                break;
-            }
-            a = b + 1;
+            row.emplace_back(in.Text(static_cast<int>(i)));
         }
-        if (first)
-        {
-            csv.header = f;
-            first = false;
-        }
-        else if (!line.empty())
-        {
-            csv.rows.push_back(f);
-        }
+        csv.rows.push_back(std::move(row));
     }
-    return !first;
+    return true;
 }
 
 void

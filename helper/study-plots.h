@@ -85,7 +85,7 @@ class StudyPlots
     /// \return the figure names of PlotAll, in order
     static std::vector<std::string> GetFigureNames();
 
-    /// A CSV file: its header and rows, split at commas.
+    /// A CSV file: its header and rows, split at commas (as CsvRowReader splits them).
     struct Csv
     {
         std::vector<std::string> header;            //!< column names
@@ -95,10 +95,11 @@ class StudyPlots
     };
 
     /**
-     * \brief Read a CSV file.
+     * \brief Read a whole CSV file into memory (for small files and tests: the figures read
+     *        theirs a row at a time with CsvRowReader, whose rules this follows).
      * \param path its path
-     * \param csv the contents
-     * \return false if it cannot be read
+     * \param csv the contents (cleared first)
+     * \return false if it cannot be read or has no line at all
      */
     static bool ReadCsv(const std::string& path, Csv& csv);
 
