@@ -36,7 +36,10 @@ namespace ns3
  *    CNP arrivals
  *
  * A figure whose CSV is missing is skipped; one whose CSV has no rows is drawn as "no data"
- * (steps, collectives and qp-rate: skipped).
+ * (steps, collectives and qp-rate: skipped). The CSVs are read a row at a time (CsvRowReader),
+ * in two passes where a figure needs a first look at the whole file (the busiest queues, the
+ * longest-paused ports, the time axis): what a figure keeps is what it draws, plus a few numbers
+ * per queue, port or series (the CDFs: the flows' values, sorted).
  */
 class StudyPlots
 {
