@@ -166,6 +166,7 @@ def build(bld):
         'test/huge-pages-test.cc',
         'test/study-traffic-test.cc',
         'test/study-plots-test.cc',
+        'test/study-plots-csv-test.cc',
         'test/compare-bad-input-test.cc',
         'test/switch-test.cc',
         'test/switch-trim-test.cc',
