@@ -4,6 +4,7 @@
  * StudyPlots (study-plots.h): the figures of the fabric over time: queues, PFC pauses, link
  * utilisation per tier and the traced QPs' rate and window.
  */
+#include "csv-row-reader.h"
 #include "study-plots.h"
 
 #include <algorithm>
@@ -19,20 +20,16 @@ namespace ns3
 namespace
 {
 
-/// The value of a CSV cell as a number (0 when empty).
-double
-Num(const std::vector<std::string>& row, int col)
-{
-    return col >= 0 && col < static_cast<int>(row.size()) && !row[col].empty()
-               ? std::strtod(row[col].c_str(), nullptr)
-               : 0.0;
-}
+/// A switch queue (or ingress port and priority): switch, port, priority.
+using QueueKey = std::tuple<uint64_t, uint64_t, uint64_t>;
 
-/// The text of a CSV cell ("" when missing).
-std::string
-Cell(const std::vector<std::string>& row, int col)
+/// The queue of the current row of a queues.csv or pfc.csv.
+QueueKey
+QueueOf(const CsvRowReader& c, int cSw, int cPort, int cPrio)
 {
-    return col >= 0 && col < static_cast<int>(row.size()) ? row[col] : std::string();
+    return QueueKey{static_cast<uint64_t>(c.Num(cSw)),
+                    static_cast<uint64_t>(c.Num(cPort)),
+                    static_cast<uint64_t>(c.Num(cPrio))};
 }
 
 /// The time axis of a figure: us below 2 ms of span, else ms.
@@ -55,8 +52,10 @@ AxisFor(double spanNs)
 bool
 StudyPlots::PlotQueues(const std::string& dir) const
 {
-    Csv c;
-    if (!ReadCsv(dir + "/queues.csv", c))
+    // two passes over queues.csv (it can hold millions of samples): each queue's largest depth
+    // first, then the samples of the deepest
+    CsvRowReader c;
+    if (!c.Open(dir + "/queues.csv"))
     {
         return false;
     }
@@ -66,38 +65,29 @@ StudyPlots::PlotQueues(const std::string& dir) const
     const int cPort = c.Col("port");
     const int cPrio = c.Col("priority");
     const int cBytes = c.Col("bytes");
-    using Key = std::tuple<uint64_t, uint64_t, uint64_t>; // switch, port, priority
-    std::map<Key, double> maxOf;
-    std::map<Key, std::string> nodeOf;
-    double tEnd = 0;
 
-    // each row's numbers, parsed once (the figure selects from them once per queue shown)
-    struct Sample
+    /// A queue of queues.csv: what the first pass keeps of it.
+    struct Queue
     {
-        Key k;        //!< switch, port, priority
-        double t;     //!< time_ns
-        double bytes; //!< bytes
+        double max = 0;   //!< largest sampled depth (bytes)
+        std::string node; //!< node id (of its last sample)
     };
 
-    std::vector<Sample> samples;
-    samples.reserve(c.rows.size());
-    for (const auto& r : c.rows)
+    std::map<QueueKey, Queue> queues;
+    double tEnd = 0;
+    while (c.Next())
     {
-        const Key k{static_cast<uint64_t>(Num(r, cSw)),
-                    static_cast<uint64_t>(Num(r, cPort)),
-                    static_cast<uint64_t>(Num(r, cPrio))};
-        samples.push_back({k, Num(r, cT), Num(r, cBytes)});
-        double& m = maxOf[k];
-        m = std::max(m, samples.back().bytes);
-        nodeOf[k] = Cell(r, cNode);
-        tEnd = std::max(tEnd, samples.back().t);
+        Queue& q = queues[QueueOf(c, cSw, cPort, cPrio)];
+        q.max = std::max(q.max, c.Num(cBytes));
+        q.node.assign(c.Text(cNode));
+        tEnd = std::max(tEnd, c.Num(cT));
     }
-    std::vector<std::pair<double, Key>> ranked;
-    for (const auto& [k, m] : maxOf)
+    std::vector<std::pair<double, QueueKey>> ranked;
+    for (const auto& [k, q] : queues)
     {
-        if (m > 0)
+        if (q.max > 0)
         {
-            ranked.emplace_back(m, k);
+            ranked.emplace_back(q.max, k);
         }
     }
     std::stable_sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) {
@@ -113,26 +103,36 @@ StudyPlots::PlotQueues(const std::string& dir) const
         ranked.resize(m_topQueues);
     }
     const Axis t = AxisFor(tEnd);
+    // the second pass: the samples of the queues drawn, one block each
+    std::map<QueueKey, std::size_t> blockOf;
+    for (std::size_t i = 0; i < ranked.size(); ++i)
+    {
+        blockOf[ranked[i].second] = i;
+    }
+    std::vector<std::string> blocks(ranked.size());
+    c.Rewind();
+    while (c.Next())
+    {
+        const auto it = blockOf.find(QueueOf(c, cSw, cPort, cPrio));
+        if (it != blockOf.end())
+        {
+            blocks[it->second] +=
+                Fmt("%.7g", c.Num(cT) / t.div) + ' ' + Fmt("%.3f", c.Num(cBytes) / 1e3) + '\n';
+        }
+    }
     std::ostringstream dat;
     dat << "# the " << ranked.size()
         << " queues with the largest sampled depth, one block each: time_" << t.name
         << " queue_KB (KB = "
            "1000 B)\n";
     std::vector<std::string> titles;
-    for (const auto& [m, k] : ranked)
+    for (std::size_t i = 0; i < ranked.size(); ++i)
     {
-        titles.push_back("switch " + std::to_string(std::get<0>(k)) + " (node " + nodeOf[k] +
+        const auto& [m, k] = ranked[i];
+        titles.push_back("switch " + std::to_string(std::get<0>(k)) + " (node " + queues[k].node +
                          ") port " + std::to_string(std::get<1>(k)) + " priority " +
                          std::to_string(std::get<2>(k)) + ": max " + Fmt("%.1f", m / 1e3) + " KB");
-        dat << "# " << titles.back() << "\n";
-        for (const Sample& r : samples)
-        {
-            if (r.k == k)
-            {
-                dat << Fmt("%.7g", r.t / t.div) << ' ' << Fmt("%.3f", r.bytes / 1e3) << '\n';
-            }
-        }
-        dat << "\n\n";
+        dat << "# " << titles.back() << "\n" << blocks[i] << "\n\n";
     }
     const std::size_t n = ranked.size();
     const uint32_t height = 140 + 200 * n;
@@ -175,8 +175,8 @@ StudyPlots::PlotQueues(const std::string& dir) const
 bool
 StudyPlots::PlotPfc(const std::string& dir) const
 {
-    Csv c;
-    if (!ReadCsv(dir + "/pfc.csv", c))
+    CsvRowReader c;
+    if (!c.Open(dir + "/pfc.csv"))
     {
         return false;
     }
@@ -185,62 +185,112 @@ StudyPlots::PlotPfc(const std::string& dir) const
     const int cPort = c.Col("port");
     const int cPrio = c.Col("priority");
     const int cType = c.Col("type");
-    using Key = std::tuple<uint64_t, uint64_t, uint64_t>;
-    std::map<Key, std::vector<std::pair<double, double>>> intervals;
-    std::map<Key, double> openAt;
     double tEnd = 0;
-    uint64_t pauses = 0;
-    Csv q;
-    if (ReadCsv(dir + "/queues.csv", q))
     {
-        for (const auto& r : q.rows)
+        // the time axis ends at the last queue sample (or PFC frame); nothing else of it needed
+        CsvRowReader q;
+        if (q.Open(dir + "/queues.csv"))
         {
-            tEnd = std::max(tEnd, Num(r, q.Col("time_ns")));
+            const int qT = q.Col("time_ns");
+            while (q.Next())
+            {
+                tEnd = std::max(tEnd, q.Num(qT));
+            }
         }
     }
-    for (const auto& r : c.rows)
+
+    // A paused port and priority: an interval runs from a pause frame to the next resume (a
+    // refresh of an open pause keeps its start), or to tEnd if none came.
+    struct Paused
     {
-        const Key k{static_cast<uint64_t>(Num(r, cSw)),
-                    static_cast<uint64_t>(Num(r, cPort)),
-                    static_cast<uint64_t>(Num(r, cPrio))};
-        const double t = Num(r, cT);
+        double total = 0;  //!< time paused, the intervals summed in order
+        double openAt = 0; //!< start of the open interval
+        bool open = false; //!< paused now
+    };
+
+    // the first pass: every paused port's time paused, to choose the lanes
+    std::map<QueueKey, Paused> paused;
+    uint64_t pauses = 0;
+    while (c.Next())
+    {
+        const double t = c.Num(cT);
         tEnd = std::max(tEnd, t);
-        if (Cell(r, cType) == "pause")
+        if (c.Text(cType) == "pause")
         {
             ++pauses;
-            openAt.emplace(k, t); // a refresh of an open pause keeps its start
+            Paused& p = paused[QueueOf(c, cSw, cPort, cPrio)];
+            if (!p.open)
+            {
+                p.open = true;
+                p.openAt = t;
+            }
         }
-        else if (openAt.count(k))
+        else if (const auto it = paused.find(QueueOf(c, cSw, cPort, cPrio));
+                 it != paused.end() && it->second.open)
         {
-            intervals[k].emplace_back(openAt[k], t);
-            openAt.erase(k);
+            it->second.total += t - it->second.openAt;
+            it->second.open = false;
         }
     }
-    for (const auto& [k, t] : openAt)
-    {
-        intervals[k].emplace_back(t, tEnd); // still paused at the last sample
-    }
-    if (intervals.empty())
+    if (paused.empty())
     {
         NoData(dir, "pfc", "PFC pause intervals (no pause frame was sent)");
         return true;
     }
     // lanes: the ports paused longest first
-    std::vector<std::pair<double, Key>> ranked;
-    for (const auto& [k, iv] : intervals)
+    std::vector<std::pair<double, QueueKey>> ranked;
+    for (auto& [k, p] : paused)
     {
-        double total = 0;
-        for (const auto& [a, b] : iv)
+        if (p.open)
         {
-            total += b - a;
+            p.total += tEnd - p.openAt; // still paused at the last sample
         }
-        ranked.emplace_back(total, k);
+        ranked.emplace_back(p.total, k);
     }
     std::stable_sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) {
         return x.first > y.first;
     });
     const std::size_t shown = std::min<std::size_t>(ranked.size(), 24);
     const Axis t = AxisFor(tEnd);
+    // the second pass: the intervals of the lanes drawn
+    std::map<QueueKey, std::size_t> laneOf;
+    for (std::size_t lane = 0; lane < shown; ++lane)
+    {
+        laneOf[ranked[lane].second] = lane;
+    }
+    std::vector<std::vector<std::pair<double, double>>> intervals(shown);
+    std::vector<Paused> state(shown);
+    c.Rewind();
+    while (c.Next())
+    {
+        const auto it = laneOf.find(QueueOf(c, cSw, cPort, cPrio));
+        if (it == laneOf.end())
+        {
+            continue;
+        }
+        Paused& p = state[it->second];
+        const double t = c.Num(cT);
+        if (c.Text(cType) == "pause")
+        {
+            if (!p.open)
+            {
+                p.open = true;
+                p.openAt = t;
+            }
+        }
+        else if (p.open)
+        {
+            intervals[it->second].emplace_back(p.openAt, t);
+            p.open = false;
+        }
+    }
+    for (std::size_t lane = 0; lane < shown; ++lane)
+    {
+        if (state[lane].open)
+        {
+            intervals[lane].emplace_back(state[lane].openAt, tEnd);
+        }
+    }
     std::ostringstream dat;
     std::ostringstream ytics;
     dat << "# start_" << t.name << " lane end_" << t.name
@@ -249,13 +299,13 @@ StudyPlots::PlotPfc(const std::string& dir) const
         << shown << " longest-paused of " << ranked.size() << ")\n";
     for (std::size_t lane = 0; lane < shown; ++lane)
     {
-        const Key& k = ranked[lane].second;
+        const QueueKey& k = ranked[lane].second;
         const std::string label = "switch " + std::to_string(std::get<0>(k)) + " port " +
                                   std::to_string(std::get<1>(k)) + " prio " +
                                   std::to_string(std::get<2>(k));
         ytics << (lane ? ", " : "") << Quote(label) << " " << lane;
         dat << "# " << label << ": " << Fmt("%.3f", ranked[lane].first / 1e3) << " us paused\n";
-        for (const auto& [a, b] : intervals[k])
+        for (const auto& [a, b] : intervals[lane])
         {
             dat << Fmt("%.7g", a / t.div) << ' ' << lane << ' ' << Fmt("%.7g", b / t.div) << '\n';
         }
@@ -284,8 +334,8 @@ StudyPlots::PlotPfc(const std::string& dir) const
 bool
 StudyPlots::PlotUtilization(const std::string& dir) const
 {
-    Csv c;
-    if (!ReadCsv(dir + "/link-tiers.csv", c))
+    CsvRowReader c;
+    if (!c.Open(dir + "/link-tiers.csv"))
     {
         return false;
     }
@@ -294,12 +344,25 @@ StudyPlots::PlotUtilization(const std::string& dir) const
     const int cTier = c.Col("tier");
     const int cDir = c.Col("direction");
     const int cUtil = c.Col("utilization");
-    std::map<std::pair<uint64_t, std::string>, std::vector<std::vector<std::string>>> series;
-    double tEnd = 0;
-    for (const auto& r : c.rows)
+
+    /// A tier and direction: its lines of the figure.
+    struct Series
     {
-        series[{static_cast<uint64_t>(Num(r, cTier)), Cell(r, cDir)}].push_back(r);
-        tEnd = std::max(tEnd, Num(r, cEnd));
+        std::ostringstream dat; //!< its block
+        double last = -1;       //!< end of its last interval (-1: none yet)
+    };
+
+    using SeriesKey = std::pair<uint64_t, std::string>; // tier, direction
+    auto seriesOf = [&c, cTier, cDir]() {
+        return SeriesKey{static_cast<uint64_t>(c.Num(cTier)), std::string(c.Text(cDir))};
+    };
+    // the first pass: the series and the time axis; the second: their intervals
+    std::map<SeriesKey, Series> series;
+    double tEnd = 0;
+    while (c.Next())
+    {
+        series[seriesOf()];
+        tEnd = std::max(tEnd, c.Num(cEnd));
     }
     if (series.empty())
     {
@@ -307,30 +370,30 @@ StudyPlots::PlotUtilization(const std::string& dir) const
         return true;
     }
     const Axis t = AxisFor(tEnd);
+    c.Rewind();
+    while (c.Next())
+    {
+        Series& s = series[seriesOf()];
+        const double a = c.Num(cStart) / t.div;
+        const double b = c.Num(cEnd) / t.div;
+        const double u = 100 * c.Num(cUtil);
+        if (s.last >= 0 && a > s.last)
+        {
+            s.dat << Fmt("%.7g", s.last) << " 0\n" << Fmt("%.7g", a) << " 0\n";
+        }
+        s.dat << Fmt("%.7g", a) << ' ' << Fmt("%.4f", u) << '\n'
+              << Fmt("%.7g", b) << ' ' << Fmt("%.4f", u) << '\n';
+        s.last = b;
+    }
     std::ostringstream dat;
     dat << "# one block per tier and direction: time_" << t.name
         << " utilization_percent (each interval's "
            "start and end; 0 between sampled intervals: no frame sent)\n";
     std::vector<std::string> titles;
-    for (const auto& [key, rows] : series)
+    for (const auto& [key, s] : series)
     {
         titles.push_back(TierName(key.first) + " " + key.second);
-        dat << "# " << titles.back() << "\n";
-        double last = -1;
-        for (const auto& r : rows)
-        {
-            const double a = Num(r, cStart) / t.div;
-            const double b = Num(r, cEnd) / t.div;
-            const double u = 100 * Num(r, cUtil);
-            if (last >= 0 && a > last)
-            {
-                dat << Fmt("%.7g", last) << " 0\n" << Fmt("%.7g", a) << " 0\n";
-            }
-            dat << Fmt("%.7g", a) << ' ' << Fmt("%.4f", u) << '\n'
-                << Fmt("%.7g", b) << ' ' << Fmt("%.4f", u) << '\n';
-            last = b;
-        }
-        dat << "\n\n";
+        dat << "# " << titles.back() << "\n" << s.dat.str() << "\n\n";
     }
     std::ostringstream gp;
     gp << Preamble("utilization", 1100, 560)
@@ -354,8 +417,8 @@ StudyPlots::PlotUtilization(const std::string& dir) const
 bool
 StudyPlots::PlotQpRate(const std::string& dir) const
 {
-    Csv c;
-    if (!ReadCsv(dir + "/qp-trace.csv", c) || c.rows.empty())
+    CsvRowReader c;
+    if (!c.Open(dir + "/qp-trace.csv"))
     {
         return false;
     }
@@ -363,38 +426,49 @@ StudyPlots::PlotQpRate(const std::string& dir) const
     const int cRate = c.Col("rate_bps");
     const int cWin = c.Col("window_bytes");
     const int cCnp = c.Col("cnps");
+    const int cSrc = c.Col("src");
+    const int cDst = c.Col("dst");
+    const int cQpn = c.Col("qpn");
+    // the first pass: rows at all, and windows in any (then every series has that column)
+    bool rows = false;
+    bool windows = false;
+    while (c.Next())
+    {
+        rows = true;
+        windows = windows || !c.Text(cWin).empty();
+    }
+    if (!rows)
+    {
+        return false;
+    }
     std::vector<std::string> order;
     std::map<std::string, std::ostringstream> series;
     std::map<std::string, std::string> cnpsSoFar;
     std::ostringstream cnpPoints; // the rate right after each CNP
     double top = 0;
-    bool windows = false;
-    for (const auto& r : c.rows)
+    c.Rewind();
+    while (c.Next())
     {
-        windows = windows || !Cell(r, cWin).empty();
-    }
-    for (const auto& r : c.rows)
-    {
-        const std::string key =
-            Cell(r, c.Col("src")) + "->" + Cell(r, c.Col("dst")) + " QP " + Cell(r, c.Col("qpn"));
+        const std::string key = std::string(c.Text(cSrc)) + "->" + std::string(c.Text(cDst)) +
+                                " QP " + std::string(c.Text(cQpn));
         if (!series.count(key))
         {
             order.push_back(key);
         }
         const std::string point =
-            Fmt("%.3f", Num(r, cT) / 1e3) + ' ' + Fmt("%.3f", Num(r, cRate) / 1e9);
+            Fmt("%.3f", c.Num(cT) / 1e3) + ' ' + Fmt("%.3f", c.Num(cRate) / 1e9);
         series[key] << point;
         if (windows)
         {
-            series[key] << ' ' << (Cell(r, cWin).empty() ? "NaN" : Fmt("%.3f", Num(r, cWin) / 1e3));
+            series[key] << ' ' << (c.Text(cWin).empty() ? "NaN" : Fmt("%.3f", c.Num(cWin) / 1e3));
         }
         series[key] << '\n';
-        if (cnpsSoFar.count(key) && cnpsSoFar[key] != Cell(r, cCnp))
+        if (cnpsSoFar.count(key) && cnpsSoFar[key] != c.Text(cCnp))
         {
             cnpPoints << point << '\n';
         }
-        cnpsSoFar[key] = Cell(r, cCnp);
-        top = std::max(top, Num(r, cRate) / 1e9);
+        cnpsSoFar[key] = c.Text(cCnp);
+        top = std::max(top, c.Num(cRate) / 1e9);
     }
     std::ostringstream dat;
     std::ostringstream rate;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include "study-plots.h"
 
+#include "csv-row-reader.h"
 #include "fct-report.h"
 
 #include "ns3/fatal-error.h"
@@ -35,22 +36,6 @@ ShellQuote(const std::string& s)
         out += c == '\'' ? std::string("'\\''") : std::string(1, c);
     }
     return out + "'";
-}
-
-/// The value of a CSV cell as a number (0 when empty).
-double
-D(const std::vector<std::string>& row, int col)
-{
-    return col >= 0 && col < static_cast<int>(row.size()) && !row[col].empty()
-               ? std::strtod(row[col].c_str(), nullptr)
-               : 0.0;
-}
-
-/// The text of a CSV cell ("" when missing).
-std::string
-S(const std::vector<std::string>& row, int col)
-{
-    return col >= 0 && col < static_cast<int>(row.size()) ? row[col] : std::string();
 }
 
 /// Colours of the series (the "tab10" palette), as gnuplot linetypes 1..10.
@@ -212,39 +197,23 @@ StudyPlots::Csv::Col(const std::string& name) const
 bool
 StudyPlots::ReadCsv(const std::string& path, Csv& csv)
 {
-    std::ifstream in(path);
-    if (!in)
+    csv = Csv();
+    CsvRowReader in;
+    if (!in.Open(path))
     {
         return false;
     }
-    csv = Csv();
-    std::string line;
-    bool first = true;
-    while (std::getline(in, line))
+    csv.header = in.GetHeader();
+    while (in.Next())
     {
-        std::vector<std::string> f;
-        std::size_t a = 0;
-        while (true)
+        std::vector<std::string> row;
+        for (std::size_t i = 0; i < in.GetFieldCount(); ++i)
         {
-            const std::size_t b = line.find(',', a);
-            f.push_back(line.substr(a, b == std::string::npos ? std::string::npos : b - a));
-            if (b == std::string::npos)
-            {
-                break;
-            }
-            a = b + 1;
+            row.emplace_back(in.Text(static_cast<int>(i)));
         }
-        if (first)
-        {
-            csv.header = f;
-            first = false;
-        }
-        else if (!line.empty())
-        {
-            csv.rows.push_back(f);
-        }
+        csv.rows.push_back(std::move(row));
     }
-    return !first;
+    return true;
 }
 
 void
@@ -413,8 +382,8 @@ StudyPlots::Plot(const std::string& dir, const std::string& name) const
 bool
 StudyPlots::PlotSteps(const std::string& dir) const
 {
-    Csv c;
-    if (!ReadCsv(dir + "/steps.csv", c) || c.rows.empty())
+    CsvRowReader c;
+    if (!c.Open(dir + "/steps.csv"))
     {
         return false;
     }
@@ -424,30 +393,41 @@ StudyPlots::PlotSteps(const std::string& dir) const
     const int cBusiest = c.Col("compute_ns");
     // the mean over ranks (all parts then are means; older files: the busiest rank's)
     const int cComp = c.Col("compute_mean_ns") >= 0 ? c.Col("compute_mean_ns") : cBusiest;
-    // the exposed_<group>_ns columns with time in them
-    std::vector<std::pair<std::string, int>> groups;
-    for (std::size_t i = 0; i < c.header.size(); ++i)
+    // the exposed_<group>_ns columns, then those with time in them
+    std::vector<std::pair<std::string, int>> exposed;
+    for (std::size_t i = 0; i < c.GetHeader().size(); ++i)
     {
-        const std::string& h = c.header[i];
+        const std::string& h = c.GetHeader()[i];
         if (h.rfind("exposed_", 0) == 0 && h.size() > 11)
         {
-            bool any = false;
-            for (const auto& r : c.rows)
-            {
-                any = any || D(r, i) > 0;
-            }
-            if (any)
-            {
-                groups.emplace_back(h.substr(8, h.size() - 11), static_cast<int>(i));
-            }
+            exposed.emplace_back(h.substr(8, h.size() - 11), static_cast<int>(i));
         }
     }
+    std::vector<bool> any(exposed.size(), false);
     std::set<std::string> jobs;
     double maxDur = 0;
-    for (const auto& r : c.rows)
+    std::size_t n = 0;
+    while (c.Next())
     {
-        jobs.insert(S(r, cJob));
-        maxDur = std::max(maxDur, D(r, cDur));
+        ++n;
+        for (std::size_t g = 0; g < exposed.size(); ++g)
+        {
+            any[g] = any[g] || c.Num(exposed[g].second) > 0;
+        }
+        jobs.emplace(c.Text(cJob));
+        maxDur = std::max(maxDur, c.Num(cDur));
+    }
+    if (n == 0)
+    {
+        return false;
+    }
+    std::vector<std::pair<std::string, int>> groups;
+    for (std::size_t g = 0; g < exposed.size(); ++g)
+    {
+        if (any[g])
+        {
+            groups.push_back(exposed[g]);
+        }
     }
     const TimeUnit u = UnitFor(maxDur);
     std::ostringstream dat;
@@ -460,22 +440,22 @@ StudyPlots::PlotSteps(const std::string& dir) const
         << "; means over the ranks: compute, exposed = the time their compute waited for the "
            "group, other = step_time - compute - exposed; busiest_compute: the busiest rank's "
            "compute)\n";
-    for (const auto& r : c.rows)
+    c.Rewind();
+    while (c.Next())
     {
-        const std::string label =
-            jobs.size() > 1 ? "j" + S(r, cJob) + "/" + S(r, cStep) : S(r, cStep);
-        double rest = D(r, cDur) - D(r, cComp);
-        dat << label << ' ' << S(r, cJob) << ' ' << S(r, cStep) << ' '
-            << Fmt("%.6f", D(r, cComp) / u.div);
+        const std::string job(c.Text(cJob));
+        const std::string step(c.Text(cStep));
+        const std::string label = jobs.size() > 1 ? "j" + job + "/" + step : step;
+        double rest = c.Num(cDur) - c.Num(cComp);
+        dat << label << ' ' << job << ' ' << step << ' ' << Fmt("%.6f", c.Num(cComp) / u.div);
         for (const auto& g : groups)
         {
-            dat << ' ' << Fmt("%.6f", D(r, g.second) / u.div);
-            rest -= D(r, g.second);
+            dat << ' ' << Fmt("%.6f", c.Num(g.second) / u.div);
+            rest -= c.Num(g.second);
         }
-        dat << ' ' << Fmt("%.6f", rest / u.div) << ' ' << Fmt("%.6f", D(r, cDur) / u.div) << ' '
-            << Fmt("%.6f", D(r, cBusiest) / u.div) << '\n';
+        dat << ' ' << Fmt("%.6f", rest / u.div) << ' ' << Fmt("%.6f", c.Num(cDur) / u.div) << ' '
+            << Fmt("%.6f", c.Num(cBusiest) / u.div) << '\n';
     }
-    const std::size_t n = c.rows.size();
     const std::size_t every = std::max<std::size_t>(1, (n + 24) / 25);
     std::ostringstream gp;
     gp << Preamble("steps", 1100, 560) << "set title "
@@ -507,8 +487,8 @@ StudyPlots::PlotSteps(const std::string& dir) const
 bool
 StudyPlots::PlotCollectives(const std::string& dir) const
 {
-    Csv c;
-    if (!ReadCsv(dir + "/collectives.csv", c) || c.rows.empty())
+    CsvRowReader c;
+    if (!c.Open(dir + "/collectives.csv"))
     {
         return false;
     }
@@ -518,21 +498,29 @@ StudyPlots::PlotCollectives(const std::string& dir) const
     const int cStart = c.Col("start_ns");
     const int cEnd = c.Col("end_ns");
     // lanes: (job, group, instance), sorted; one colour per group kind
-    std::map<std::tuple<uint64_t, std::string, uint64_t>, uint32_t> lanes;
+    using Lane = std::tuple<uint64_t, std::string, uint64_t>;
+    auto laneOf = [&c, cJob, cGroup, cInst]() {
+        return Lane{static_cast<uint64_t>(c.Num(cJob)),
+                    std::string(c.Text(cGroup)),
+                    static_cast<uint64_t>(c.Num(cInst))};
+    };
+    std::map<Lane, uint32_t> lanes;
     std::vector<std::string> kinds;
-    double t0 = -1;
     double t1 = 0;
-    for (const auto& r : c.rows)
+    std::size_t rows = 0;
+    while (c.Next())
     {
-        lanes[{static_cast<uint64_t>(D(r, cJob)),
-               S(r, cGroup),
-               static_cast<uint64_t>(D(r, cInst))}] = 0;
-        if (std::find(kinds.begin(), kinds.end(), S(r, cGroup)) == kinds.end())
+        ++rows;
+        lanes[laneOf()] = 0;
+        if (std::find(kinds.begin(), kinds.end(), c.Text(cGroup)) == kinds.end())
         {
-            kinds.push_back(S(r, cGroup));
+            kinds.emplace_back(c.Text(cGroup));
         }
-        t0 = t0 < 0 ? D(r, cStart) : std::min(t0, D(r, cStart));
-        t1 = std::max(t1, D(r, cEnd));
+        t1 = std::max(t1, c.Num(cEnd));
+    }
+    if (rows == 0)
+    {
+        return false;
     }
     std::stable_sort(kinds.begin(), kinds.end(), [](const std::string& a, const std::string& b) {
         return GroupColor(a) < GroupColor(b);
@@ -554,29 +542,30 @@ StudyPlots::PlotCollectives(const std::string& dir) const
     }
     const uint32_t shown = std::min<uint32_t>(y, maxLanes);
     const TimeUnit u = UnitFor(t1);
+    // the bars of each group kind, in the order of the file
+    std::vector<std::ostringstream> blocks(kinds.size());
+    c.Rewind();
+    while (c.Next())
+    {
+        const uint32_t lane = lanes[laneOf()];
+        const auto k = std::find(kinds.begin(), kinds.end(), c.Text(cGroup));
+        if (lane < maxLanes)
+        {
+            blocks[k - kinds.begin()] << Fmt("%.6f", c.Num(cStart) / u.div) << ' ' << lane << ' '
+                                      << Fmt("%.6f", c.Num(cEnd) / u.div) << '\n';
+        }
+    }
     std::ostringstream dat;
     dat << "# one block per group: start_" << u.name << " lane end_" << u.name
         << " (lanes: job, group, instance in order; the first " << shown << " drawn)\n";
-    for (const std::string& k : kinds)
+    for (std::size_t k = 0; k < kinds.size(); ++k)
     {
-        dat << "# group " << k << "\n";
-        for (const auto& r : c.rows)
-        {
-            const uint32_t lane = lanes[{static_cast<uint64_t>(D(r, cJob)),
-                                         S(r, cGroup),
-                                         static_cast<uint64_t>(D(r, cInst))}];
-            if (S(r, cGroup) == k && lane < maxLanes)
-            {
-                dat << Fmt("%.6f", D(r, cStart) / u.div) << ' ' << lane << ' '
-                    << Fmt("%.6f", D(r, cEnd) / u.div) << '\n';
-            }
-        }
-        dat << "\n\n";
+        dat << "# group " << kinds[k] << "\n" << blocks[k].str() << "\n\n";
     }
     std::ostringstream gp;
     gp << Preamble("collectives", 1100, std::max<uint32_t>(420, 160 + 26 * shown)) << "set title "
-       << Quote("Collectives per communicator, start to end (" + std::to_string(c.rows.size()) +
-                (c.rows.size() == 1 ? " collective" : " collectives") +
+       << Quote("Collectives per communicator, start to end (" + std::to_string(rows) +
+                (rows == 1 ? " collective" : " collectives") +
                 (y > shown ? ", the first " + std::to_string(shown) + " of " + std::to_string(y) +
                                  " communicators"
                            : "") +
@@ -585,7 +574,7 @@ StudyPlots::PlotCollectives(const std::string& dir) const
        << "set ytics (" << ytics.str() << ")\nset yrange [" << shown - 0.5 << ":-0.5]\n"
        << "set grid xtics noytics\nset style fill solid 0.85 "
        // borders tell back-to-back collectives apart; with many per lane they would hide them
-       << (c.rows.size() > 40 * std::max<uint32_t>(shown, 1) ? "noborder" : "border rgb '#303030'")
+       << (rows > 40 * std::max<uint32_t>(shown, 1) ? "noborder" : "border rgb '#303030'")
        << "\nset xrange [0:" << Fmt("%.6f", t1 / u.div * 1.01) << "]\nplot ";
     for (std::size_t k = 0; k < kinds.size(); ++k)
     {
@@ -604,23 +593,23 @@ bool
 StudyPlots::PlotCdf(const std::string& dir, bool slowdown) const
 {
     const std::string name = slowdown ? "slowdown-cdf" : "fct-cdf";
-    Csv c;
-    if (!ReadCsv(dir + "/flows.csv", c))
+    CsvRowReader c;
+    if (!c.Open(dir + "/flows.csv"))
     {
         return false;
     }
+    const int col = c.Col(slowdown ? "slowdown" : "fct_ns");
+    const double scale = slowdown ? 1.0 : 1e-3;
+    std::vector<double> v; // the one column drawn
+    while (c.Next())
+    {
+        v.push_back(c.Num(col) * scale);
+    }
     const std::string title = slowdown ? "Slowdown (FCT / ideal FCT)" : "Flow completion time";
-    if (c.rows.empty())
+    if (v.empty())
     {
         NoData(dir, name, title);
         return true;
-    }
-    const int col = c.Col(slowdown ? "slowdown" : "fct_ns");
-    const double scale = slowdown ? 1.0 : 1e-3;
-    std::vector<double> v;
-    for (const auto& r : c.rows)
-    {
-        v.push_back(D(r, col) * scale);
     }
     std::sort(v.begin(), v.end());
     std::ostringstream dat;
@@ -653,17 +642,21 @@ StudyPlots::PlotCdf(const std::string& dir, bool slowdown) const
 bool
 StudyPlots::PlotBuckets(const std::string& dir) const
 {
-    Csv c;
-    if (!ReadCsv(dir + "/flows.csv", c) || c.rows.empty())
+    CsvRowReader c;
+    if (!c.Open(dir + "/flows.csv"))
     {
         return false;
     }
-    std::vector<FctReport::Sample> samples;
+    std::vector<FctReport::Sample> samples; // the two columns drawn
     const int cBytes = c.Col("bytes");
     const int cSlow = c.Col("slowdown");
-    for (const auto& r : c.rows)
+    while (c.Next())
     {
-        samples.push_back({static_cast<uint64_t>(D(r, cBytes)), D(r, cSlow)});
+        samples.push_back({static_cast<uint64_t>(c.Num(cBytes)), c.Num(cSlow)});
+    }
+    if (samples.empty())
+    {
+        return false;
     }
     const std::vector<FctReport::Bucket> buckets = FctReport::ByBucket(samples);
     if (buckets.size() < 2)

@@ -36,7 +36,10 @@ namespace ns3
  *    CNP arrivals
  *
  * A figure whose CSV is missing is skipped; one whose CSV has no rows is drawn as "no data"
- * (steps, collectives and qp-rate: skipped).
+ * (steps, collectives and qp-rate: skipped). The CSVs are read a row at a time (CsvRowReader),
+ * in two passes where a figure needs a first look at the whole file (the busiest queues, the
+ * longest-paused ports, the time axis): what a figure keeps is what it draws, plus a few numbers
+ * per queue, port or series (the CDFs: the flows' values, sorted).
  */
 class StudyPlots
 {
@@ -85,7 +88,7 @@ class StudyPlots
     /// \return the figure names of PlotAll, in order
     static std::vector<std::string> GetFigureNames();
 
-    /// A CSV file: its header and rows, split at commas.
+    /// A CSV file: its header and rows, split at commas (as CsvRowReader splits them).
     struct Csv
     {
         std::vector<std::string> header;            //!< column names
@@ -95,10 +98,11 @@ class StudyPlots
     };
 
     /**
-     * \brief Read a CSV file.
+     * \brief Read a whole CSV file into memory (for small files and tests: the figures read
+     *        theirs a row at a time with CsvRowReader, whose rules this follows).
      * \param path its path
-     * \param csv the contents
-     * \return false if it cannot be read
+     * \param csv the contents (cleared first)
+     * \return false if it cannot be read or has no line at all
      */
     static bool ReadCsv(const std::string& path, Csv& csv);
 
