@@ -22,6 +22,7 @@
 #define AIT_EXAMPLE_COMMAND_LINE_H
 
 #include "child-process.h"
+#include "example-flag-ranges.h"
 #include "example-flag-syntax.h"
 
 #include "ns3/command-line.h"
@@ -93,13 +94,6 @@ NeededSwitchBuffer(const std::vector<std::vector<std::pair<double, ns3::Time>>>&
     }
     return need;
 }
-
-/// T itself, in a context where a call does not deduce T from it (the ranged AddValue)
-template <typename T>
-struct Same
-{
-    using type = T; //!< T
-};
 
 /**
  * \brief ns3::CommandLine with camelCase flags that also takes the deprecated PascalCase
@@ -189,17 +183,7 @@ class ExampleCommandLine
                   const std::string& note = "")
     {
         AddValue(name, help, value);
-        const std::string range = RangeText<T>(lo, hi, note);
-        m_check[name] = [lo, hi, range](const std::string& v, std::string& what) {
-            const bool ok = ParsesAs<T>(v, what);
-            what = range;
-            if (!ok)
-            {
-                return false;
-            }
-            const T x = FromText<T>(v);
-            return !(x < lo) && !(hi < x);
-        };
+        m_check[name] = RangeCheck<T>(lo, hi, note);
     }
 
     /**
@@ -647,80 +631,6 @@ class ExampleCommandLine
                                                       "PrintVersion",
                                                       "version"};
         return options;
-    }
-
-    /**
-     * \param t a time
-     * \return it in the largest of s, ms, us, ns that counts it whole ("0" for 0)
-     */
-    static std::string TimeText(ns3::Time t)
-    {
-        const int64_t ns = t.GetNanoSeconds();
-        if (ns == 0)
-        {
-            return "0";
-        }
-        static const std::vector<std::pair<int64_t, const char*>> units = {{1000000000, "s"},
-                                                                           {1000000, "ms"},
-                                                                           {1000, "us"},
-                                                                           {1, "ns"}};
-        for (const auto& [per, unit] : units)
-        {
-            if (ns % per == 0)
-            {
-                return std::to_string(ns / per) + unit;
-            }
-        }
-        return std::to_string(ns) + "ns"; // not reached
-    }
-
-    /**
-     * \tparam T the value's type
-     * \param lo the smallest allowed value
-     * \param hi the largest allowed value
-     * \param note appended to the range ("" for none)
-     * \return "must be in lo .. hi[, note]"
-     */
-    template <typename T>
-    static std::string RangeText(const T& lo, const T& hi, const std::string& note)
-    {
-        std::ostringstream range;
-        if constexpr (std::is_same_v<T, ns3::Time>)
-        {
-            range << "must be in " << TimeText(lo) << " .. " << TimeText(hi);
-        }
-        else
-        {
-            range << "must be in " << +lo << " .. " << +hi;
-        }
-        range << (note.empty() ? "" : ", " + note);
-        return range.str();
-    }
-
-    /**
-     * \tparam T the value's type (a number or ns3::Time)
-     * \param v a text ParsesAs<T> takes
-     * \return its value
-     */
-    template <typename T>
-    static T FromText(const std::string& v)
-    {
-        if constexpr (std::is_integral_v<T> && std::is_signed_v<T>)
-        {
-            return static_cast<T>(std::strtoll(v.c_str(), nullptr, 10));
-        }
-        else if constexpr (std::is_integral_v<T>)
-        {
-            return static_cast<T>(std::strtoull(v.c_str(), nullptr, 10));
-        }
-        else if constexpr (std::is_floating_point_v<T>)
-        {
-            return static_cast<T>(std::strtod(v.c_str(), nullptr));
-        }
-        else
-        {
-            return T(v);
-        }
     }
 
     /**
