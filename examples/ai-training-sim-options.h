@@ -273,6 +273,15 @@ void CheckFabric(Options& o, const Given& given);
  * \param given the flags as given
  */
 void CheckTraining(Options& o, const Given& given);
+/**
+ * \brief The fabric's hosts and the flags given that set their number (ai-training-sim-fabric.cc),
+ *        for messages: "--leaves=1 --hostsPerLeaf=1 give 1 host" ("the FABRIC has N hosts" if
+ *        none was given).
+ * \param o the configuration (after CheckFabric)
+ * \param given the flags as given
+ * \return the text
+ */
+std::string HostsText(const Options& o, const Given& given);
 /// \return where the GPUs per server come from, for messages (the flag or the topology file)
 std::string GpusPerServerText(const Options& o);
 /// \return true if an override of this attribute was given (then the program does not set it)

@@ -88,6 +88,7 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
         File(tmp, "header.sched", "collective allreduce\nranks 65536\nchunks 1048576\n");
     const std::string tiny = File(tmp, "tiny.cdf", "10 100\n");
     const std::string late = File(tmp, "late.flows", "1\n1 0 3 100 1000 101\n");
+    const std::string oneHost = File(tmp, "one-host.topo", "2 1 1\n1\n0 1 100Gbps 1us 0\n");
     const std::string fifo = tmp + "/fifo";
     ns3::test::Shell("mkfifo " + fifo);
 
@@ -226,6 +227,10 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
         {"--collective=allreduce --algorithm=hd --ranks=12", "--algorithm=hd needs a power-of-two --ranks"},
         {"--workload=dp --algorithm=direct", "--algorithm=direct is the all-to-all algorithm"},
         {"--collective=allreduce --ranks=1", "--ranks=1 is not allowed for a collective (2..16"},
+        // a fabric of one host: the flags given, not a --ranks the user did not give
+        {"--topology=leaf-spine --leaves=1 --hostsPerLeaf=1 --collective=allreduce", "error: --leaves=1 --hostsPerLeaf=1 give 1 host; a collective needs at least 2 (one rank per host)"},
+        {"--topology=rail --leaves=1 --hostsPerLeaf=1 --collective=alltoall --ranks=2", "error: --leaves=1 --hostsPerLeaf=1 give 1 host; a collective needs at least 2"},
+        {"--topology=file:" + oneHost + " --collective=allreduce", "error: --topology=file:" + oneHost + " gives 1 host; a collective needs at least 2 (one rank per host)"},
         {"--collective=allreduce --workload=dp", "--collective and --workload contradict"},
         {"--workload=dp --tp=2", "--workload=dp is data parallel only"},
         {"--workload=gpt --ep=2", "--ep=2 needs --workload=moe"},
