@@ -235,6 +235,10 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
         {"--workload=dp --tp=2", "--workload=dp is data parallel only"},
         {"--workload=gpt --ep=2", "--ep=2 needs --workload=moe"},
         {"--workload=gpt --tp=2 --ranks=15", "--ranks=15 is not --dp x --tp x --pp = 7 x 2 x 1"},
+        // more TP x PP than ranks: the flags given, not a --ranks the user did not give
+        {"--workload=gpt --tp=64", "error: --tp=64 needs TP x PP = 64 ranks, more than the 16 hosts of this k=4 fat-tree"},
+        {"--workload=gpt --k=8 --tp=32", "error: --tp=32 needs TP x PP = 32 ranks, more than the default 16 ranks (give --ranks, a multiple of 32)"},
+        {"--workload=moe --tp=4 --pp=2 --ranks=4", "error: --tp=4 --pp=2 need TP x PP = 8 ranks, more than --ranks=4"},
         {"--workload=" AIT_SOURCE_DIR "/traces/dp.workload --tp=2", "--tp has no effect with --workload="},
         {"--ranks=16 --jobs=2", "2 job(s) of 16 ranks need more than the 16 hosts"},
         {"--pcap=3,x", "--pcap=3,x: \"x\" is not allowed"},
