@@ -88,6 +88,7 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
         File(tmp, "header.sched", "collective allreduce\nranks 65536\nchunks 1048576\n");
     const std::string tiny = File(tmp, "tiny.cdf", "10 100\n");
     const std::string late = File(tmp, "late.flows", "1\n1 0 3 100 1000 101\n");
+    const std::string oneFlow = File(tmp, "one.flows", "1\n0 1 3 100 1000 0\n");
     const std::string oneHost = File(tmp, "one-host.topo", "2 1 1\n1\n0 1 100Gbps 1us 0\n");
     const std::string fifo = tmp + "/fifo";
     ns3::test::Shell("mkfifo " + fifo);
@@ -272,6 +273,9 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
         {"--collective=allreduce --bytes=1M --algorithm=file:" + empty, empty + ": the file is empty"},
         {"--flows=" + fifo, fifo + ": is not a regular file (a flow file)"},
         {"--flows=" + late, late + ":2: start_seconds 101 is not allowed (a run simulates less than 100 s"},
+        // flags a flow-file study does not use: no silent knobs
+        {"--flows=" + oneFlow + " --gpusPerServer=2", "error: --gpusPerServer=2 has no effect with --flows (it puts the ranks of collectives and jobs on a server's NVLink"},
+        {"--flows=" + oneFlow + " --topology=leaf-spine --gpusPerServer=2", "error: --gpusPerServer=2 has no effect with --flows"},
         {"--collective=allreduce --bytes=1K --background=file:/dev/zero:0.1", "/dev/zero: is not a regular file (a CDF file)"},
         {"--collective=allreduce --bytes=1K --background=file:" + fifo + ":0.1", fifo + ": is not a regular file (a CDF file)"},
         {"--collective=allreduce --bytes=1K --background=file::0.1", "file: needs a path"},
