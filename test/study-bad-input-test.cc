@@ -376,3 +376,31 @@ TEST(StudyBadInput, AWorkloadFilesStepsRunUnlessStepsIsGivenAndNumbersStayJson)
     EXPECT_EQ(js.get<std::string>("config.k"), "4");
     ns3::test::Shell("rm -rf " + dir + " " + dir + "-x " + many);
 }
+
+TEST(StudyBadInput, AQpTracePairWithoutQueuePairsGetsANote)
+{
+    if (SIM.empty())
+    {
+        GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
+    }
+    // a ring all-reduce of 4 ranks on hosts 0..3: host 0 sends to host 1 only, so 0:2 has no
+    // queue pair (qp-trace.csv was written without its rows and without a word)
+    const std::string dir = ns3::test::ScratchDir() + "ait-badin-qp-" + std::to_string(getpid());
+    ns3::test::Shell("rm -rf " + dir);
+    const Outcome o = RunSim("--collective=allreduce --bytes=64K --ranks=4 --qpTrace=0:1,0:2 "
+                             "--plots=false --progress=off --outputDir=" +
+                                 dir,
+                             300);
+    ASSERT_EQ(o.rc, 0) << o.err;
+    EXPECT_EQ(o.err,
+              "ai-training-sim: note: --qpTrace: no queue pair from host 0 to host 2 existed in "
+              "this run (host 0 never sent to host 2): qp-trace.csv has no row for 0:2\n");
+    const auto rows = ns3::test::CsvLines(dir + "/qp-trace.csv");
+    ASSERT_GT(rows.size(), 1u);
+    for (size_t i = 1; i < rows.size(); ++i)
+    {
+        ASSERT_GE(rows[i].size(), 3u);
+        EXPECT_EQ(rows[i][1] + ":" + rows[i][2], "0:1") << "row " << i;
+    }
+    ns3::test::Shell("rm -rf " + dir);
+}
