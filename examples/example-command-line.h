@@ -12,8 +12,9 @@
  * on stderr, "<program>: --flag=value is not allowed (what is allowed)", and exit with code 2.
  * So do a value with a space or tab (ns3::CommandLine would keep the text before it), a switch
  * given "=" and no value ("--pfc="), a flag given twice (also in its old and new spelling:
- * the last one would win without a word) and a number or time out of the range AddValue was
- * given (or that its type holds: ns-3 would wrap a time beyond 9e9 s around).
+ * the last one would win without a word), a number or time out of the range AddValue was
+ * given (or that its type holds: ns-3 would wrap a time beyond 9e9 s around) and a time that is
+ * no whole number of nanoseconds (ns-3 would round it).
  * The deprecation warnings wait until every check passed (Checked): a bad value given with an
  * old spelling prints its error line only. The benchmark programs (bench/) use the same
  * command line.

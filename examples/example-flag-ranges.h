@@ -129,6 +129,10 @@ RangeCheck(const T& lo, const T& hi, const std::string& note)
         what = range;
         if (!ok)
         {
+            if constexpr (std::is_same_v<T, ns3::Time>)
+            {
+                what += IsTime(v) ? std::string("; ") + WHOLE_NANOSECONDS : "";
+            }
             return false;
         }
         const T x = FromText<T>(v);
