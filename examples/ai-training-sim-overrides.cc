@@ -9,6 +9,7 @@
  */
 #include "ai-training-sim-options.h"
 #include "child-process.h"
+#include "example-flag-syntax.h"
 
 #include "ns3/decimal-text.h"
 
@@ -162,6 +163,13 @@ CheckOverride(const std::string& name, const std::string& value)
         {
             if ((*it)->GetName() == name)
             {
+                // a name of no such type would stop the run when it starts
+                const std::string unknown = aitexample::UnknownTypeOfGlobal(name, value);
+                if (!unknown.empty())
+                {
+                    Fail(arg + " is not a valid value of ns-3's global " + name + " (" + unknown +
+                         ")");
+                }
                 Ptr<const AttributeChecker> checker = (*it)->GetChecker();
                 if (!OverrideSyntaxOk(checker->GetValueTypeName(), value) ||
                     !ValidValue(checker, value))

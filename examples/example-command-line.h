@@ -13,8 +13,9 @@
  * So do a value with a space or tab (ns3::CommandLine would keep the text before it), a switch
  * given "=" and no value ("--pfc="), a flag given twice (also in its old and new spelling:
  * the last one would win without a word), a number or time out of the range AddValue was
- * given (or that its type holds: ns-3 would wrap a time beyond 9e9 s around) and a time that is
- * no whole number of nanoseconds (ns-3 would round it).
+ * given (or that its type holds: ns-3 would wrap a time beyond 9e9 s around), a time that is no
+ * whole number of nanoseconds (ns-3 would round it) and a --SimulatorImplementationType or
+ * --SchedulerType that names no such type (the run crashed).
  * The deprecation warnings wait until every check passed (Checked): a bad value given with an
  * old spelling prints its error line only. The benchmark programs (bench/) use the same
  * command line.
@@ -692,12 +693,15 @@ class ExampleCommandLine
             if ((*it)->GetName() == name)
             {
                 ns3::Ptr<const ns3::AttributeChecker> checker = (*it)->GetChecker();
-                if (!ValueSyntaxOk(checker->GetValueTypeName(), value) ||
+                // (a SimulatorImplementationType or SchedulerType of no such type crashed)
+                const std::string unknown = UnknownTypeOfGlobal(name, value);
+                if (!unknown.empty() || !ValueSyntaxOk(checker->GetValueTypeName(), value) ||
                     !checker->CreateValidValue(ns3::StringValue(value)) ||
                     !ns3::GlobalValue::BindFailSafe(name, ns3::StringValue(value)))
                 {
                     Fail(arg + " is not allowed (ns-3's global " + name + ": " +
-                         checker->GetUnderlyingTypeInformation() + ")");
+                         (unknown.empty() ? checker->GetUnderlyingTypeInformation() : unknown) +
+                         ")");
                 }
                 return false;
             }

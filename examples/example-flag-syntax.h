@@ -10,6 +10,7 @@
 #define AIT_EXAMPLE_FLAG_SYNTAX_H
 
 #include "ns3/nstime.h"
+#include "ns3/type-id.h"
 
 #include <algorithm>
 #include <cctype>
@@ -22,6 +23,7 @@
 #include <sstream>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 namespace aitexample
 {
@@ -200,6 +202,49 @@ ValueSyntaxOk(const std::string& type, const std::string& v)
     }
     // the other ns-3 values read one word and abort on anything after it
     return !v.empty() && v.find_first_of(" \t\n") == std::string::npos;
+}
+
+/**
+ * \brief For ns-3's globals whose value names a type (SimulatorImplementationType: a
+ *        ns3::SimulatorImpl; SchedulerType: a ns3::Scheduler), whether the value is one: ns-3
+ *        takes any name (or any TypeId) and the program crashes when the run starts.
+ * \param global the global's name
+ * \param value its value
+ * \return "" if the global names no type or the value is a concrete subclass of its class (as
+ *         registered in this program), else "VALUE is not a known KIND: one of A, B, ..."
+ */
+inline std::string
+UnknownTypeOfGlobal(const std::string& global, const std::string& value)
+{
+    static const std::map<std::string, std::pair<std::string, std::string>> types = {
+        {"SimulatorImplementationType", {"ns3::SimulatorImpl", "simulator implementation"}},
+        {"SchedulerType", {"ns3::Scheduler", "event scheduler"}},
+    };
+    auto t = types.find(global);
+    if (t == types.end())
+    {
+        return "";
+    }
+    const ns3::TypeId base = ns3::TypeId::LookupByName(t->second.first);
+    std::set<std::string> names; // (sorted)
+    for (uint16_t i = 0; i < ns3::TypeId::GetRegisteredN(); ++i)
+    {
+        const ns3::TypeId tid = ns3::TypeId::GetRegistered(i);
+        if (tid != base && tid.IsChildOf(base) && tid.HasConstructor())
+        {
+            names.insert(tid.GetName());
+        }
+    }
+    if (names.count(value))
+    {
+        return "";
+    }
+    std::string list;
+    for (const std::string& n : names)
+    {
+        list += (list.empty() ? "" : ", ") + n;
+    }
+    return value + " is not a known " + t->second.second + ": one of " + list;
 }
 
 } // namespace aitexample

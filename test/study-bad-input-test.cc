@@ -212,7 +212,11 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
         {"--ns3::SwitchMmu::BufferSize=1000", "set by the program from --bufferSize"},
         {"--ns3::Communicator::Channels=2", "set by the program from --channels"},
         {"--RngSeed=3", "--RngSeed=3 is set by the program from --seed"},
-        {"--SchedulerType=abc", "--SchedulerType=abc is not a valid value"},
+        {"--SchedulerType=abc", "--SchedulerType=abc is not a valid value of ns-3's global SchedulerType (abc is not a known event scheduler: one of ns3::CalendarScheduler, ns3::FlatHeapScheduler, ns3::HeapScheduler, ns3::ListScheduler, ns3::MapScheduler, ns3::PartitionIndependentScheduler, ns3::PriorityQueueScheduler)"},
+        // a name of no such type stopped the run ("exit status 139") without saying what is allowed
+        {"--SimulatorImplementationType=ns3::Foo", "--SimulatorImplementationType=ns3::Foo is not a valid value of ns-3's global SimulatorImplementationType (ns3::Foo is not a known simulator implementation: one of ns3::DefaultSimulatorImpl, ns3::LeanSimulatorImpl, ns3::RealtimeSimulatorImpl)"},
+        {"--SchedulerType=ns3::Node", "(ns3::Node is not a known event scheduler: one of ns3::CalendarScheduler,"},
+        {"--SchedulerType=ns3::Scheduler", "(ns3::Scheduler is not a known event scheduler: one of"},
         {"--PrintAttributes=ns3::Nope", "--PrintAttributes=ns3::Nope: not an ns-3 TypeId"},
         // choices and combinations
         {"--cc=reno", "--cc=reno is not allowed (dcqcn|hpcc|timely|dctcp|nscc|none)"},
