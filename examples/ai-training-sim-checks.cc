@@ -245,6 +245,11 @@ CheckBenchmark(Options& o, const Given& g)
     {
         o.sizes.push_back(s);
     }
+    if (o.hosts < 2)
+    {
+        // the fabric is too small, whatever --ranks says: name the flags that made it so
+        Fail(HostsText(o, g) + "; a collective needs at least 2 (one rank per host)");
+    }
     o.ranks = o.ranks ? o.ranks : o.hosts;
     if (o.ranks < 2 || o.ranks > o.hosts)
     {

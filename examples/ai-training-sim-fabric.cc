@@ -340,4 +340,29 @@ CheckFabric(Options& o, const Given& given)
     }
 }
 
+std::string
+HostsText(const Options& o, const Given& given)
+{
+    std::string flags;
+    uint32_t n = 0;
+    for (const char* f :
+         {"topology", "k", "oversubscription", "leaves", "hostsPerLeaf", "gpusPerServer"})
+    {
+        // the flags given that set the number of hosts of this fabric
+        const std::string name = f;
+        const bool counts = o.topology == "file" ? name == "topology"
+                            : o.topology == "fat-tree"
+                                ? name == "k" || name == "oversubscription"
+                                : name == "leaves" || name == "hostsPerLeaf" ||
+                                      (o.topology == "rail" && name == "gpusPerServer");
+        if (counts && given.count(name))
+        {
+            flags += (n++ ? " " : "") + Arg(name, given.at(name));
+        }
+    }
+    const std::string hosts = std::to_string(o.hosts) + (o.hosts == 1 ? " host" : " hosts");
+    return n == 0 ? "the " + o.fabricName + " has " + hosts
+                  : flags + (n > 1 ? " give " : " gives ") + hosts;
+}
+
 } // namespace aitsim

@@ -234,6 +234,15 @@ std::string Choose(const std::string& flag,
  *        flags, repeated flags, bad overrides); handles --help and --Print* (exit 0).
  */
 Given ParseArgv(int argc, char* argv[], std::vector<Override>* overrides);
+/**
+ * \brief Check one --name=value whose name is no flag of the program
+ *        (ai-training-sim-overrides.cc): an ns-3 attribute default or global that no flag sets,
+ *        with a value its parser, its checker and the object's setters take.
+ * \param name ns3::Type::Attribute, or a global value's name
+ * \param value the value as given
+ * \return the override; Fail() naming it and what is allowed otherwise
+ */
+Override CheckOverride(const std::string& name, const std::string& value);
 /// \return a flag's value as given, else its default
 std::string Value(const Given& given, const std::string& name);
 /// \return whether name is a flag of the program
@@ -272,6 +281,15 @@ void CheckFabric(Options& o, const Given& given);
  * \param given the flags as given
  */
 void CheckTraining(Options& o, const Given& given);
+/**
+ * \brief The fabric's hosts and the flags given that set their number (ai-training-sim-fabric.cc),
+ *        for messages: "--leaves=1 --hostsPerLeaf=1 give 1 host" ("the FABRIC has N hosts" if
+ *        none was given).
+ * \param o the configuration (after CheckFabric)
+ * \param given the flags as given
+ * \return the text
+ */
+std::string HostsText(const Options& o, const Given& given);
 /// \return where the GPUs per server come from, for messages (the flag or the topology file)
 std::string GpusPerServerText(const Options& o);
 /// \return true if an override of this attribute was given (then the program does not set it)
@@ -280,7 +298,8 @@ bool Overridden(const Options& o, const std::string& name);
 bool PowerOfTwo(uint64_t n);
 
 /**
- * \brief Run work in a child process (stdout discarded) and wait for it.
+ * \brief Run work in a child process (stdout discarded) and wait for it
+ *        (ai-training-sim-overrides.cc).
  * \param work what to do
  * \return "" if it returned normally, else the first line of ns-3's fatal message (or the
  *         exit status)

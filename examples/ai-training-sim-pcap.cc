@@ -21,7 +21,9 @@
  * other QPs, so the option costs nothing when not given. On several processes each records
  * the rows of the QPs whose sender NIC it simulates, and process 0 gathers them
  * (MergeQpTrace) in the canonical order (time, src, dst, qpn; a QP's rows of one nanosecond
- * in the order they happened), which a one-process run with --controlLatency > 0 uses too.
+ * in the order they happened), which a one-process run with --controlLatency > 0 uses too. A
+ * pair whose hosts never had a queue pair between them (e.g. no ring neighbours) has no row, and
+ * a note on stderr says so.
  */
 #include "ai-training-sim-options.h"
 #include "ai-training-sim-study.h"
@@ -412,6 +414,22 @@ Study::WriteQpTrace(const std::string& dir)
         csv << '\n';
     }
     std::ofstream(dir + "/qp-trace.csv") << csv.str();
+    // a pair whose hosts never had a queue pair between them has no row: say so, rather than
+    // leave the file to look as if its rows were lost
+    for (const auto& [src, dst] : m_o.qpTrace)
+    {
+        const uint64_t s = HostIdOf(m_o, src);
+        const uint64_t d = HostIdOf(m_o, dst);
+        if (std::none_of(m_qpRows.begin(), m_qpRows.end(), [s, d](const QpRow& r) {
+                return r[1] == s && r[2] == d;
+            }))
+        {
+            std::cerr << "ai-training-sim: note: --qpTrace: no queue pair from host " << s
+                      << " to host " << d << " existed in this run (host " << s
+                      << " never sent to host " << d << "): qp-trace.csv has no row for " << s
+                      << ":" << d << std::endl;
+        }
+    }
     return ", qp-trace.csv"; // qp-rate: StudyPlots, from this file
 }
 

@@ -118,6 +118,14 @@ CheckTraffic(Options& o, const Given& g)
                      " has no effect with --flows (a flow-file study runs no collective or job)");
             }
         }
+        if (given("gpusPerServer") && o.topology != "rail")
+        {
+            // (on a rail fabric it is the NICs per server, part of the fabric)
+            Fail(Arg("gpusPerServer", Value(g, "gpusPerServer")) +
+                 " has no effect with --flows (it puts the ranks of collectives and jobs on a "
+                 "server's NVLink, and a flow-file study runs none; on --topology=rail it sets "
+                 "the NICs per server)");
+        }
         for (const auto& ov : o.overrides)
         {
             for (const char* type : {"ns3::Communicator::",

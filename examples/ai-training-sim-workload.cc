@@ -46,6 +46,29 @@ BuildPreset(Options& o, const Given& g, const std::string& wl)
     {
         o.ranks = dpFlag ? dpFlag * tp * pp : std::min<uint32_t>(16, o.hosts);
     }
+    const uint32_t group = tp * pp; // the ranks of one data-parallel replica
+    if (!dpFlag && group > o.ranks)
+    {
+        // more than the job's ranks: name the flags given (the ranks may be the default)
+        std::string flags;
+        for (const char* f : {"tp", "pp"})
+        {
+            if (g.count(f))
+            {
+                flags += (flags.empty() ? "" : " ") + Arg(f, Value(g, f));
+            }
+        }
+        const std::string need = flags + (g.count("tp") && g.count("pp") ? " need" : " needs") +
+                                 " TP x PP = " + std::to_string(group) + " ranks, more than ";
+        if (group > o.hosts)
+        {
+            Fail(need + "the " + std::to_string(o.hosts) + " hosts of this " + o.fabricName);
+        }
+        Fail(need + (g.count("ranks") ? Arg("ranks", Value(g, "ranks"))
+                                      : "the default " + std::to_string(o.ranks) +
+                                            " ranks (give --ranks, a multiple of " +
+                                            std::to_string(group) + ")"));
+    }
     const uint32_t dp = dpFlag ? dpFlag : o.ranks / (tp * pp);
     if (uint64_t(dp) * tp * pp != o.ranks)
     {

@@ -12,8 +12,10 @@
  * on stderr, "<program>: --flag=value is not allowed (what is allowed)", and exit with code 2.
  * So do a value with a space or tab (ns3::CommandLine would keep the text before it), a switch
  * given "=" and no value ("--pfc="), a flag given twice (also in its old and new spelling:
- * the last one would win without a word) and a number or time out of the range AddValue was
- * given (or that its type holds: ns-3 would wrap a time beyond 9e9 s around).
+ * the last one would win without a word), a number or time out of the range AddValue was
+ * given (or that its type holds: ns-3 would wrap a time beyond 9e9 s around), a time that is no
+ * whole number of nanoseconds (ns-3 would round it) and a --SimulatorImplementationType or
+ * --SchedulerType that names no such type (the run crashed).
  * The deprecation warnings wait until every check passed (Checked): a bad value given with an
  * old spelling prints its error line only. The benchmark programs (bench/) use the same
  * command line.
@@ -22,7 +24,9 @@
 #define AIT_EXAMPLE_COMMAND_LINE_H
 
 #include "child-process.h"
+#include "example-flag-ranges.h"
 #include "example-flag-syntax.h"
+#include "example-switch-buffer.h"
 
 #include "ns3/command-line.h"
 #include "ns3/config.h"
@@ -49,57 +53,6 @@
 
 namespace aitexample
 {
-
-/**
- * \brief The switch buffer ns3::SwitchMmu::Configure needs, as it computes it (with the
- *        current defaults of ns3::SwitchMmu and ns3::RoceNetDevice::Mtu): the BufferSize must
- *        be MORE than this, or the MMU stops the run. Check it before anything is built.
- * \param switches per kind of switch, its ports: (rate in bit/s, cable delay)
- * \param lossless the lossless (PFC) priorities (0: no headroom)
- * \return the largest need of any of the switches, in bytes
- */
-inline uint64_t
-NeededSwitchBuffer(const std::vector<std::vector<std::pair<double, ns3::Time>>>& switches,
-                   uint32_t lossless)
-{
-    auto number = [](const std::string& type, const std::string& attr) {
-        ns3::TypeId::AttributeInformation info;
-        ns3::TypeId::LookupByName(type).LookupAttributeByName(attr, &info);
-        if (auto u = ns3::DynamicCast<const ns3::UintegerValue>(info.initialValue))
-        {
-            return double(u->Get());
-        }
-        auto t = ns3::DynamicCast<const ns3::TimeValue>(info.initialValue);
-        return t ? t->Get().GetSeconds() : 0.0;
-    };
-    const double reserved = number("ns3::SwitchMmu", "ReservedBytes");
-    const double headroomAttr = number("ns3::SwitchMmu", "HeadroomBytes");
-    const double response = number("ns3::SwitchMmu", "PfcResponseTime");
-    const uint64_t maxFrame = uint64_t(number("ns3::RoceNetDevice", "Mtu")) + 18 + 4; // + FCS
-    uint64_t need = 0;
-    for (const auto& ports : switches)
-    {
-        uint64_t n = uint64_t(reserved) * ports.size() * 8; // 8 priorities
-        for (const auto& [bps, delay] : ports)
-        {
-            const uint64_t headroom =
-                headroomAttr
-                    ? uint64_t(headroomAttr)
-                    : uint64_t(std::ceil(2 * delay.GetSeconds() * bps / 8 + response * bps / 8)) +
-                          2 * maxFrame;
-            n += headroom * lossless;
-        }
-        need = std::max(need, n);
-    }
-    return need;
-}
-
-/// T itself, in a context where a call does not deduce T from it (the ranged AddValue)
-template <typename T>
-struct Same
-{
-    using type = T; //!< T
-};
 
 /**
  * \brief ns3::CommandLine with camelCase flags that also takes the deprecated PascalCase
@@ -189,17 +142,7 @@ class ExampleCommandLine
                   const std::string& note = "")
     {
         AddValue(name, help, value);
-        const std::string range = RangeText<T>(lo, hi, note);
-        m_check[name] = [lo, hi, range](const std::string& v, std::string& what) {
-            const bool ok = ParsesAs<T>(v, what);
-            what = range;
-            if (!ok)
-            {
-                return false;
-            }
-            const T x = FromText<T>(v);
-            return !(x < lo) && !(hi < x);
-        };
+        m_check[name] = RangeCheck<T>(lo, hi, note);
     }
 
     /**
@@ -650,80 +593,6 @@ class ExampleCommandLine
     }
 
     /**
-     * \param t a time
-     * \return it in the largest of s, ms, us, ns that counts it whole ("0" for 0)
-     */
-    static std::string TimeText(ns3::Time t)
-    {
-        const int64_t ns = t.GetNanoSeconds();
-        if (ns == 0)
-        {
-            return "0";
-        }
-        static const std::vector<std::pair<int64_t, const char*>> units = {{1000000000, "s"},
-                                                                           {1000000, "ms"},
-                                                                           {1000, "us"},
-                                                                           {1, "ns"}};
-        for (const auto& [per, unit] : units)
-        {
-            if (ns % per == 0)
-            {
-                return std::to_string(ns / per) + unit;
-            }
-        }
-        return std::to_string(ns) + "ns"; // not reached
-    }
-
-    /**
-     * \tparam T the value's type
-     * \param lo the smallest allowed value
-     * \param hi the largest allowed value
-     * \param note appended to the range ("" for none)
-     * \return "must be in lo .. hi[, note]"
-     */
-    template <typename T>
-    static std::string RangeText(const T& lo, const T& hi, const std::string& note)
-    {
-        std::ostringstream range;
-        if constexpr (std::is_same_v<T, ns3::Time>)
-        {
-            range << "must be in " << TimeText(lo) << " .. " << TimeText(hi);
-        }
-        else
-        {
-            range << "must be in " << +lo << " .. " << +hi;
-        }
-        range << (note.empty() ? "" : ", " + note);
-        return range.str();
-    }
-
-    /**
-     * \tparam T the value's type (a number or ns3::Time)
-     * \param v a text ParsesAs<T> takes
-     * \return its value
-     */
-    template <typename T>
-    static T FromText(const std::string& v)
-    {
-        if constexpr (std::is_integral_v<T> && std::is_signed_v<T>)
-        {
-            return static_cast<T>(std::strtoll(v.c_str(), nullptr, 10));
-        }
-        else if constexpr (std::is_integral_v<T>)
-        {
-            return static_cast<T>(std::strtoull(v.c_str(), nullptr, 10));
-        }
-        else if constexpr (std::is_floating_point_v<T>)
-        {
-            return static_cast<T>(std::strtod(v.c_str(), nullptr));
-        }
-        else
-        {
-            return T(v);
-        }
-    }
-
-    /**
      * \brief Check one argument (after the deprecated spellings are rewritten); apply it if
      *        it is an ns-3 default or global.
      * \param a the argument
@@ -824,12 +693,15 @@ class ExampleCommandLine
             if ((*it)->GetName() == name)
             {
                 ns3::Ptr<const ns3::AttributeChecker> checker = (*it)->GetChecker();
-                if (!ValueSyntaxOk(checker->GetValueTypeName(), value) ||
+                // (a SimulatorImplementationType or SchedulerType of no such type crashed)
+                const std::string unknown = UnknownTypeOfGlobal(name, value);
+                if (!unknown.empty() || !ValueSyntaxOk(checker->GetValueTypeName(), value) ||
                     !checker->CreateValidValue(ns3::StringValue(value)) ||
                     !ns3::GlobalValue::BindFailSafe(name, ns3::StringValue(value)))
                 {
                     Fail(arg + " is not allowed (ns-3's global " + name + ": " +
-                         checker->GetUnderlyingTypeInformation() + ")");
+                         (unknown.empty() ? checker->GetUnderlyingTypeInformation() : unknown) +
+                         ")");
                 }
                 return false;
             }

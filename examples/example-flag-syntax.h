@@ -3,13 +3,16 @@
  *
  * The strict syntax of the examples' flag values (example-command-line.h): whether a text is a
  * value of a flag's type, or of an ns-3 attribute's or global's value type, before ns-3's own
- * parsers see it (they abort on "5x" for an integer or on a bad time unit, and wrap "-1").
+ * parsers see it (they abort on "5x" for an integer or on a bad time unit, and wrap "-1"). A
+ * time flag takes whole nanoseconds only (ns-3 would round 1.5ns or 1ps without a word).
  */
 #ifndef AIT_EXAMPLE_FLAG_SYNTAX_H
 #define AIT_EXAMPLE_FLAG_SYNTAX_H
 
 #include "ns3/nstime.h"
+#include "ns3/type-id.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -20,6 +23,7 @@
 #include <sstream>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 namespace aitexample
 {
@@ -56,6 +60,42 @@ IsTime(const std::string& v)
     auto u = seconds.find(unit);
     return !num.empty() && *end == '\0' && u != seconds.end() && std::isfinite(x) &&
            std::fabs(x * u->second) <= MAX_TIME_SECONDS;
+}
+
+/// What a time value must also be, for the messages: ns-3 counts whole nanoseconds and rounds
+/// a finer time without a word.
+constexpr const char* WHOLE_NANOSECONDS =
+    "a whole number of nanoseconds, the simulator's resolution";
+
+/**
+ * \param v a text IsTime takes
+ * \return whether it is a whole number of nanoseconds (1.5ns and 1ps are not: ns-3 would round
+ *         them to 2ns and 0 without a word; 2000ps and 0.5us are)
+ */
+inline bool
+IsWholeNanoseconds(const std::string& v)
+{
+    const size_t n = v.find_first_not_of("+-0123456789.eE");
+    const std::string unit = n == std::string::npos ? "" : v.substr(n);
+    static const std::map<std::string, long double> nsPer = {{"", 1e9L},
+                                                             {"s", 1e9L},
+                                                             {"ms", 1e6L},
+                                                             {"us", 1e3L},
+                                                             {"ns", 1.0L},
+                                                             {"ps", 1e-3L},
+                                                             {"fs", 1e-6L},
+                                                             {"min", 60e9L},
+                                                             {"h", 3600e9L},
+                                                             {"d", 86400e9L},
+                                                             {"y", 365.0L * 86400e9L}};
+    auto u = nsPer.find(unit);
+    if (u == nsPer.end())
+    {
+        return false;
+    }
+    const long double ns = std::strtold(v.substr(0, n).c_str(), nullptr) * u->second;
+    // (long double holds 64 bits of mantissa: up to 9e18 ns the product is exact to a unit)
+    return std::fabs(ns - std::round(ns)) <= std::max(1e-6L, std::fabs(ns) * 1e-18L);
 }
 
 /**
@@ -115,8 +155,9 @@ ParsesAs(const std::string& v, std::string& what)
     }
     else if constexpr (std::is_same_v<T, ns3::Time>)
     {
-        what = "a time: a number and a unit, e.g. 10us, 2ms, 1.5s; at most 9e9 s";
-        return IsTime(v);
+        what = std::string("a time: a number and a unit, e.g. 10us, 2ms, 1.5s; at most 9e9 s; ") +
+               WHOLE_NANOSECONDS;
+        return IsTime(v) && IsWholeNanoseconds(v);
     }
     else
     {
@@ -161,6 +202,49 @@ ValueSyntaxOk(const std::string& type, const std::string& v)
     }
     // the other ns-3 values read one word and abort on anything after it
     return !v.empty() && v.find_first_of(" \t\n") == std::string::npos;
+}
+
+/**
+ * \brief For ns-3's globals whose value names a type (SimulatorImplementationType: a
+ *        ns3::SimulatorImpl; SchedulerType: a ns3::Scheduler), whether the value is one: ns-3
+ *        takes any name (or any TypeId) and the program crashes when the run starts.
+ * \param global the global's name
+ * \param value its value
+ * \return "" if the global names no type or the value is a concrete subclass of its class (as
+ *         registered in this program), else "VALUE is not a known KIND: one of A, B, ..."
+ */
+inline std::string
+UnknownTypeOfGlobal(const std::string& global, const std::string& value)
+{
+    static const std::map<std::string, std::pair<std::string, std::string>> types = {
+        {"SimulatorImplementationType", {"ns3::SimulatorImpl", "simulator implementation"}},
+        {"SchedulerType", {"ns3::Scheduler", "event scheduler"}},
+    };
+    auto t = types.find(global);
+    if (t == types.end())
+    {
+        return "";
+    }
+    const ns3::TypeId base = ns3::TypeId::LookupByName(t->second.first);
+    std::set<std::string> names; // (sorted)
+    for (uint16_t i = 0; i < ns3::TypeId::GetRegisteredN(); ++i)
+    {
+        const ns3::TypeId tid = ns3::TypeId::GetRegistered(i);
+        if (tid != base && tid.IsChildOf(base) && tid.HasConstructor())
+        {
+            names.insert(tid.GetName());
+        }
+    }
+    if (names.count(value))
+    {
+        return "";
+    }
+    std::string list;
+    for (const std::string& n : names)
+    {
+        list += (list.empty() ? "" : ", ") + n;
+    }
+    return value + " is not a known " + t->second.second + ": one of " + list;
 }
 
 } // namespace aitexample

@@ -203,7 +203,8 @@ main(int argc, char* argv[])
         const std::string u = unit == std::string::npos ? "" : duration.substr(unit);
         if (unit > 0 && unit != std::string::npos &&
             (u == "s" || u == "ms" || u == "us" || u == "ns") &&
-            duration.find_first_of("0123456789") == 0)
+            duration.find_first_of("0123456789") == 0 && aitexample::IsTime(duration) &&
+            aitexample::IsWholeNanoseconds(duration))
         {
             d = Time(duration);
         }
@@ -213,7 +214,8 @@ main(int argc, char* argv[])
         cmd.Require("load", load > 0 && load <= 1, "must be in (0, 1]");
         cmd.Require("duration",
                     d.IsStrictlyPositive(),
-                    "a time > 0: a number and a unit s, ms, us or ns, e.g. 2ms");
+                    std::string("a time > 0: a number and a unit s, ms, us or ns, e.g. 2ms; ") +
+                        aitexample::WHOLE_NANOSECONDS);
         cmd.Require("seed", seed >= 1, "must be >= 1");
         RngSeedManager::SetSeed(seed);
         BackgroundTrafficHelper bg;

@@ -82,8 +82,10 @@ main(int argc, char* argv[])
                     rateValue.Get().GetBitRate() > 0,
                 "a rate > 0 with a unit, e.g. 100Gbps, 25Gb/s");
     cmd.Require("delay",
-                aitexample::IsTime(delay) && !Time(delay).IsStrictlyNegative(),
-                "a time >= 0 with a unit, e.g. 1us, 500ns");
+                aitexample::IsTime(delay) && aitexample::IsWholeNanoseconds(delay) &&
+                    !Time(delay).IsStrictlyNegative(),
+                std::string("a time >= 0 with a unit, e.g. 1us, 500ns; ") +
+                    aitexample::WHOLE_NANOSECONDS);
     cmd.Require("packets", packets >= 1, "must be >= 1");
     cmd.InRange<uint32_t>("payloadSize", payload, 1, 9000 - 52, "bytes (device Mtu 9000 - 52)");
     cmd.Require("pauseAt", pauseAtUs >= 0 && pauseAtUs <= 1e9, "must be in 0 .. 1e9 us");

@@ -6,6 +6,7 @@
 #include "ns3/log.h"
 
 #ifdef AIT_HAVE_CHAKRA
+#include "chakra-dependency-reducer.h"
 #include "chakra-et.pb.h"
 #include "chakra-layout.h"
 
@@ -181,10 +182,6 @@ class Attrs
     const pb::Node& m_node; //!< the node
     std::string m_where;    //!< for messages
 };
-
-/// Most dependencies passed on through dropped nodes in one rank file (each node depending on
-/// a dropped node gets what that one stands for, after ReadRank's reduction).
-constexpr uint64_t MAX_PASSED_DEPS = TrainingWorkload::MAX_OPS;
 
 /// Largest rank file (after decompression).
 constexpr uint64_t MAX_FILE_BYTES = uint64_t(256) << 20;
@@ -488,101 +485,32 @@ ReadRank(const std::string& path, uint32_t rank, uint32_t ranks, Ignored& ignore
              ": its dependencies form a cycle (" + cycle + std::to_string(nodes[i].id()) + ")");
     }
     // kept ops; a dropped node stands for the kept ops it depends on (its dependencies pass
-    // through). Those a node stands for are reduced to the ones whose end is not implied by
-    // another's: compute ops run one at a time in program order, so the end of the last compute
-    // op of the set implies the end of every earlier compute op and of every op that an earlier
-    // compute op depends on (directly or not). The run is the same (an op starts when the last
-    // of its dependencies ends, which is never left out), and a dropped node between N compute
-    // ops and M users costs M dependencies, not N x M.
-    const auto isDropped = [&](uint32_t i) {
+    // through, reduced: ChakraDependencyReducer)
+    std::vector<bool> compute(n);
+    std::vector<bool> dropped(n);
+    for (uint32_t i = 0; i < n; ++i)
+    {
         const auto t = nodes[i].type();
-        return t == pb::METADATA_NODE || t == pb::MEM_LOAD_NODE || t == pb::MEM_STORE_NODE;
-    };
-    std::vector<uint32_t> opOf(n, UINT32_MAX); // kept node -> its op index (program order)
-    uint32_t kept = 0;
-    for (uint32_t i : order)
-    {
-        if (!isDropped(i))
-        {
-            opOf[i] = kept++;
-        }
+        compute[i] = t == pb::COMP_NODE;
+        dropped[i] = t == pb::METADATA_NODE || t == pb::MEM_LOAD_NODE || t == pb::MEM_STORE_NODE;
     }
-    // op -> the first compute op (its op index) that is it or depends on it, UINT32_MAX if none:
-    // its end implies the op's end
-    std::vector<uint32_t> firstCompute(kept, UINT32_MAX);
-    {
-        std::vector<uint32_t> f(n, UINT32_MAX);
-        for (auto it = order.rbegin(); it != order.rend(); ++it)
-        {
-            const uint32_t i = *it;
-            if (nodes[i].type() == pb::COMP_NODE)
-            {
-                f[i] = opOf[i];
-            }
-            else
-            {
-                for (uint32_t u : users[i])
-                {
-                    f[i] = std::min(f[i], f[u]);
-                }
-            }
-            if (opOf[i] != UINT32_MAX)
-            {
-                firstCompute[opOf[i]] = f[i];
-            }
-        }
-    }
-    // \param v op indices: sorted, made unique and reduced to those not implied by the others
-    const auto reduce = [&](std::vector<uint32_t>& v) {
-        std::sort(v.begin(), v.end());
-        v.erase(std::unique(v.begin(), v.end()), v.end());
-        uint32_t last = UINT32_MAX; // the last compute op of v
-        for (uint32_t x : v)
-        {
-            if (firstCompute[x] == x)
-            {
-                last = x;
-            }
-        }
-        if (last != UINT32_MAX)
-        {
-            v.erase(
-                std::remove_if(v.begin(),
-                               v.end(),
-                               [&](uint32_t x) { return x != last && firstCompute[x] <= last; }),
-                v.end());
-        }
-    };
-    std::vector<std::vector<uint32_t>> stands(n); // dropped node -> kept op indices
-    uint64_t passed = 0;                          // op indices passed on through dropped nodes
+    ChakraDependencyReducer reducer(order, users, compute, dropped);
     std::vector<ChakraRawOp> ops;
-    ops.reserve(kept);
+    ops.reserve(reducer.GetKept());
     const int64_t maxUs = TrainingWorkload::MAX_OP_NS / 1000;
     const int64_t maxBytes = int64_t(TrainingWorkload::MAX_OP_BYTES);
     for (uint32_t i : order)
     {
         const pb::Node& node = nodes[i];
         const std::string where = path + ": node " + std::to_string(node.id());
-        std::vector<uint32_t> direct;  // kept ops it depends on
-        std::vector<uint32_t> through; // kept ops its dropped dependencies stand for
-        for (uint32_t p : deps[i])
+        std::vector<uint32_t> opDeps; // the kept ops it depends on, directly or not
+        if (!reducer.Visit(i, deps[i], &opDeps))
         {
-            if (opOf[p] != UINT32_MAX)
-            {
-                direct.push_back(opOf[p]);
-                continue;
-            }
-            passed += stands[p].size();
-            if (passed > MAX_PASSED_DEPS)
-            {
-                Fail(where + ": more than " + std::to_string(MAX_PASSED_DEPS) +
-                     " dependencies passed on through dropped nodes (METADATA_NODE, "
-                     "MEM_LOAD_NODE, MEM_STORE_NODE) in the file, which is not allowed (a node "
-                     "depending on a dropped node depends on what that one depended on)");
-            }
-            through.insert(through.end(), stands[p].begin(), stands[p].end());
+            Fail(where + ": more than " + std::to_string(ChakraDependencyReducer::MAX_PASSED_DEPS) +
+                 " dependencies passed on through dropped nodes (METADATA_NODE, "
+                 "MEM_LOAD_NODE, MEM_STORE_NODE) in the file, which is not allowed (a node "
+                 "depending on a dropped node depends on what that one depended on)");
         }
-        reduce(through);
         std::set<std::string> other;
         for (const auto& a : node.attr())
         {
@@ -601,13 +529,9 @@ ReadRank(const std::string& path, uint32_t rank, uint32_t ranks, Ignored& ignore
         {
             ++ignored.attrs[a];
         }
-        if (isDropped(i))
+        if (dropped[i])
         {
             ++ignored.dropped[pb::NodeType_Name(node.type())];
-            through.insert(through.end(), direct.begin(), direct.end());
-            reduce(through);
-            through.shrink_to_fit();
-            stands[i] = std::move(through);
             continue;
         }
         ChakraRawOp op;
@@ -680,10 +604,7 @@ ReadRank(const std::string& path, uint32_t rank, uint32_t ranks, Ignored& ignore
                  " is not supported (COMP_NODE, COMM_COLL_NODE, COMM_SEND_NODE, COMM_RECV_NODE; "
                  "METADATA_NODE, MEM_LOAD_NODE and MEM_STORE_NODE are dropped)");
         }
-        direct.insert(direct.end(), through.begin(), through.end());
-        std::sort(direct.begin(), direct.end());
-        direct.erase(std::unique(direct.begin(), direct.end()), direct.end());
-        op.deps = std::move(direct);
+        op.deps = std::move(opDeps);
         ops.push_back(std::move(op));
     }
     return ops;

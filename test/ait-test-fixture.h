@@ -172,6 +172,21 @@ SimProgram()
 
 /**
  * \ingroup ai-training-tests
+ * \brief The path of ait-compare (utils/ait-compare, as the build stages it).
+ * \return it; "" where the test binary does not know it (in-tree test runner): skip then
+ */
+inline std::string
+CompareProgram()
+{
+#ifdef AIT_COMPARE
+    return AIT_COMPARE;
+#else
+    return "";
+#endif
+}
+
+/**
+ * \ingroup ai-training-tests
  * \brief Run the study program ai-training-sim with these arguments.
  * \param args its command-line arguments
  * \param timeoutSeconds stop it after this long; 0: no limit

@@ -24,11 +24,7 @@ using namespace ns3::test;
 namespace
 {
 
-#ifdef AIT_COMPARE
-const std::string COMPARE = AIT_COMPARE;
-#else
-const std::string COMPARE;
-#endif
+const std::string COMPARE = CompareProgram(); //!< ait-compare ("" in-tree)
 
 /// A fresh directory name in the scratch directory (nothing there).
 std::string

@@ -88,6 +88,8 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
         File(tmp, "header.sched", "collective allreduce\nranks 65536\nchunks 1048576\n");
     const std::string tiny = File(tmp, "tiny.cdf", "10 100\n");
     const std::string late = File(tmp, "late.flows", "1\n1 0 3 100 1000 101\n");
+    const std::string oneFlow = File(tmp, "one.flows", "1\n0 1 3 100 1000 0\n");
+    const std::string oneHost = File(tmp, "one-host.topo", "2 1 1\n1\n0 1 100Gbps 1us 0\n");
     const std::string fifo = tmp + "/fifo";
     ns3::test::Shell("mkfifo " + fifo);
 
@@ -215,7 +217,11 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
         {"--ns3::SwitchMmu::BufferSize=1000", "set by the program from --bufferSize"},
         {"--ns3::Communicator::Channels=2", "set by the program from --channels"},
         {"--RngSeed=3", "--RngSeed=3 is set by the program from --seed"},
-        {"--SchedulerType=abc", "--SchedulerType=abc is not a valid value"},
+        {"--SchedulerType=abc", "--SchedulerType=abc is not a valid value of ns-3's global SchedulerType (abc is not a known event scheduler: one of ns3::CalendarScheduler, ns3::FlatHeapScheduler, ns3::HeapScheduler, ns3::ListScheduler, ns3::MapScheduler, ns3::PartitionIndependentScheduler, ns3::PriorityQueueScheduler)"},
+        // a name of no such type stopped the run ("exit status 139") without saying what is allowed
+        {"--SimulatorImplementationType=ns3::Foo", "--SimulatorImplementationType=ns3::Foo is not a valid value of ns-3's global SimulatorImplementationType (ns3::Foo is not a known simulator implementation: one of ns3::DefaultSimulatorImpl, ns3::LeanSimulatorImpl, ns3::RealtimeSimulatorImpl)"},
+        {"--SchedulerType=ns3::Node", "(ns3::Node is not a known event scheduler: one of ns3::CalendarScheduler,"},
+        {"--SchedulerType=ns3::Scheduler", "(ns3::Scheduler is not a known event scheduler: one of"},
         {"--PrintAttributes=ns3::Nope", "--PrintAttributes=ns3::Nope: not an ns-3 TypeId"},
         // choices and combinations
         {"--cc=reno", "--cc=reno is not allowed (dcqcn|hpcc|timely|dctcp|nscc|none)"},
@@ -231,10 +237,18 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
         {"--collective=allreduce --algorithm=hd --ranks=12", "--algorithm=hd needs a power-of-two --ranks"},
         {"--workload=dp --algorithm=direct", "--algorithm=direct is the all-to-all algorithm"},
         {"--collective=allreduce --ranks=1", "--ranks=1 is not allowed for a collective (2..16"},
+        // a fabric of one host: the flags given, not a --ranks the user did not give
+        {"--topology=leaf-spine --leaves=1 --hostsPerLeaf=1 --collective=allreduce", "error: --leaves=1 --hostsPerLeaf=1 give 1 host; a collective needs at least 2 (one rank per host)"},
+        {"--topology=rail --leaves=1 --hostsPerLeaf=1 --collective=alltoall --ranks=2", "error: --leaves=1 --hostsPerLeaf=1 give 1 host; a collective needs at least 2"},
+        {"--topology=file:" + oneHost + " --collective=allreduce", "error: --topology=file:" + oneHost + " gives 1 host; a collective needs at least 2 (one rank per host)"},
         {"--collective=allreduce --workload=dp", "--collective and --workload contradict"},
         {"--workload=dp --tp=2", "--workload=dp is data parallel only"},
         {"--workload=gpt --ep=2", "--ep=2 needs --workload=moe"},
         {"--workload=gpt --tp=2 --ranks=15", "--ranks=15 is not --dp x --tp x --pp = 7 x 2 x 1"},
+        // more TP x PP than ranks: the flags given, not a --ranks the user did not give
+        {"--workload=gpt --tp=64", "error: --tp=64 needs TP x PP = 64 ranks, more than the 16 hosts of this k=4 fat-tree"},
+        {"--workload=gpt --k=8 --tp=32", "error: --tp=32 needs TP x PP = 32 ranks, more than the default 16 ranks (give --ranks, a multiple of 32)"},
+        {"--workload=moe --tp=4 --pp=2 --ranks=4", "error: --tp=4 --pp=2 need TP x PP = 8 ranks, more than --ranks=4"},
         {"--workload=" AIT_SOURCE_DIR "/traces/dp.workload --tp=2", "--tp has no effect with --workload="},
         {"--ranks=16 --jobs=2", "2 job(s) of 16 ranks need more than the 16 hosts"},
         {"--pcap=3,x", "--pcap=3,x: \"x\" is not allowed"},
@@ -268,6 +282,9 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
         {"--collective=allreduce --bytes=1M --algorithm=file:" + empty, empty + ": the file is empty"},
         {"--flows=" + fifo, fifo + ": is not a regular file (a flow file)"},
         {"--flows=" + late, late + ":2: start_seconds 101 is not allowed (a run simulates less than 100 s"},
+        // flags a flow-file study does not use: no silent knobs
+        {"--flows=" + oneFlow + " --gpusPerServer=2", "error: --gpusPerServer=2 has no effect with --flows (it puts the ranks of collectives and jobs on a server's NVLink"},
+        {"--flows=" + oneFlow + " --topology=leaf-spine --gpusPerServer=2", "error: --gpusPerServer=2 has no effect with --flows"},
         {"--collective=allreduce --bytes=1K --background=file:/dev/zero:0.1", "/dev/zero: is not a regular file (a CDF file)"},
         {"--collective=allreduce --bytes=1K --background=file:" + fifo + ":0.1", fifo + ": is not a regular file (a CDF file)"},
         {"--collective=allreduce --bytes=1K --background=file::0.1", "file: needs a path"},
@@ -417,6 +434,34 @@ TEST(StudyBadInput, AUtf8ByteOrderMarkStartsAnyInputFileWithoutChangingIt)
         EXPECT_EQ(Slurp(dir + "/a/flows.csv"), Slurp(dir + "/b/flows.csv")) << marked;
         EXPECT_FALSE(Slurp(dir + "/a/flows.csv").empty()) << plain;
         ns3::test::Shell("rm -rf " + dir + "/a " + dir + "/b");
+    }
+    ns3::test::Shell("rm -rf " + dir);
+}
+
+TEST(StudyBadInput, AQpTracePairWithoutQueuePairsGetsANote)
+{
+    if (SIM.empty())
+    {
+        GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
+    }
+    // a ring all-reduce of 4 ranks on hosts 0..3: host 0 sends to host 1 only, so 0:2 has no
+    // queue pair (qp-trace.csv was written without its rows and without a word)
+    const std::string dir = ns3::test::ScratchDir() + "ait-badin-qp-" + std::to_string(getpid());
+    ns3::test::Shell("rm -rf " + dir);
+    const Outcome o = RunSim("--collective=allreduce --bytes=64K --ranks=4 --qpTrace=0:1,0:2 "
+                             "--plots=false --progress=off --outputDir=" +
+                                 dir,
+                             300);
+    ASSERT_EQ(o.rc, 0) << o.err;
+    EXPECT_EQ(o.err,
+              "ai-training-sim: note: --qpTrace: no queue pair from host 0 to host 2 existed in "
+              "this run (host 0 never sent to host 2): qp-trace.csv has no row for 0:2\n");
+    const auto rows = ns3::test::CsvLines(dir + "/qp-trace.csv");
+    ASSERT_GT(rows.size(), 1u);
+    for (size_t i = 1; i < rows.size(); ++i)
+    {
+        ASSERT_GE(rows[i].size(), 3u);
+        EXPECT_EQ(rows[i][1] + ":" + rows[i][2], "0:1") << "row " << i;
     }
     ns3::test::Shell("rm -rf " + dir);
 }

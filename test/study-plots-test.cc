@@ -29,16 +29,8 @@ using namespace ns3::test;
 namespace
 {
 
-#ifdef AIT_SIM_BINARY
-const std::string SIM = AIT_SIM_BINARY;
-#else
-const std::string SIM;
-#endif
-#ifdef AIT_COMPARE
-const std::string COMPARE = AIT_COMPARE;
-#else
-const std::string COMPARE;
-#endif
+const std::string SIM = SimProgram();         //!< ai-training-sim ("" in-tree)
+const std::string COMPARE = CompareProgram(); //!< ait-compare ("" in-tree)
 
 #define REQUIRE_SIM_AND_GNUPLOT()                                                                  \
     if (SIM.empty())                                                                               \
