@@ -47,17 +47,18 @@ BuildPreset(Options& o, const Given& g, const std::string& wl)
         o.ranks = dpFlag ? dpFlag * tp * pp : std::min<uint32_t>(16, o.hosts);
     }
     const uint32_t group = tp * pp; // the ranks of one data-parallel replica
+    // the flags given that make the group (a message names only what the user wrote)
+    std::string flags;
+    for (const char* f : {"tp", "pp"})
+    {
+        if (g.count(f))
+        {
+            flags += (flags.empty() ? "" : " ") + Arg(f, Value(g, f));
+        }
+    }
     if (!dpFlag && group > o.ranks)
     {
-        // more than the job's ranks: name the flags given (the ranks may be the default)
-        std::string flags;
-        for (const char* f : {"tp", "pp"})
-        {
-            if (g.count(f))
-            {
-                flags += (flags.empty() ? "" : " ") + Arg(f, Value(g, f));
-            }
-        }
+        // more than the job's ranks (the ranks may be the default)
         const std::string need = flags + (g.count("tp") && g.count("pp") ? " need" : " needs") +
                                  " TP x PP = " + std::to_string(group) + " ranks, more than ";
         if (group > o.hosts)
@@ -70,6 +71,14 @@ BuildPreset(Options& o, const Given& g, const std::string& wl)
                                             std::to_string(group) + ")"));
     }
     const uint32_t dp = dpFlag ? dpFlag : o.ranks / (tp * pp);
+    if (!dpFlag && uint64_t(dp) * tp * pp != o.ranks)
+    {
+        // --dp not given: the ranks must split into replicas of TP x PP
+        Fail((g.count("ranks") ? Arg("ranks", Value(g, "ranks"))
+                               : "the default " + std::to_string(o.ranks) + " ranks") +
+             " is no multiple of TP x PP = " + std::to_string(group) + " (" + flags + ")" +
+             (g.count("ranks") ? "" : ": give --ranks, a multiple of " + std::to_string(group)));
+    }
     if (uint64_t(dp) * tp * pp != o.ranks)
     {
         Fail("--ranks=" + std::to_string(o.ranks) + " is not --dp x --tp x --pp = " +

@@ -244,7 +244,9 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
         {"--collective=allreduce --workload=dp", "--collective and --workload contradict"},
         {"--workload=dp --tp=2", "--workload=dp is data parallel only"},
         {"--workload=gpt --ep=2", "--ep=2 needs --workload=moe"},
-        {"--workload=gpt --tp=2 --ranks=15", "--ranks=15 is not --dp x --tp x --pp = 7 x 2 x 1"},
+        {"--workload=gpt --tp=2 --ranks=15", "--ranks=15 is no multiple of TP x PP = 2 (--tp=2)"},
+        {"--workload=gpt --tp=3", "the default 16 ranks is no multiple of TP x PP = 3 (--tp=3): give --ranks, a multiple of 3"},
+        {"--workload=gpt --dp=2 --tp=2 --ranks=8", "--ranks=8 is not --dp x --tp x --pp = 2 x 2 x 1"},
         // more TP x PP than ranks: the flags given, not a --ranks the user did not give
         {"--workload=gpt --tp=64", "error: --tp=64 needs TP x PP = 64 ranks, more than the 16 hosts of this k=4 fat-tree"},
         {"--workload=gpt --k=8 --tp=32", "error: --tp=32 needs TP x PP = 32 ranks, more than the default 16 ranks (give --ranks, a multiple of 32)"},
