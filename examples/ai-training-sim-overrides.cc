@@ -202,6 +202,14 @@ CheckOverride(const std::string& name, const std::string& value)
              "attribute)");
     }
     const std::string type = info.checker->GetValueTypeName();
+    if (type == "ns3::TimeValue" && OverrideSyntaxOk(type, value) &&
+        !aitexample::IsWholeNanoseconds(
+            !value.empty() && (value[0] == '-' || value[0] == '+') ? value.substr(1) : value))
+    {
+        // ns-3 would round it to the simulator's resolution without a word
+        Fail(arg + " is not a valid value of " + name +
+             " (a time of whole nanoseconds, the simulator's resolution)");
+    }
     if (!OverrideSyntaxOk(type, value) || !ValidValue(info.checker, value))
     {
         Fail(arg + " is not a valid value of " + name + " (" +

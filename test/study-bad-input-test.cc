@@ -245,6 +245,10 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
         {"--workload=dp --tp=2", "--workload=dp is data parallel only"},
         {"--workload=gpt --ep=2", "--ep=2 needs --workload=moe"},
         {"--workload=gpt --tp=2 --ranks=15", "--ranks=15 is no multiple of TP x PP = 2 (--tp=2)"},
+        // an override's time below the resolution (ns-3 rounded it without a word)
+        {"--ns3::RdmaNic::RtoInitial=1.5ns",
+         "--ns3::RdmaNic::RtoInitial=1.5ns is not a valid value of ns3::RdmaNic::RtoInitial (a "
+         "time of whole nanoseconds"},
         {"--workload=gpt --tp=3", "the default 16 ranks is no multiple of TP x PP = 3 (--tp=3): give --ranks, a multiple of 3"},
         {"--workload=gpt --dp=2 --tp=2 --ranks=8", "--ranks=8 is not --dp x --tp x --pp = 2 x 2 x 1"},
         // more TP x PP than ranks: the flags given, not a --ranks the user did not give
