@@ -12,6 +12,8 @@
  */
 #include "ai-training-sim-options.h"
 
+#include "example-flag-syntax.h"
+
 #include "ns3/decimal-text.h"
 
 #include <cmath>
@@ -258,13 +260,7 @@ ParseTime(const std::string& flag, const std::string& v, Time lo, Time hi, const
     if (v != "0")
     {
         // the simulator counts whole nanoseconds: 1ps or 99.9ns would be rounded silently
-        static const std::map<std::string, long double> nsPer =
-            {{"s", 1e9L}, {"ms", 1e6L}, {"us", 1e3L}, {"ns", 1.0L}, {"ps", 1e-3L}, {"fs", 1e-6L}};
-        std::string number;
-        std::string unit;
-        SplitUnit(v, &number, &unit);
-        const long double ns = std::strtold(number.c_str(), nullptr) * nsPer.at(unit);
-        if (std::fabs(ns - std::round(ns)) > 1e-6L)
+        if (!aitexample::IsWholeNanoseconds(v))
         {
             Fail(Arg(flag, v) + " is not allowed (" + what +
                  "; a whole number of nanoseconds, the simulator's resolution)");

@@ -32,6 +32,24 @@ namespace aitexample
 /// nanoseconds in 64 bits (about 9.2e9 s) and wraps around silently beyond.
 constexpr double MAX_TIME_SECONDS = 9e9;
 
+/// \return the nanoseconds of each unit ns3::Time reads ("": seconds); ns-3 aborts on any other
+inline const std::map<std::string, long double>&
+NanosecondsPerTimeUnit()
+{
+    static const std::map<std::string, long double> nsPer = {{"", 1e9L},
+                                                             {"s", 1e9L},
+                                                             {"ms", 1e6L},
+                                                             {"us", 1e3L},
+                                                             {"ns", 1.0L},
+                                                             {"ps", 1e-3L},
+                                                             {"fs", 1e-6L},
+                                                             {"min", 60e9L},
+                                                             {"h", 3600e9L},
+                                                             {"d", 86400e9L},
+                                                             {"y", 365.0L * 86400e9L}};
+    return nsPer;
+}
+
 /**
  * \param v a text
  * \return whether it is a time ns3::Time reads: a number and a unit s, ms, us, ns, ps,
@@ -46,20 +64,9 @@ IsTime(const std::string& v)
     const std::string unit = n == std::string::npos ? "" : v.substr(n);
     char* end = nullptr;
     const long double x = std::strtold(num.c_str(), &end);
-    static const std::map<std::string, long double> seconds = {{"", 1.0L},
-                                                               {"s", 1.0L},
-                                                               {"ms", 1e-3L},
-                                                               {"us", 1e-6L},
-                                                               {"ns", 1e-9L},
-                                                               {"ps", 1e-12L},
-                                                               {"fs", 1e-15L},
-                                                               {"min", 60.0L},
-                                                               {"h", 3600.0L},
-                                                               {"d", 86400.0L},
-                                                               {"y", 365.0L * 86400.0L}};
-    auto u = seconds.find(unit);
-    return !num.empty() && *end == '\0' && u != seconds.end() && std::isfinite(x) &&
-           std::fabs(x * u->second) <= MAX_TIME_SECONDS;
+    auto u = NanosecondsPerTimeUnit().find(unit);
+    return !num.empty() && *end == '\0' && u != NanosecondsPerTimeUnit().end() &&
+           std::isfinite(x) && std::fabs(x * u->second) <= MAX_TIME_SECONDS * 1e9L;
 }
 
 /// What a time value must also be, for the messages: ns-3 counts whole nanoseconds and rounds
@@ -77,17 +84,7 @@ IsWholeNanoseconds(const std::string& v)
 {
     const size_t n = v.find_first_not_of("+-0123456789.eE");
     const std::string unit = n == std::string::npos ? "" : v.substr(n);
-    static const std::map<std::string, long double> nsPer = {{"", 1e9L},
-                                                             {"s", 1e9L},
-                                                             {"ms", 1e6L},
-                                                             {"us", 1e3L},
-                                                             {"ns", 1.0L},
-                                                             {"ps", 1e-3L},
-                                                             {"fs", 1e-6L},
-                                                             {"min", 60e9L},
-                                                             {"h", 3600e9L},
-                                                             {"d", 86400e9L},
-                                                             {"y", 365.0L * 86400e9L}};
+    const auto& nsPer = NanosecondsPerTimeUnit();
     auto u = nsPer.find(unit);
     if (u == nsPer.end())
     {
