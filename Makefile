@@ -75,6 +75,7 @@ bench: configure
 	./$(BUILD)/ait-ring-bench --k=4,8 --cases=module --schedulers=map,heap,mappis,pis --repeat=3
 	./$(BUILD)/ait-scheduler-bench --schedulers=map,heap,mappis,pis
 	./$(BUILD)/ait-allreduce-bench
+	./$(BUILD)/ait-connection-setup-bench --k=8,12 --cc=Dcqcn,Hpcc,None --repeat=3
 	./$(BUILD)/ait-permutation-bench --k=8
 	nice ./$(BUILD)/ait-permutation-bench --k=16
 

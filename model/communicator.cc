@@ -10,6 +10,7 @@
 #include "hierarchical-algorithm.h"
 #include "p2p-transfers.h"
 #include "pipelined-broadcast.h"
+#include "qp-creation-batch.h"
 #include "rdma-nic.h"
 #include "ring-algorithm.h"
 #include "roce-net-device.h"
@@ -292,6 +293,7 @@ Communicator::Setup(const std::vector<Ptr<RdmaNic>>& ranks)
     m_p2p = CreateObject<P2pTransfers>();
     m_p2p->Attach(this, m_busId, NOTICE_P2P);
     m_ringTx.assign(m_channels, std::vector<std::vector<Ptr<RdmaQueuePair>>>(n));
+    QpCreationBatch batch; // the ring's connections: one CC instance copied per NIC
     for (uint32_t c = 0; c < m_channels; ++c)
     {
         for (uint32_t r = 0; r < n; ++r)

@@ -3,6 +3,7 @@
  */
 #include "direct-all-to-all.h"
 
+#include "qp-creation-batch.h"
 #include "rdma-queue-pair.h"
 
 #include "ns3/log.h"
@@ -53,6 +54,7 @@ DirectAllToAll::Supports(Communicator::Kind kind) const
 void
 DirectAllToAll::BuildMesh()
 {
+    QpCreationBatch batch; // n x (n - 1) connections: one CC instance copied per NIC
     const uint32_t n = m_comm->GetNRanks();
     const uint32_t qps = m_comm->GetQpsPerConnection();
     m_mesh.assign(n, std::vector<std::vector<Ptr<RdmaQueuePair>>>(n));

@@ -4,6 +4,7 @@
 #include "double-binary-tree-algorithm.h"
 
 #include "control-bus.h"
+#include "qp-creation-batch.h"
 #include "rdma-queue-pair.h"
 
 #include "ns3/log.h"
@@ -77,6 +78,7 @@ DoubleBinaryTreeAlgorithm::BtreeParent(uint32_t n, uint32_t rank)
 void
 DoubleBinaryTreeAlgorithm::Build()
 {
+    QpCreationBatch batch; // the connections of both trees: one CC instance copied per NIC
     const uint32_t n = m_comm->GetNRanks();
     const uint32_t channels = m_comm->GetChannels();
     m_qps = m_comm->GetQpsPerConnection();

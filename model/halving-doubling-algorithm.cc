@@ -3,6 +3,7 @@
  */
 #include "halving-doubling-algorithm.h"
 
+#include "qp-creation-batch.h"
 #include "rdma-queue-pair.h"
 
 #include "ns3/log.h"
@@ -65,6 +66,7 @@ HalvingDoublingAlgorithm::CheckRanks(uint32_t n) const
 void
 HalvingDoublingAlgorithm::Build()
 {
+    QpCreationBatch batch; // every exchange partner: one CC instance copied per NIC
     const uint32_t n = m_comm->GetNRanks();
     uint32_t bits = 0;
     while ((1u << bits) < n)

@@ -3,6 +3,7 @@
  */
 #include "pat-algorithm.h"
 
+#include "qp-creation-batch.h"
 #include "rdma-queue-pair.h"
 
 #include "ns3/log.h"
@@ -73,6 +74,7 @@ PatAlgorithm::Blocks(uint32_t n, uint32_t step)
 void
 PatAlgorithm::Build()
 {
+    QpCreationBatch batch; // every step's connections: one CC instance copied per NIC
     const uint32_t n = m_comm->GetNRanks();
     const uint32_t channels = m_comm->GetChannels();
     const uint32_t qps = m_comm->GetQpsPerConnection();

@@ -15,6 +15,7 @@
 #include "enum-accessor.h"
 #include "int-tag.h"
 #include "lazy-datagram.h"
+#include "qp-creation-batch.h"
 #include "rdma-ack-tag.h"
 #include "rdma-nic-wire.h"
 #include "reth-header.h"
@@ -264,6 +265,7 @@ RdmaNic::DoDispose()
     }
     m_wakePending = false;
     m_staleWakes.clear();
+    m_ccPrototype = nullptr;
     for (auto& q : m_qps)
     {
         q->Dispose();
@@ -330,6 +332,8 @@ RdmaNic::SetCongestionControl(std::string name)
     }
     m_ccFactory.SetTypeId(tid);
     m_ccName = name;
+    m_ccPrototype = nullptr;
+    m_ccPrototypeBatch = 0;
 }
 
 std::string
@@ -487,7 +491,7 @@ RdmaNic::CreateQp(uint8_t priority, uint16_t sourcePort, RdmaQueuePair::Transpor
         m_analytical->SetNic(this);
     }
     qp->m_sport = sourcePort ? sourcePort : static_cast<uint16_t>(49152 + (qp->m_qpn % 16384));
-    qp->m_cc = m_ccFactory.Create<RoceCongestionOps>();
+    qp->m_cc = NewCongestionControl();
     if (transport == RdmaQueuePair::UET && qp->m_cc->NeedsInt())
     {
         NS_FATAL_ERROR("RdmaNic: CongestionControl "
@@ -508,6 +512,26 @@ RdmaNic::CreateQp(uint8_t priority, uint16_t sourcePort, RdmaQueuePair::Transpor
     qp->m_cc->SetRateListener(&RdmaNic::QpRateChanged, PeekPointer(qp));
     m_qps.push_back(qp);
     return qp;
+}
+
+Ptr<RoceCongestionOps>
+RdmaNic::NewCongestionControl()
+{
+    const uint64_t batch = QpCreationBatch::GetOpen();
+    if (batch != 0)
+    {
+        if (m_ccPrototypeBatch != batch)
+        {
+            m_ccPrototype = m_ccFactory.Create<RoceCongestionOps>();
+            m_ccPrototypeBatch = batch;
+        }
+        Ptr<RoceCongestionOps> copy = m_ccPrototype->Copy();
+        if (copy)
+        {
+            return copy;
+        }
+    }
+    return m_ccFactory.Create<RoceCongestionOps>();
 }
 
 void

@@ -421,6 +421,13 @@ class RdmaNic : public Object, public RoceFrameSink
      * \param newBps new rate
      */
     static void QpRateChanged(void* qp, uint64_t oldBps, uint64_t newBps);
+
+    /**
+     * \brief The congestion control of a new QP: made by the factory, or inside a
+     *        QpCreationBatch a copy of the batch's first instance of this NIC.
+     * \return a new instance
+     */
+    Ptr<RoceCongestionOps> NewCongestionControl();
     /**
      * \param qp the QP
      * \return true if the QP has a packet it may send now (data and window)
@@ -554,8 +561,11 @@ class RdmaNic : public Object, public RoceFrameSink
     Time m_baseRtt;            //!< base RTT for congestion control
     uint64_t m_windowAttr;     //!< static window in bytes (0 = none)
     ObjectFactory m_ccFactory; //!< congestion control factory
-    std::string m_ccName;      //!< its name as set
-    Time m_reorderWindow;      //!< time-based loss detection: constant part of the window
+    /// the instance copied for the QPs of the open QpCreationBatch (see NewCongestionControl)
+    Ptr<RoceCongestionOps> m_ccPrototype;
+    uint64_t m_ccPrototypeBatch{0}; //!< the batch it was made in (0: none)
+    std::string m_ccName;           //!< its name as set
+    Time m_reorderWindow;           //!< time-based loss detection: constant part of the window
 };
 
 } // namespace ns3

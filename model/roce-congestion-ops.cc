@@ -111,6 +111,31 @@ RoceCongestionOps::NeedsEcn() const
     return false;
 }
 
+Ptr<RoceCongestionOps>
+RoceCongestionOps::Copy() const
+{
+    if (m_started)
+    {
+        return nullptr;
+    }
+    Ptr<RoceCongestionOps> copy = DoCopy();
+    if (copy)
+    {
+        NS_ASSERT_MSG(copy->GetInstanceTypeId() == GetInstanceTypeId(),
+                      "RoceCongestionOps::DoCopy of " << GetInstanceTypeId().GetName() << " made a "
+                                                      << copy->GetInstanceTypeId().GetName());
+        copy->m_rateListener = nullptr;
+        copy->m_rateListenerContext = nullptr;
+    }
+    return copy;
+}
+
+Ptr<RoceCongestionOps>
+RoceCongestionOps::DoCopy() const
+{
+    return nullptr;
+}
+
 uint64_t
 RoceCongestionOps::GetWindow() const
 {

@@ -586,4 +586,10 @@ RoceDcqcn::IncreaseEvent(IncreaseSource source)
     }
 }
 
+Ptr<RoceCongestionOps>
+RoceDcqcn::DoCopy() const
+{
+    return CopyObject<RoceDcqcn>(Ptr<const RoceDcqcn>(this));
+}
+
 } // namespace ns3

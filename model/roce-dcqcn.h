@@ -207,6 +207,7 @@ class RoceDcqcn : public RoceCongestionOps
     double GetInitialAlpha() const;
 
   protected:
+    Ptr<RoceCongestionOps> DoCopy() const override;
     /// Cancel the timer; no decay is applied at disposal.
     void DoDispose() override;
 

@@ -207,4 +207,10 @@ RoceDctcp::CloseWindow()
                             << ", rate " << m_rateBps.Get());
 }
 
+Ptr<RoceCongestionOps>
+RoceDctcp::DoCopy() const
+{
+    return CopyObject<RoceDctcp>(Ptr<const RoceDctcp>(this));
+}
+
 } // namespace ns3

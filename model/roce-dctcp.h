@@ -79,6 +79,9 @@ class RoceDctcp : public RoceCongestionOps
     /// \return the InitialAlpha attribute
     double GetInitialAlpha() const;
 
+  protected:
+    Ptr<RoceCongestionOps> DoCopy() const override;
+
   private:
     /**
      * \brief Setter of G.

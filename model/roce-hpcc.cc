@@ -309,4 +309,10 @@ RoceHpcc::OnAck(const Ack& ack)
     }
 }
 
+Ptr<RoceCongestionOps>
+RoceHpcc::DoCopy() const
+{
+    return CopyObject<RoceHpcc>(Ptr<const RoceHpcc>(this));
+}
+
 } // namespace ns3

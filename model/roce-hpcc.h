@@ -105,6 +105,9 @@ class RoceHpcc : public RoceCongestionOps
     /// N of the default W_AI = W_init x (1 - Eta) / N: flows a bottleneck carries with U < 1
     static constexpr double DEFAULT_FLOWS = 10;
 
+  protected:
+    Ptr<RoceCongestionOps> DoCopy() const override;
+
   private:
     /**
      * \brief Setter of Eta.

@@ -33,4 +33,10 @@ RoceLineRate::GetName() const
     return "None";
 }
 
+Ptr<RoceCongestionOps>
+RoceLineRate::DoCopy() const
+{
+    return CopyObject<RoceLineRate>(Ptr<const RoceLineRate>(this));
+}
+
 } // namespace ns3

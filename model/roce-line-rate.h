@@ -37,6 +37,9 @@ class RoceLineRate : public RoceCongestionOps
 
     /// \return "None"
     std::string GetName() const override;
+
+  protected:
+    Ptr<RoceCongestionOps> DoCopy() const override;
 };
 
 } // namespace ns3

@@ -709,4 +709,10 @@ RoceNscc::OnTimeout()
     Publish();
 }
 
+Ptr<RoceCongestionOps>
+RoceNscc::DoCopy() const
+{
+    return CopyObject<RoceNscc>(Ptr<const RoceNscc>(this));
+}
+
 } // namespace ns3

@@ -111,6 +111,9 @@ class RoceNscc : public RoceCongestionOps
     /// \return quick adapts (including timeouts) since Start()
     uint64_t GetQuickAdapts() const;
 
+  protected:
+    Ptr<RoceCongestionOps> DoCopy() const override;
+
   private:
     /// \name attribute setters (they reject bad values)
     /// \{

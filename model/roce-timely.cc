@@ -298,4 +298,10 @@ RoceTimely::OnAck(const Ack& ack)
                         << ", rate " << m_rate);
 }
 
+Ptr<RoceCongestionOps>
+RoceTimely::DoCopy() const
+{
+    return CopyObject<RoceTimely>(Ptr<const RoceTimely>(this));
+}
+
 } // namespace ns3

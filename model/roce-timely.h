@@ -97,6 +97,9 @@ class RoceTimely : public RoceCongestionOps
     /// \return the HaiThreshold attribute
     uint32_t GetHaiThreshold() const;
 
+  protected:
+    Ptr<RoceCongestionOps> DoCopy() const override;
+
   private:
     /**
      * \brief Setter of TLow.
