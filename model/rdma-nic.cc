@@ -480,6 +480,10 @@ RdmaNic::CreateQp(uint8_t priority, uint16_t sourcePort, RdmaQueuePair::Transpor
     qp->m_qpn = m_qpnBase + m_qps.size();
     qp->m_priority = priority;
     qp->m_transport = transport;
+    if (transport == RdmaQueuePair::UET)
+    {
+        qp->m_uet = std::make_unique<RdmaQueuePair::UetState>();
+    }
     if (transport == RdmaQueuePair::UET && !m_uet)
     {
         m_uet = CreateObject<UetTransport>();

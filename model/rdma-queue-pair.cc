@@ -79,7 +79,10 @@ RdmaQueuePair::DoDispose()
 {
     m_rtoEvent.Cancel();
     m_reoEvent.Cancel();
-    m_uetCredit.requestEvent.Cancel();
+    if (m_uet)
+    {
+        m_uet->credit.requestEvent.Cancel();
+    }
     if (m_cc)
     {
         m_cc->Stop();

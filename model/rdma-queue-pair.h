@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <vector>
 
 namespace ns3
@@ -223,14 +224,6 @@ class RdmaQueuePair : public Object
         Time first;          //!< when its first packet arrived
     };
 
-    Transport m_transport{RC};             //!< transport
-    uint64_t m_uetSprayed{0};              //!< UET: packets sent (the entropy index)
-    RingFifo<uint16_t> m_uetGoodEntropies; //!< UET sender: entropies to reuse (REPS)
-    RingFifo<UetRxMessage> m_uetRx;        //!< UET receiver: message m_uetRxBase + i
-    uint64_t m_uetRxBase{0};               //!< UET receiver: oldest incomplete message id
-    Time m_uetLastEcnCnp;                  //!< UET sender: last ECN echo given to OnCnp()
-    bool m_uetEcnCnpOnce{false};           //!< UET sender: an ECN echo was given to OnCnp()
-
     /// UET receiver credit (UetCreditPacer): the state of both ends of a connection.
     struct UetCredit
     {
@@ -251,7 +244,20 @@ class RdmaQueuePair : public Object
         bool active{false};  //!< in the pacer's round-robin
     };
 
-    UetCredit m_uetCredit; //!< receiver credit state
+    /// The state only a UET queue pair has (about 200 bytes an RC queue pair does without).
+    struct UetState
+    {
+        uint64_t sprayed{0};              //!< packets sent (the entropy index)
+        RingFifo<uint16_t> goodEntropies; //!< sender: entropies to reuse (REPS)
+        RingFifo<UetRxMessage> rx;        //!< receiver: message rxBase + i
+        uint64_t rxBase{0};               //!< receiver: oldest incomplete message id
+        Time lastEcnCnp;                  //!< sender: last ECN echo given to OnCnp()
+        bool ecnCnpOnce{false};           //!< sender: an ECN echo was given to OnCnp()
+        UetCredit credit;                 //!< receiver credit state
+    };
+
+    Transport m_transport{RC};       //!< transport
+    std::unique_ptr<UetState> m_uet; //!< UET state (made by the NIC for UET QPs; null for RC)
 };
 
 } // namespace ns3

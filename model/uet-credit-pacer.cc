@@ -134,31 +134,31 @@ UetCreditPacer::GetUnscheduledBytes() const
 uint64_t
 UetCreditPacer::GetGranted(Ptr<const RdmaQueuePair> qp)
 {
-    return qp->m_uetCredit.granted;
+    return qp->m_uet ? qp->m_uet->credit.granted : 0;
 }
 
 uint64_t
 UetCreditPacer::GetRequested(Ptr<const RdmaQueuePair> qp)
 {
-    return qp->m_uetCredit.requested;
+    return qp->m_uet ? qp->m_uet->credit.requested : 0;
 }
 
 uint64_t
 UetCreditPacer::GetResendRequested(Ptr<const RdmaQueuePair> qp)
 {
-    return qp->m_uetCredit.resendBytes;
+    return qp->m_uet ? qp->m_uet->credit.resendBytes : 0;
 }
 
 uint64_t
 UetCreditPacer::GetUnscheduled(Ptr<const RdmaQueuePair> qp)
 {
-    return qp->m_uetCredit.unscheduled;
+    return qp->m_uet ? qp->m_uet->credit.unscheduled : 0;
 }
 
 uint64_t
 UetCreditPacer::GetGiven(Ptr<const RdmaQueuePair> qp)
 {
-    return qp->m_uetCredit.given;
+    return qp->m_uet ? qp->m_uet->credit.given : 0;
 }
 
 // ------------------------------------------------------------------ sender
@@ -166,7 +166,7 @@ UetCreditPacer::GetGiven(Ptr<const RdmaQueuePair> qp)
 void
 UetCreditPacer::OnPost(Ptr<RdmaQueuePair> qp, uint64_t bytes, bool idle)
 {
-    RdmaQueuePair::UetCredit& c = qp->m_uetCredit;
+    RdmaQueuePair::UetCredit& c = qp->m_uet->credit;
     if (idle)
     {
         c.bucket = m_unscheduledBytes;
@@ -188,8 +188,8 @@ UetCreditPacer::OnResendQueued(Ptr<RdmaQueuePair> qp, uint64_t bytes)
     {
         return;
     }
-    qp->m_uetCredit.requested += bytes;
-    qp->m_uetCredit.resendBytes += bytes;
+    qp->m_uet->credit.requested += bytes;
+    qp->m_uet->credit.resendBytes += bytes;
     RequestSoon(qp);
 }
 
@@ -230,14 +230,14 @@ UetCreditPacer::Blocked(Ptr<RdmaQueuePair> qp) const
     {
         return false; // nothing to send
     }
-    const RdmaQueuePair::UetCredit& c = qp->m_uetCredit;
+    const RdmaQueuePair::UetCredit& c = qp->m_uet->credit;
     return c.charged + NextPayload(qp) > c.unscheduled + c.granted;
 }
 
 bool
 UetCreditPacer::Allows(Ptr<RdmaQueuePair> qp)
 {
-    const RdmaQueuePair::UetCredit& c = qp->m_uetCredit;
+    const RdmaQueuePair::UetCredit& c = qp->m_uet->credit;
     if (c.charged + NextPayload(qp) <= c.unscheduled + c.granted)
     {
         return true;
@@ -250,15 +250,15 @@ UetCreditPacer::Allows(Ptr<RdmaQueuePair> qp)
 void
 UetCreditPacer::OnSent(Ptr<RdmaQueuePair> qp, uint32_t payload)
 {
-    qp->m_uetCredit.charged += payload;
+    qp->m_uet->credit.charged += payload;
 }
 
 void
 UetCreditPacer::RequestSoon(Ptr<RdmaQueuePair> qp)
 {
-    if (!qp->m_uetCredit.requestSoon)
+    if (!qp->m_uet->credit.requestSoon)
     {
-        qp->m_uetCredit.requestSoon = true;
+        qp->m_uet->credit.requestSoon = true;
         Simulator::ScheduleNow(&UetCreditPacer::SendRequest, this, qp, false);
     }
 }
@@ -266,7 +266,7 @@ UetCreditPacer::RequestSoon(Ptr<RdmaQueuePair> qp)
 void
 UetCreditPacer::SendRequest(Ptr<RdmaQueuePair> qp, bool repeated)
 {
-    RdmaQueuePair::UetCredit& c = qp->m_uetCredit;
+    RdmaQueuePair::UetCredit& c = qp->m_uet->credit;
     if (!repeated)
     {
         c.requestSoon = false;
@@ -282,7 +282,7 @@ UetCreditPacer::SendRequest(Ptr<RdmaQueuePair> qp, bool repeated)
 void
 UetCreditPacer::ArmRequestTimer(Ptr<RdmaQueuePair> qp)
 {
-    RdmaQueuePair::UetCredit& c = qp->m_uetCredit;
+    RdmaQueuePair::UetCredit& c = qp->m_uet->credit;
     if (!LeanSimulatorImpl::FastIsExpired(c.requestEvent))
     {
         return; // it fires at or before the deadline and re-arms itself
@@ -298,7 +298,7 @@ UetCreditPacer::ArmRequestTimer(Ptr<RdmaQueuePair> qp)
 void
 UetCreditPacer::OnRequestTimer(Ptr<RdmaQueuePair> qp)
 {
-    RdmaQueuePair::UetCredit& c = qp->m_uetCredit;
+    RdmaQueuePair::UetCredit& c = qp->m_uet->credit;
     const Time now = LeanSimulatorImpl::FastNow();
     const Time deadline = c.lastHeard + m_requestInterval;
     if (now < deadline)
@@ -319,7 +319,7 @@ UetCreditPacer::OnRequestTimer(Ptr<RdmaQueuePair> qp)
 void
 UetCreditPacer::ReceiveCredit(Ptr<RdmaQueuePair> qp, uint64_t granted)
 {
-    RdmaQueuePair::UetCredit& c = qp->m_uetCredit;
+    RdmaQueuePair::UetCredit& c = qp->m_uet->credit;
     ++m_stats.creditsReceived;
     c.lastHeard = LeanSimulatorImpl::FastNow();
     if (granted > c.requested)
@@ -342,7 +342,7 @@ UetCreditPacer::ReceiveCredit(Ptr<RdmaQueuePair> qp, uint64_t granted)
 void
 UetCreditPacer::ReceiveRequest(Ptr<RdmaQueuePair> qp, uint64_t requested)
 {
-    RdmaQueuePair::UetCredit& c = qp->m_uetCredit;
+    RdmaQueuePair::UetCredit& c = qp->m_uet->credit;
     ++m_stats.requestsReceived;
     c.wanted = std::max(c.wanted, requested);
     if (c.wanted > c.given)
@@ -358,9 +358,9 @@ UetCreditPacer::ReceiveRequest(Ptr<RdmaQueuePair> qp, uint64_t requested)
 void
 UetCreditPacer::Activate(Ptr<RdmaQueuePair> qp)
 {
-    if (!qp->m_uetCredit.active)
+    if (!qp->m_uet->credit.active)
     {
-        qp->m_uetCredit.active = true;
+        qp->m_uet->credit.active = true;
         m_active.push_back(qp);
     }
     SchedulePace();
@@ -392,7 +392,7 @@ UetCreditPacer::Pace()
     }
     Ptr<RdmaQueuePair> qp = m_active.front();
     m_active.pop_front();
-    RdmaQueuePair::UetCredit& c = qp->m_uetCredit;
+    RdmaQueuePair::UetCredit& c = qp->m_uet->credit;
     const uint64_t grant = std::min<uint64_t>(m_creditSize, c.wanted - c.given);
     c.given += grant;
     ++m_stats.creditsSent;

@@ -244,14 +244,14 @@ UetTransport::SendNext(Ptr<RdmaQueuePair> qp)
     const bool last = seq == msg->lastSeq;
     const uint32_t payload = last ? static_cast<uint32_t>(msg->bytes - index * mtu) : mtu;
     uint16_t entropy;
-    if (m_selection == REPS && !qp->m_uetGoodEntropies.empty())
+    if (m_selection == REPS && !qp->m_uet->goodEntropies.empty())
     {
-        entropy = qp->m_uetGoodEntropies.front();
-        qp->m_uetGoodEntropies.pop_front();
+        entropy = qp->m_uet->goodEntropies.front();
+        qp->m_uet->goodEntropies.pop_front();
     }
     else
     {
-        entropy = EntropyOf(*qp, qp->m_uetSprayed++);
+        entropy = EntropyOf(*qp, qp->m_uet->sprayed++);
     }
     UetHeader h;
     h.SetType(UetHeader::DATA);
@@ -509,18 +509,18 @@ UetTransport::CountInMessage(Ptr<RdmaQueuePair> qp,
                              uint32_t count,
                              uint32_t payload)
 {
-    const uint32_t rel = msgId - static_cast<uint32_t>(qp->m_uetRxBase);
+    const uint32_t rel = msgId - static_cast<uint32_t>(qp->m_uet->rxBase);
     if (rel >= (1u << 24) || count == 0)
     {
         NS_LOG_WARN("UET packet of message " << msgId << " (" << count
                                              << " packets) is not plausible: ignored");
         return false;
     }
-    if (qp->m_uetRx.size() <= rel)
+    if (qp->m_uet->rx.size() <= rel)
     {
-        qp->m_uetRx.grow_to(rel + 1, RdmaQueuePair::UetRxMessage{});
+        qp->m_uet->rx.grow_to(rel + 1, RdmaQueuePair::UetRxMessage{});
     }
-    RdmaQueuePair::UetRxMessage& m = qp->m_uetRx[rel];
+    RdmaQueuePair::UetRxMessage& m = qp->m_uet->rx[rel];
     const Time now = LeanSimulatorImpl::FastNow();
     if (!m.started)
     {
@@ -532,17 +532,22 @@ UetTransport::CountInMessage(Ptr<RdmaQueuePair> qp,
     const bool completes = m.left > 0 && --m.left == 0;
     if (completes && m_delivery == UNORDERED)
     {
-        Deliver(qp, qp->m_uetRxBase + rel, m.bytes, m.first, now);
+        Deliver(qp, qp->m_uet->rxBase + rel, m.bytes, m.first, now);
     }
-    while (!qp->m_uetRx.empty() && qp->m_uetRx.front().started && qp->m_uetRx.front().left == 0)
+    while (!qp->m_uet->rx.empty() && qp->m_uet->rx.front().started &&
+           qp->m_uet->rx.front().left == 0)
     {
         if (m_delivery == ORDERED)
         {
             // every earlier message is complete: this one is delivered now
-            Deliver(qp, qp->m_uetRxBase, qp->m_uetRx.front().bytes, qp->m_uetRx.front().first, now);
+            Deliver(qp,
+                    qp->m_uet->rxBase,
+                    qp->m_uet->rx.front().bytes,
+                    qp->m_uet->rx.front().first,
+                    now);
         }
-        qp->m_uetRx.pop_front();
-        qp->m_uetRxBase++;
+        qp->m_uet->rx.pop_front();
+        qp->m_uet->rxBase++;
     }
     return completes;
 }
@@ -721,19 +726,19 @@ UetTransport::ReceiveAck(Ptr<RdmaQueuePair> qp, const Rx& h)
         // in a buffer of RepsBufferSize whose oldest entry the newest overwrites (the paper's)
         if (m_repsBufferSize == 0)
         {
-            if (qp->m_uetGoodEntropies.size() < m_entropyCount)
+            if (qp->m_uet->goodEntropies.size() < m_entropyCount)
             {
-                qp->m_uetGoodEntropies.push_back(h.entropy);
+                qp->m_uet->goodEntropies.push_back(h.entropy);
             }
         }
         else
         {
-            if (qp->m_uetGoodEntropies.size() >= m_repsBufferSize)
+            if (qp->m_uet->goodEntropies.size() >= m_repsBufferSize)
             {
-                qp->m_uetGoodEntropies.pop_front();
+                qp->m_uet->goodEntropies.pop_front();
                 ++m_stats.overwrittenEntropies;
             }
-            qp->m_uetGoodEntropies.push_back(h.entropy);
+            qp->m_uet->goodEntropies.push_back(h.entropy);
         }
     }
     ack.newlyAcked = bytes;
@@ -742,11 +747,11 @@ UetTransport::ReceiveAck(Ptr<RdmaQueuePair> qp, const Rx& h)
     ack.packetsAcked = packets;
     ack.markedPacketsAcked = (h.flags & UetHeader::ECN_ECHO) ? std::min<uint32_t>(1, packets) : 0;
     ack.ecnEcho = ecn;
-    if (ecn && (!qp->m_uetEcnCnpOnce || now - qp->m_uetLastEcnCnp >= m_nic->m_cnpInterval))
+    if (ecn && (!qp->m_uet->ecnCnpOnce || now - qp->m_uet->lastEcnCnp >= m_nic->m_cnpInterval))
     {
         // rate-based controls that wait for CNPs (DCQCN) see an ECN echo as one
-        qp->m_uetEcnCnpOnce = true;
-        qp->m_uetLastEcnCnp = now;
+        qp->m_uet->ecnCnpOnce = true;
+        qp->m_uet->lastEcnCnp = now;
         qp->m_cc->OnCnp();
     }
     qp->m_cc->OnAck(ack);
