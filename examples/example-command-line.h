@@ -680,6 +680,13 @@ class ExampleCommandLine
                 Fail(arg + " is not allowed (" + info.checker->GetUnderlyingTypeInformation() +
                      ")");
             }
+            const bool signedTime = !value.empty() && (value[0] == '-' || value[0] == '+');
+            if (info.checker->GetValueTypeName() == "ns3::TimeValue" &&
+                !IsWholeNanoseconds(signedTime ? value.substr(1) : value))
+            {
+                // ns-3 would round it to the simulator's resolution without a word
+                Fail(arg + " is not allowed (" + WHOLE_NANOSECONDS + ")");
+            }
             if (tid.HasConstructor() && tid.IsChildOf(ns3::Object::GetTypeId()) &&
                 !ConstructsInChild(tid, info.name, value))
             {
