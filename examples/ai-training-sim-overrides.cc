@@ -122,6 +122,54 @@ TrialConstruct(TypeId tid, const std::string& attr, const std::string& value, bo
     });
 }
 
+/// ns-3 types outside the module that the study creates (besides the module's own types).
+const char* const CREATED_NS3_TYPES[] = {"ns3::Node",
+                                         "ns3::UniformRandomVariable",
+                                         "ns3::ExponentialRandomVariable",
+                                         "ns3::RateErrorModel",
+                                         "ns3::PcapFileWrapper",
+                                         "ns3::MpiReceiver"};
+
+/**
+ * \param tid a type
+ * \return whether the study creates objects of the type or of a subclass of it: the module's
+ *         types (group AiTraining), the ns-3 types of CREATED_NS3_TYPES and their parents
+ */
+bool
+StudyCreates(TypeId tid)
+{
+    const auto isOrHasParent = [tid](TypeId t) {
+        for (;; t = t.GetParent())
+        {
+            if (t == tid)
+            {
+                return true;
+            }
+            if (t == t.GetParent())
+            {
+                return false;
+            }
+        }
+    };
+    for (const char* name : CREATED_NS3_TYPES)
+    {
+        TypeId t;
+        if (TypeId::LookupByNameFailSafe(name, &t) && isOrHasParent(t))
+        {
+            return true;
+        }
+    }
+    for (uint16_t i = 0; i < TypeId::GetRegisteredN(); ++i)
+    {
+        const TypeId t = TypeId::GetRegistered(i);
+        if (t.GetGroupName() == "AiTraining" && isOrHasParent(t))
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
 } // namespace
 
 std::string
@@ -188,6 +236,13 @@ CheckOverride(const std::string& name, const std::string& value)
         Fail(arg + ": " + name.substr(0, pos) +
              " is not an ns-3 TypeId (overrides are --ns3::Type::Attribute=value; see "
              "--PrintTypeIds)");
+    }
+    if (!StudyCreates(tid))
+    {
+        // ns-3 takes the default, and nothing the study builds reads it
+        Fail(arg + ": the study creates no " + tid.GetName() +
+             " (its objects are the module's types, see --PrintGroup=AiTraining, and ns-3's "
+             "nodes, random variables, error models and pcap files)");
     }
     TypeId::AttributeInformation info;
     if (!tid.LookupAttributeByName(name.substr(pos + 2), &info))

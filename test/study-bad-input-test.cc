@@ -171,6 +171,11 @@ TEST(StudyBadInput, EveryBadInputExits2WithOneLineAndNoOutputDirectory)
         {"--transport=uet --lossRecovery=sr", "--lossRecovery=sr applies to --transport=rc only"},
         {"--uetCredit=true", "--uetCredit=true applies to --transport=uet only"},
         {"--transport=uet --uetCredit=yes", "--uetCredit=yes is not allowed (true|false)"},
+        // a type the study never creates: the default would be taken and never read
+        {"--ns3::TcpSocket::SegmentSize=1000",
+         "--ns3::TcpSocket::SegmentSize=1000: the study creates no ns3::TcpSocket (its objects "
+         "are the module's types"},
+        {"--ns3::Ipv4L3Protocol::DefaultTtl=3", "the study creates no ns3::Ipv4L3Protocol"},
         {"--transport=uet --uetCredit=true --ns3::UetCreditPacer::CreditSize=0",
          "--ns3::UetCreditPacer::CreditSize=0 is not a valid value of "
          "ns3::UetCreditPacer::CreditSize"},
