@@ -11,6 +11,7 @@
 #include "ns3/fatal-error.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
+#include "ns3/qp-creation-batch.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/roce-net-device.h"
@@ -25,6 +26,7 @@
 #include <deque>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <sys/stat.h>
 
@@ -396,6 +398,11 @@ void
 FlowHelper::State::StartDue(std::shared_ptr<State> s)
 {
     const Time now = Simulator::Now();
+    std::optional<QpCreationBatch> batch; // flows that start together: one CC copied per NIC
+    if (s->next + 1 < s->pending.size() && s->pending[s->next + 1].start <= now)
+    {
+        batch.emplace();
+    }
     while (s->next < s->pending.size() && s->pending[s->next].start <= now)
     {
         s->Start(s->pending[s->next], true, s);
