@@ -12,6 +12,7 @@
 #include "ns3/config.h"
 #include "ns3/double.h"
 #include "ns3/fat-tree-helper.h"
+#include "ns3/flow-helper.h"
 #include "ns3/leaf-spine-helper.h"
 #include "ns3/pointer.h"
 #include "ns3/qp-creation-batch.h"
@@ -277,4 +278,42 @@ TEST_F(QpBatch, ACopyIsIndependentHasNoRateListenerAndAStartedInstanceIsNotCopie
     EXPECT_FALSE(original->Copy());
     copy->Stop();
     original->Stop();
+}
+
+TEST_F(QpBatch, FlowsThatStartTogetherFollowTheDefaultsSetBeforeThem)
+{
+    // FlowHelper connects the flows due at one instant in a batch
+    Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("Dcqcn"));
+    Config::SetDefault("ns3::RoceDcqcn::G", DoubleValue(0.0625));
+    FatTreeHelper fabric(4);
+    fabric.Install();
+    auto nics = RdmaHelper().Install(fabric);
+    std::vector<FlowSpec> flows;
+    for (uint32_t h = 0; h < 16; ++h)
+    {
+        for (uint32_t d : {(h + 1) % 16, (h + 5) % 16})
+        {
+            FlowSpec f;
+            f.src = h;
+            f.dst = d;
+            f.bytes = 4096;
+            f.start = MicroSeconds(h < 8 ? 1 : 2); // two instants of 16 flows
+            flows.push_back(f);
+        }
+    }
+    FlowHelper helper(nics);
+    helper.Install(flows);
+    Simulator::Stop(Seconds(1));
+    Simulator::Run();
+    std::set<RoceCongestionOps*> distinct;
+    ASSERT_EQ(helper.GetResults().size(), flows.size());
+    for (const auto& r : helper.GetResults())
+    {
+        EXPECT_TRUE(r.done);
+        Ptr<RoceDcqcn> cc = DynamicCast<RoceDcqcn>(CcOf(r.qp));
+        ASSERT_TRUE(cc);
+        EXPECT_DOUBLE_EQ(cc->GetG(), 0.0625);
+        distinct.insert(PeekPointer(cc));
+    }
+    EXPECT_EQ(distinct.size(), flows.size());
 }
