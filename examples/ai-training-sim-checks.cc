@@ -409,7 +409,8 @@ ParseOptions(int argc, char* argv[])
                               "pcapTimestamps",
                               "qpTrace",
                               "queueInterval",
-                              "background"})
+                              "background",
+                              "backgroundQp"})
         {
             if (given(f))
             {

@@ -96,6 +96,7 @@ struct Options
     std::string backgroundName;       //!< --background's NAME ("" none)
     ns3::FlowSizeCdf backgroundCdf;   //!< its flow-size distribution
     double backgroundLoad{0};         //!< its LOAD
+    bool backgroundQpPerPair{false};  //!< --backgroundQp=pair
     bool hpccFct{false};              //!< --fctFormat=hpcc
 
     std::string outputDir;

@@ -251,6 +251,19 @@ CheckTraffic(Options& o, const Given& g)
         o.backgroundName = name;
         o.backgroundLoad = x;
     }
+    if (given("backgroundQp"))
+    {
+        const std::string v = Value(g, "backgroundQp");
+        if (v != "flow" && v != "pair")
+        {
+            Fail(Arg("backgroundQp", v) + " is not allowed (flow|pair)");
+        }
+        if (o.backgroundName.empty())
+        {
+            Fail(Arg("backgroundQp", v) + " applies to --background only (its flows' queue pairs)");
+        }
+        o.backgroundQpPerPair = v == "pair";
+    }
 }
 
 bool
@@ -263,6 +276,7 @@ Study::BuildTraffic(const std::string& net)
         m_background->SetCdf(o.backgroundCdf);
         m_background->SetLoad(o.backgroundLoad);
         m_background->AssignStreams(3000);
+        m_background->SetQpPerPair(o.backgroundQpPerPair);
         m_background->Install(*m_fabric, m_nics);
         if (!m_trial)
         {

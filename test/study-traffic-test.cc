@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -132,6 +133,9 @@ TEST(StudyTraffic, BadFlowAndBackgroundValuesExit2WithOneLine)
         {"--background=file:" + badCdf + ":0.3",
          badCdf + ":3: size 50 is below the previous point's 100"},
         {"--fctFormat=hpc", "--fctFormat=hpc is not allowed (native|hpcc)"},
+        {"--backgroundQp=pair", "--backgroundQp=pair applies to --background only"},
+        {"--background=websearch:0.3 --backgroundQp=host",
+         "--backgroundQp=host is not allowed (flow|pair)"},
     };
     // clang-format on
     const std::string dir = ns3::test::ScratchDir() + "ait-traffic-out-" + std::to_string(getpid());
@@ -257,6 +261,64 @@ TEST(StudyTraffic, BackgroundNextToACollectiveStopsWithItAndIsRecorded)
     const Outcome c = RunSim(args + tmp + "/c --seed=2");
     ASSERT_EQ(c.rc, 0) << c.err;
     EXPECT_NE(Slurp(tmp + "/a/flows.csv"), Slurp(tmp + "/c/flows.csv"));
+    ns3::test::Shell("rm -rf " + tmp);
+}
+
+TEST(StudyTraffic, BackgroundQpPairReusesOneQueuePairPerHostPair)
+{
+    if (SIM.empty())
+    {
+        GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
+    }
+    const std::string tmp =
+        ns3::test::ScratchDir() + "ait-traffic-bgqp-" + std::to_string(getpid());
+    // distinct (source, QPN) and (source, destination) of flows.csv's rows; flows started
+    auto count = [&tmp](const std::string& mode, size_t& qps, size_t& pairs, uint64_t& started) {
+        const Outcome o =
+            RunSim("--collective=allreduce --bytes=4M --background=fb-hadoop:0.3 "
+                   "--backgroundQp=" +
+                   mode + " --plots=false --queueInterval=0 --outputDir=" + tmp + "/" + mode);
+        ASSERT_EQ(o.rc, 0) << o.err << o.out;
+        EXPECT_NE(o.out.find("every posted message is recorded"), std::string::npos) << o.out;
+        const size_t b = o.out.find("\nbackground: ");
+        ASSERT_NE(b, std::string::npos) << o.out;
+        started = std::stoull(o.out.substr(b + 13));
+        std::istringstream in(Slurp(tmp + "/" + mode + "/flows.csv"));
+        std::string line;
+        std::getline(in, line);
+        ASSERT_EQ(line.rfind("src,dst,qpn,", 0), 0u) << line;
+        std::set<std::pair<std::string, std::string>> q;
+        std::set<std::pair<std::string, std::string>> p;
+        while (std::getline(in, line))
+        {
+            std::istringstream row(line);
+            std::string src;
+            std::string dst;
+            std::string qpn;
+            std::getline(row, src, ',');
+            std::getline(row, dst, ',');
+            std::getline(row, qpn, ',');
+            q.insert({src, qpn});
+            p.insert({src, dst});
+        }
+        qps = q.size();
+        pairs = p.size();
+    };
+    size_t qpsFlow = 0;
+    size_t pairsFlow = 0;
+    uint64_t flowStarted = 0;
+    count("flow", qpsFlow, pairsFlow, flowStarted);
+    size_t qpsPair = 0;
+    size_t pairsPair = 0;
+    uint64_t pairStarted = 0;
+    count("pair", qpsPair, pairsPair, pairStarted);
+    // 16 ranks: the ring's 16 connections, and every background flow on its own QP or one QP
+    // per ordered pair of hosts
+    EXPECT_GT(flowStarted, 500u);
+    EXPECT_EQ(qpsFlow, flowStarted + 16);
+    EXPECT_GT(pairStarted, 500u);
+    EXPECT_LE(qpsPair, pairsPair + 16);
+    EXPECT_LE(qpsPair, 16u * 15 + 16);
     ns3::test::Shell("rm -rf " + tmp);
 }
 
