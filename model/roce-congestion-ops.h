@@ -160,7 +160,9 @@ class RoceCongestionOps : public Object
      *
      * A subclass whose members are plain values, Times, TracedValues and unscheduled EventIds
      * (no random variables, no pointers to other objects) returns
-     * CopyObject<Subclass>(Ptr<const Subclass>(this)); the default returns null.
+     * CopyObject<Subclass>(Ptr<const Subclass>(this)); the default returns null. (A copied
+     * TracedValue has no connections; a copied TracedCallback keeps its original's, so a class
+     * with TracedCallback members clears them in its copy.)
      *
      * \return the copy, or null
      */
