@@ -103,6 +103,10 @@ const std::vector<FlagDef> FLAGS = {
     {"background", "", "background load NAME:LOAD: websearch|fb-hadoop|ali-storage|google-rpc or "
                        "file:PATH (a CDF file), LOAD in (0,1] of every host's link rate in payload (refused if the frames and their ACKs would need more than the link); Poisson "
                        "flows between random hosts until the collective, jobs or --flows are done"},
+    {"flowsQp", "flow", "queue pairs of --flows: flow (a new QP for each flow, as the HPCC "
+                        "simulator does; about 4 KB per flow, kept for the whole run) | pair (one "
+                        "QP per ordered pair of hosts and priority, reused: a pair's flows queue "
+                        "on it, one after another)"},
     {"backgroundQp", "flow", "queue pairs of --background: flow (a new QP for each flow; about "
                              "4 KB per flow, kept for the whole run) | pair (one QP per ordered "
                              "pair of hosts, reused: memory bounded by the pairs; a pair's flows "

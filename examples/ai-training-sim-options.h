@@ -93,6 +93,7 @@ struct Options
     // --flows, --background, --fctFormat (ai-training-sim-traffic.cc)
     std::string flowsFile;            //!< --flows: a flow-file study ("" none)
     std::vector<ns3::FlowSpec> flows; //!< its flows (src/dst: host endpoints)
+    bool flowsQpPerPair{false};       //!< --flowsQp=pair
     std::string backgroundName;       //!< --background's NAME ("" none)
     ns3::FlowSizeCdf backgroundCdf;   //!< its flow-size distribution
     double backgroundLoad{0};         //!< its LOAD

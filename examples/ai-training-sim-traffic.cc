@@ -251,6 +251,19 @@ CheckTraffic(Options& o, const Given& g)
         o.backgroundName = name;
         o.backgroundLoad = x;
     }
+    if (given("flowsQp"))
+    {
+        const std::string v = Value(g, "flowsQp");
+        if (v != "flow" && v != "pair")
+        {
+            Fail(Arg("flowsQp", v) + " is not allowed (flow|pair)");
+        }
+        if (o.flowsFile.empty())
+        {
+            Fail(Arg("flowsQp", v) + " applies to --flows only (its flows' queue pairs)");
+        }
+        o.flowsQpPerPair = v == "pair";
+    }
     if (given("backgroundQp"))
     {
         const std::string v = Value(g, "backgroundQp");
@@ -297,6 +310,7 @@ Study::BuildTraffic(const std::string& net)
         return false;
     }
     m_flowStarter = std::make_unique<FlowHelper>(m_nics);
+    m_flowStarter->SetQpPerPair(o.flowsQpPerPair);
     m_flowStarter->SetAllDoneCallback([this]() { WorkDone(); });
     m_flowStarter->Install(o.flows);
     const double total = o.flows.size();

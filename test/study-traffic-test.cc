@@ -134,6 +134,7 @@ TEST(StudyTraffic, BadFlowAndBackgroundValuesExit2WithOneLine)
          badCdf + ":3: size 50 is below the previous point's 100"},
         {"--fctFormat=hpc", "--fctFormat=hpc is not allowed (native|hpcc)"},
         {"--backgroundQp=pair", "--backgroundQp=pair applies to --background only"},
+        {"--flowsQp=pair", "--flowsQp=pair applies to --flows only"},
         {"--background=websearch:0.3 --backgroundQp=host",
          "--backgroundQp=host is not allowed (flow|pair)"},
     };
@@ -264,6 +265,73 @@ TEST(StudyTraffic, BackgroundNextToACollectiveStopsWithItAndIsRecorded)
     ns3::test::Shell("rm -rf " + tmp);
 }
 
+namespace
+{
+
+/// Distinct (source, QPN) and (source, destination) of a flows.csv's rows.
+void
+DistinctQpsAndPairs(const std::string& csv, size_t& qps, size_t& pairs)
+{
+    std::istringstream in(Slurp(csv));
+    std::string line;
+    std::getline(in, line);
+    ASSERT_EQ(line.rfind("src,dst,qpn,", 0), 0u) << line;
+    std::set<std::pair<std::string, std::string>> q;
+    std::set<std::pair<std::string, std::string>> p;
+    while (std::getline(in, line))
+    {
+        std::istringstream row(line);
+        std::string src;
+        std::string dst;
+        std::string qpn;
+        std::getline(row, src, ',');
+        std::getline(row, dst, ',');
+        std::getline(row, qpn, ',');
+        q.insert({src, qpn});
+        p.insert({src, dst});
+    }
+    qps = q.size();
+    pairs = p.size();
+}
+
+} // namespace
+
+TEST(StudyTraffic, FlowsQpPairReusesOneQueuePairPerHostPair)
+{
+    if (SIM.empty())
+    {
+        GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
+    }
+    const std::string tmp =
+        ns3::test::ScratchDir() + "ait-traffic-flowqp-" + std::to_string(getpid());
+    ns3::test::Shell("rm -rf " + tmp + " && mkdir -p " + tmp);
+    // three flows from every host to the next one, 3 us apart
+    std::string text = "48\n";
+    for (int h = 0; h < 16; ++h)
+    {
+        for (int j = 0; j < 3; ++j)
+        {
+            text += std::to_string(h) + " " + std::to_string((h + 1) % 16) + " 3 100 100000 " +
+                    std::to_string(1 + 3 * j) + "e-6\n";
+        }
+    }
+    const std::string flows = File(tmp, "flow.txt", text);
+    for (const std::string mode : {"flow", "pair"})
+    {
+        const Outcome o = RunSim("--flows=" + flows + " --flowsQp=" + mode +
+                                 " --plots=false --outputDir=" + tmp + "/" + mode);
+        ASSERT_EQ(o.rc, 0) << o.err << o.out;
+        EXPECT_NE(o.out.find("flows: 48 of 48 completed"), std::string::npos) << o.out;
+        EXPECT_NE(o.out.find("every posted message is recorded"), std::string::npos) << o.out;
+        size_t qps = 0;
+        size_t pairs = 0;
+        DistinctQpsAndPairs(tmp + "/" + mode + "/flows.csv", qps, pairs);
+        EXPECT_EQ(pairs, 16u) << mode;
+        EXPECT_EQ(qps, mode == "flow" ? 48u : 16u) << mode;
+    }
+    ns3::test::Shell("rm -rf " + tmp);
+}
+
 TEST(StudyTraffic, BackgroundQpPairReusesOneQueuePairPerHostPair)
 {
     if (SIM.empty())
@@ -283,26 +351,7 @@ TEST(StudyTraffic, BackgroundQpPairReusesOneQueuePairPerHostPair)
         const size_t b = o.out.find("\nbackground: ");
         ASSERT_NE(b, std::string::npos) << o.out;
         started = std::stoull(o.out.substr(b + 13));
-        std::istringstream in(Slurp(tmp + "/" + mode + "/flows.csv"));
-        std::string line;
-        std::getline(in, line);
-        ASSERT_EQ(line.rfind("src,dst,qpn,", 0), 0u) << line;
-        std::set<std::pair<std::string, std::string>> q;
-        std::set<std::pair<std::string, std::string>> p;
-        while (std::getline(in, line))
-        {
-            std::istringstream row(line);
-            std::string src;
-            std::string dst;
-            std::string qpn;
-            std::getline(row, src, ',');
-            std::getline(row, dst, ',');
-            std::getline(row, qpn, ',');
-            q.insert({src, qpn});
-            p.insert({src, dst});
-        }
-        qps = q.size();
-        pairs = p.size();
+        DistinctQpsAndPairs(tmp + "/" + mode + "/flows.csv", qps, pairs);
     };
     size_t qpsFlow = 0;
     size_t pairsFlow = 0;
