@@ -251,32 +251,22 @@ CheckTraffic(Options& o, const Given& g)
         o.backgroundName = name;
         o.backgroundLoad = x;
     }
-    if (given("flowsQp"))
-    {
-        const std::string v = Value(g, "flowsQp");
-        if (v != "flow" && v != "pair")
+    // --flowsQp, --backgroundQp: flow|pair, each only with the traffic whose QPs it chooses
+    auto qpPerPair = [&](const std::string& flag, bool applies, const std::string& traffic) {
+        if (!given(flag))
         {
-            Fail(Arg("flowsQp", v) + " is not allowed (flow|pair)");
+            return false;
         }
-        if (o.flowsFile.empty())
+        const std::string v = Value(g, flag);
+        const bool pair = Choose(flag, v, {{"flow", "flow"}, {"pair", "pair"}}) == "pair";
+        if (!applies)
         {
-            Fail(Arg("flowsQp", v) + " applies to --flows only (its flows' queue pairs)");
+            Fail(Arg(flag, v) + " applies to --" + traffic + " only (its flows' queue pairs)");
         }
-        o.flowsQpPerPair = v == "pair";
-    }
-    if (given("backgroundQp"))
-    {
-        const std::string v = Value(g, "backgroundQp");
-        if (v != "flow" && v != "pair")
-        {
-            Fail(Arg("backgroundQp", v) + " is not allowed (flow|pair)");
-        }
-        if (o.backgroundName.empty())
-        {
-            Fail(Arg("backgroundQp", v) + " applies to --background only (its flows' queue pairs)");
-        }
-        o.backgroundQpPerPair = v == "pair";
-    }
+        return pair;
+    };
+    o.flowsQpPerPair = qpPerPair("flowsQp", !o.flowsFile.empty(), "flows");
+    o.backgroundQpPerPair = qpPerPair("backgroundQp", !o.backgroundName.empty(), "background");
 }
 
 bool
