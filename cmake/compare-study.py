@@ -8,7 +8,8 @@ same --controlLatency). Every run must have written the same files; every file b
 summary.json must be byte-identical; summary.json must be identical once the fields that
 describe the run rather than its results are removed: config.processes, config.mpiEngine, config.command,
 config.outputDir, the "partition" object and the timing fields sim.events, sim.wall_s,
-sim.peak_rss_mb and sim.per_process (and the gnuplot scripts once the run's output directory
+sim.peak_rss_mb, sim.released_queue_pairs (a flow's destination QP is released only in its
+source's process) and sim.per_process (and the gnuplot scripts once the run's output directory
 is replaced by a placeholder). --require names what the reference must show (PFC pause
 frames, ECN marks, CNPs, a training step), so that a scenario that silently lost its
 congestion fails.
@@ -19,6 +20,7 @@ import sys
 
 RUN_FIELDS = {"config": ["processes", "mpiEngine", "command", "outputDir"], "sim": ["events", "wall_s",
                                                                         "peak_rss_mb",
+                                                                        "released_queue_pairs",
                                                                         "per_process"]}
 
 

@@ -103,13 +103,15 @@ const std::vector<FlagDef> FLAGS = {
     {"background", "", "background load NAME:LOAD: websearch|fb-hadoop|ali-storage|google-rpc or "
                        "file:PATH (a CDF file), LOAD in (0,1] of every host's link rate in payload (refused if the frames and their ACKs would need more than the link); Poisson "
                        "flows between random hosts until the collective, jobs or --flows are done"},
-    {"flowsQp", "flow", "queue pairs of --flows: flow (a new QP for each flow, as the HPCC "
-                        "simulator does; about 4 KB per flow, kept for the whole run) | pair (one "
-                        "QP per ordered pair of hosts and priority, reused: a pair's flows queue "
-                        "on it, one after another)"},
-    {"backgroundQp", "flow", "queue pairs of --background: flow (a new QP for each flow; about "
-                             "4 KB per flow, kept for the whole run) | pair (one QP per ordered "
-                             "pair of hosts, reused: memory bounded by the pairs; a pair's flows "
+    {"flowsQp", "flow", "queue pairs of --flows: flow (a new QP for each flow, released when "
+                        "it completes, as the HPCC simulator does; about 0.8 KB per completed "
+                        "flow stays, kept whole with --qpTrace) | pair (one QP per ordered pair "
+                        "of hosts and priority, reused: a pair's flows queue on it, one after "
+                        "another)"},
+    {"backgroundQp", "flow", "queue pairs of --background: flow (a new QP for each flow, "
+                             "released when it completes; about 0.8 KB per completed flow "
+                             "stays, kept whole with --qpTrace) | pair (one QP per ordered pair "
+                             "of hosts, reused: memory bounded by the pairs; a pair's flows "
                              "queue on it, one after another)"},
     {"fctFormat", "native", "fct.txt addresses: native (10.0.0.1 + host) | hpcc (the HPCC "
                             "simulator's 0b000001 + id<<8, for its analysis scripts)"},

@@ -275,7 +275,8 @@ Study::WriteSummary(const Conservation& c, double wall) const
        << ",\n    \"scheduler\": " << Json(SchedulerName())
        << ",\n    \"huge_pages\": " << (HugePagesHelper::IsActive() ? "true" : "false")
        << ",\n    \"packet_hops\": " << s.packetHops << ",\n    \"wall_s\": " << Num(wall, 2)
-       << ",\n    \"peak_rss_mb\": " << Num(PeakRssMb(), 1) << ",\n    \"per_process\": [\n";
+       << ",\n    \"peak_rss_mb\": " << Num(PeakRssMb(), 1)
+       << ",\n    \"released_queue_pairs\": " << c.releasedQps << ",\n    \"per_process\": [\n";
     // one line per process (the timing fields make the line differ between runs)
     for (size_t p = 0; p < m_runStats.size(); ++p)
     {

@@ -414,7 +414,7 @@ Study::WorkDone()
         for (uint32_t i = 0; i < nic->GetNQps(); ++i)
         {
             Ptr<RdmaQueuePair> qp = nic->GetQpByIndex(i);
-            if (!qp->IsIdle())
+            if (qp && !qp->IsIdle()) // (a released QP is idle)
             {
                 m_busy.push_back(qp);
             }
@@ -507,28 +507,31 @@ Study::Count() const
         {
             continue; // counted by its process
         }
+        const RdmaQueuePair::Stats s = nic->GetQpStatsTotal(); // released QPs included
+        c.bytesPosted += s.bytesPosted;
+        c.messagesCompleted += s.messagesCompleted;
+        c.messagesReceived += s.messagesReceived;
+        c.bytesReceived += s.bytesReceived;
         for (uint32_t i = 0; i < nic->GetNQps(); ++i)
         {
             Ptr<RdmaQueuePair> qp = nic->GetQpByIndex(i);
-            const RdmaQueuePair::Stats& s = qp->GetStats();
-            c.bytesPosted += s.bytesPosted;
-            c.messagesCompleted += s.messagesCompleted;
-            c.messagesReceived += s.messagesReceived;
-            c.bytesReceived += s.bytesReceived;
-            c.busyQps += !qp->IsIdle();
+            c.busyQps += qp && !qp->IsIdle(); // (a released QP is idle)
         }
+        c.releasedQps += nic->GetNReleasedQps();
     }
     std::vector<uint64_t> sums = {c.bytesPosted,
                                   c.messagesCompleted,
                                   c.messagesReceived,
                                   c.bytesReceived,
-                                  c.busyQps};
+                                  c.busyQps,
+                                  c.releasedQps};
     RoceMpiHelper::SumOverProcesses(sums); // every process calls Count() once, in Report()
     c.bytesPosted = sums[0];
     c.messagesCompleted = sums[1];
     c.messagesReceived = sums[2];
     c.bytesReceived = sums[3];
     c.busyQps = sums[4];
+    c.releasedQps = sums[5];
     c.messagesPosted = c.messagesCompleted + c.busyQps;
     const NetworkStatsHelper::Summary s = m_stats->GetSummary();
     c.messagesRecorded = s.flows;

@@ -34,6 +34,8 @@ struct Conservation
     uint64_t bytesRecorded{0};     //!< their bytes
     uint64_t rows{0};              //!< rows of flows.csv and fct.txt
     uint64_t busyQps{0};           //!< queue pairs with unacknowledged messages
+    uint64_t releasedQps{0};       //!< queue pairs of completed flows released (FlowHelper;
+                                   //!< not a result: it depends on the processes)
     /// \return every posted message and byte arrived and is recorded
     bool Ok() const;
 };

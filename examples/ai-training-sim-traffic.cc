@@ -280,6 +280,8 @@ Study::BuildTraffic(const std::string& net)
         m_background->SetLoad(o.backgroundLoad);
         m_background->AssignStreams(3000);
         m_background->SetQpPerPair(o.backgroundQpPerPair);
+        // a completed flow's QPs are released (--qpTrace follows its QPs to the end)
+        m_background->SetReleaseQps(o.qpTrace.empty());
         m_background->Install(*m_fabric, m_nics);
         if (!m_trial)
         {
@@ -301,6 +303,7 @@ Study::BuildTraffic(const std::string& net)
     }
     m_flowStarter = std::make_unique<FlowHelper>(m_nics);
     m_flowStarter->SetQpPerPair(o.flowsQpPerPair);
+    m_flowStarter->SetReleaseQps(o.qpTrace.empty());
     m_flowStarter->SetAllDoneCallback([this]() { WorkDone(); });
     m_flowStarter->Install(o.flows);
     const double total = o.flows.size();

@@ -79,13 +79,10 @@ RunAllReduce(uint32_t k, uint64_t bytes, int32_t link, Time failAt, Time restore
     }
     for (const auto& nic : nics)
     {
-        for (uint32_t i = 0; i < nic->GetNQps(); ++i)
-        {
-            Ptr<RdmaQueuePair> qp = nic->GetQpByIndex(i);
-            out.bytesReceived += qp->GetStats().bytesReceived;
-            out.retransmitted += qp->GetStats().packetsRetransmitted;
-            out.timeouts += qp->GetStats().timeouts;
-        }
+        const RdmaQueuePair::Stats st = nic->GetQpStatsTotal();
+        out.bytesReceived += st.bytesReceived;
+        out.retransmitted += st.packetsRetransmitted;
+        out.timeouts += st.timeouts;
     }
     for (uint32_t i = 0; i < fabric.GetNLinks(); ++i)
     {

@@ -30,6 +30,7 @@ BackgroundTrafficHelper::BackgroundTrafficHelper()
       m_clock(0),
       m_stopped(false),
       m_qpPerPair(false),
+      m_releaseQps(true),
       m_started(0),
       m_bytes(0)
 {
@@ -114,6 +115,13 @@ BackgroundTrafficHelper::SetQpPerPair(bool perPair)
 {
     NS_ABORT_MSG_IF(m_flows, "BackgroundTrafficHelper::SetQpPerPair: call it before Install()");
     m_qpPerPair = perPair;
+}
+
+void
+BackgroundTrafficHelper::SetReleaseQps(bool release)
+{
+    NS_ABORT_MSG_IF(m_flows, "BackgroundTrafficHelper::SetReleaseQps: call it before Install()");
+    m_releaseQps = release;
 }
 
 int64_t
@@ -244,6 +252,7 @@ BackgroundTrafficHelper::Install(RoceTopologyHelper& topology,
     Prepare(rates);
     m_flows = std::make_unique<FlowHelper>(nics);
     m_flows->SetQpPerPair(m_qpPerPair);
+    m_flows->SetReleaseQps(m_releaseQps);
     m_clock = std::max(m_start, Simulator::Now()).GetSeconds();
     m_nextFlow = Draw();
     if (m_stop.IsZero() || m_nextFlow.start < m_stop)

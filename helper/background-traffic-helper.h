@@ -44,7 +44,8 @@ class UniformRandomVariable;
  * **Queue pairs.** Each flow gets its own new queue pair (FlowHelper), so flows between the
  * same pair of hosts do not wait behind each other and take different ECMP paths (the UDP
  * source port follows the QP number), as in the HPCC simulator. SetQpPerPair(true) reuses one
- * QP per host pair instead (bounded memory for long runs; flows of a pair then queue on it).
+ * QP per host pair instead (flows of a pair then queue on it). A flow's queue pairs are
+ * released when it completes (SetReleaseQps), so memory follows the flows in progress.
  *
  * **Randomness.** Three ns-3 random variable streams (interarrival, host choice, size);
  * AssignStreams() fixes them, so the flows do not depend on other objects created before.
@@ -92,6 +93,10 @@ class BackgroundTrafficHelper
     /// \param perPair one queue pair per (source, destination) instead of one per flow
     ///        (FlowHelper::SetQpPerPair; default false)
     void SetQpPerPair(bool perPair);
+
+    /// \param release release each flow's queue pairs when it completes (FlowHelper::SetReleaseQps;
+    ///        default true: memory follows the flows in progress, not all flows started)
+    void SetReleaseQps(bool release);
 
     /**
      * \brief Use fixed random variable streams.
@@ -168,6 +173,7 @@ class BackgroundTrafficHelper
     EventId m_event;                      //!< Install(): its event
     bool m_stopped;                       //!< Stop() was called
     bool m_qpPerPair;                     //!< SetQpPerPair
+    bool m_releaseQps;                    //!< SetReleaseQps
     uint64_t m_started;                   //!< flows started (or generated)
     uint64_t m_bytes;                     //!< their bytes
 };

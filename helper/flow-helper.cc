@@ -17,6 +17,7 @@
 #include "ns3/roce-net-device.h"
 #include "ns3/roce-remote-link.h"
 #include "ns3/simulator.h"
+#include "ns3/uet-transport.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -56,6 +57,7 @@ struct FlowHelper::State
     std::function<void()> allDone;               //!< SetAllDoneCallback
     std::function<void(const Result&)> flowDone; //!< SetFlowDoneCallback
     bool qpPerPair{false};                       //!< SetQpPerPair
+    bool releaseQps{true};                       //!< SetReleaseQps
     uint32_t busId{0};                           //!< ControlBus handler of completions
 
     /// A queue pair and the flows waiting on it, oldest first.
@@ -75,6 +77,15 @@ struct FlowHelper::State
     static void ScheduleNext(const std::shared_ptr<State>& s);
     /// Result i completed (its last byte acknowledged at end).
     void Complete(size_t i, Time end);
+    /**
+     * Release the QPs of a flow that has completed (SetReleaseQps): the source's, and the
+     * destination's if it is in this process and nothing can arrive for it any more.
+     * \param src source endpoint
+     * \param qpn the source's QP number
+     * \param dst destination endpoint
+     * \param peerQpn the destination's QP number
+     */
+    void Release(uint32_t src, uint32_t qpn, uint32_t dst, uint32_t peerQpn) const;
 };
 
 namespace
@@ -434,11 +445,22 @@ FlowHelper::State::Start(const FlowSpec& f, bool fromInstall, std::weak_ptr<Stat
     if (!conn)
     {
         Connection c;
-        c.qp = RdmaHelper().Connect(nics[f.src], nics[f.dst], f.priority).first;
+        const auto ends = RdmaHelper().Connect(nics[f.src], nics[f.dst], f.priority);
+        c.qp = ends.first;
         c.waiting = std::make_shared<std::deque<size_t>>();
+        // a QP of its own is released with its flow (an analytical one is not)
+        const bool release =
+            releaseQps && !qpPerPair && c.qp->GetTransport() != RdmaQueuePair::ANALYTICAL;
+        const uint32_t src = f.src;
+        const uint32_t dst = f.dst;
+        const uint32_t qpn = c.qp->GetQpn();
+        const uint32_t peerQpn = ends.second->GetQpn();
         // a QP completes its messages in order: the oldest waiting flow is the one done
         c.qp->SetSendCompletionCallback(RdmaQueuePair::CompletionCallback(
-            [self, waiting = c.waiting](uint64_t, uint64_t, Time, Time now) {
+            [self, waiting = c.waiting, release, src, dst, qpn, peerQpn](uint64_t,
+                                                                         uint64_t,
+                                                                         Time,
+                                                                         Time now) {
                 std::shared_ptr<State> s = self.lock();
                 if (!s || waiting->empty())
                 {
@@ -446,6 +468,10 @@ FlowHelper::State::Start(const FlowSpec& f, bool fromInstall, std::weak_ptr<Stat
                 }
                 const size_t i = waiting->front();
                 waiting->pop_front();
+                if (release)
+                {
+                    s->Release(src, qpn, dst, peerQpn);
+                }
                 if (ControlBus::IsDeferred())
                 {
                     // only the source's process sees it: every process learns of it (and
@@ -474,6 +500,23 @@ FlowHelper::State::Start(const FlowSpec& f, bool fromInstall, std::weak_ptr<Stat
         conn->qp->PostSend(f.bytes); // else the source's process posts it
     }
     return conn->qp;
+}
+
+void
+FlowHelper::State::Release(uint32_t src, uint32_t qpn, uint32_t dst, uint32_t peerQpn) const
+{
+    Ptr<RdmaQueuePair> qp = nics[src]->GetQp(qpn);
+    const bool resent = qp->GetStats().packetsRetransmitted > 0;
+    nics[src]->ReleaseQp(qp);
+    // the destination's QP may still get a duplicate of a resent packet (and answer it), and
+    // a UET receiver-credit request may still be on its way: it stays
+    const Ptr<RdmaNic>& dnic = nics[dst];
+    const bool credit = dnic->GetUetTransport() && dnic->GetUetTransport()->IsCreditEnabled() &&
+                        qp->GetTransport() == RdmaQueuePair::UET;
+    if (!resent && !credit && !RoceRemoteLink::IsRemote(dnic->GetDevice()->GetNode()))
+    {
+        dnic->ReleaseQp(dnic->GetQp(peerQpn));
+    }
 }
 
 void
@@ -506,6 +549,14 @@ FlowHelper::SetQpPerPair(bool perPair)
     NS_ABORT_MSG_IF(!m_state->results.empty(),
                     "FlowHelper::SetQpPerPair: call it before the first flow starts");
     m_state->qpPerPair = perPair;
+}
+
+void
+FlowHelper::SetReleaseQps(bool release)
+{
+    NS_ABORT_MSG_IF(!m_state->results.empty(),
+                    "FlowHelper::SetReleaseQps: call it before the first flow starts");
+    m_state->releaseQps = release;
 }
 
 void

@@ -176,14 +176,11 @@ NetworkStatsHelper::Serialize() const
         {
             continue;
         }
-        for (uint32_t i = 0; i < nic->GetNQps(); ++i)
-        {
-            const RdmaQueuePair::Stats& st = nic->GetQpByIndex(i)->GetStats();
-            counters[4] += st.cnpsSent;
-            counters[5] += st.cnpsReceived;
-            counters[6] += st.packetsRetransmitted;
-            counters[7] += st.timeouts;
-        }
+        const RdmaQueuePair::Stats st = nic->GetQpStatsTotal(); // released QPs included
+        counters[4] += st.cnpsSent;
+        counters[5] += st.cnpsReceived;
+        counters[6] += st.packetsRetransmitted;
+        counters[7] += st.timeouts;
     }
     for (uint64_t c : counters)
     {

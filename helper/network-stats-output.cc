@@ -183,14 +183,11 @@ NetworkStatsHelper::GetSummary() const
     }
     for (const Ptr<RdmaNic>& nic : m_merged ? std::vector<Ptr<RdmaNic>>() : m_nics)
     {
-        for (uint32_t i = 0; i < nic->GetNQps(); ++i)
-        {
-            Ptr<RdmaQueuePair> qp = nic->GetQpByIndex(i);
-            s.cnpsSent += qp->GetStats().cnpsSent;
-            s.cnpsReceived += qp->GetStats().cnpsReceived;
-            s.retransmitted += qp->GetStats().packetsRetransmitted;
-            s.timeouts += qp->GetStats().timeouts;
-        }
+        const RdmaQueuePair::Stats st = nic->GetQpStatsTotal(); // released QPs included
+        s.cnpsSent += st.cnpsSent;
+        s.cnpsReceived += st.cnpsReceived;
+        s.retransmitted += st.packetsRetransmitted;
+        s.timeouts += st.timeouts;
     }
     for (const auto& [reason, n] : m_dropsByReason)
     {

@@ -245,7 +245,10 @@ RdmaNic::Dispatch(const Parsed& h, Ptr<Packet> packet)
     Ptr<RdmaQueuePair> qp = GetQp(h.destQp);
     if (!qp || qp->m_peerQpn == 0)
     {
-        NS_LOG_WARN("packet for unknown QP " << h.destQp << " dropped");
+        if (!CountForReleased(h.destQp, h.opcode == BthHeader::CNP))
+        {
+            NS_LOG_WARN("packet for unknown QP " << h.destQp << " dropped");
+        }
         return;
     }
     if (BthHeader::IsRcData(h.opcode))

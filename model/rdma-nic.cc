@@ -212,7 +212,7 @@ RdmaNic::GetTypeId()
                           "$ns3::RdmaNic/QueuePairList/<index>/...).",
                           TypeId::ATTR_GET,
                           ObjectVectorValue(),
-                          MakeObjectVectorAccessor(&RdmaNic::m_qps),
+                          Ptr<const AttributeAccessor>(new RdmaNicQueuePairListAccessor(), false),
                           MakeObjectVectorChecker<RdmaQueuePair>())
             .AddTraceSource("Tx",
                             "A packet (IPv4 datagram) was handed to the port.",
@@ -268,7 +268,10 @@ RdmaNic::DoDispose()
     m_ccPrototype = nullptr;
     for (auto& q : m_qps)
     {
-        q->Dispose();
+        if (q)
+        {
+            q->Dispose();
+        }
     }
     m_qps.clear();
     for (auto& r : m_ready)
@@ -585,6 +588,10 @@ RdmaNic::PostSend(Ptr<RdmaQueuePair> qp, uint64_t bytes, RdmaQueuePair::Verb ver
     if (qp->m_peerQpn == 0)
     {
         NS_FATAL_ERROR("RdmaNic::PostSend: QP " << qp->m_qpn << " is not connected");
+    }
+    if (qp->m_released)
+    {
+        NS_FATAL_ERROR("RdmaNic::PostSend: QP " << qp->m_qpn << " was released (ReleaseQp)");
     }
     if (qp->m_transport == RdmaQueuePair::ANALYTICAL)
     {

@@ -14,6 +14,7 @@
 #include "ns3/mac48-address.h"
 #include "ns3/nstime.h"
 #include "ns3/object-factory.h"
+#include "ns3/object-ptr-container.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
@@ -139,15 +140,47 @@ class RdmaNic : public Object, public RoceFrameSink
      */
     Ptr<RdmaQueuePair> GetQp(uint32_t qpn) const;
 
-    /// \return number of QPs
+    /// \return number of QPs made (released ones included)
     uint32_t GetNQps() const;
 
     /**
      * \brief Enumerate the QPs (in creation order).
      * \param i index, 0 .. GetNQps() - 1 (fatal otherwise)
-     * \return the i-th QP
+     * \return the i-th QP (null if it was released: ReleaseQp)
      */
     Ptr<RdmaQueuePair> GetQpByIndex(uint32_t i) const;
+
+    /**
+     * \brief Release a queue pair that has nothing left to do: the NIC forgets it.
+     *
+     * At the end of the current event (an event of this NIC's node a zero delay later, so it
+     * may be called from the QP's own completion callback) the NIC adds the QP's statistics
+     * to GetQpStatsTotal(), cancels its timers, frees its congestion control, rings and
+     * callbacks, and drops its reference: the QP's memory goes when nobody else holds it.
+     * Whoever still holds it reads its number, peer, priority, transport and statistics
+     * (RdmaQueuePair::IsReleased() is true, GetCongestionControl() null); it cannot post
+     * again. Its QPN is not reused. A packet that arrives for it later is dropped and counted
+     * (GetPacketsForReleasedQps(); a CNP also in the released QPs' cnpsReceived). Config
+     * paths (QueuePairList/<index>) keep the other QPs' indices; GetQpByIndex() returns null
+     * for it. A QP that is busy again when the event runs (a message posted in between) or
+     * that a UET receiver-credit pacer is still serving is kept.
+     *
+     * Release both ends of a connection only when nothing is on the way to them any more,
+     * e.g. (what FlowHelper does) the sender once its last message is acknowledged and the
+     * receiver with it if the sender resent nothing (no duplicate can arrive later).
+     * \param qp an idle RC or UET queue pair of this NIC (fatal otherwise: a QP with messages
+     *        not yet acknowledged, an analytical QP, or one already released)
+     */
+    void ReleaseQp(Ptr<RdmaQueuePair> qp);
+
+    /// \return QPs released so far (ReleaseQp)
+    uint32_t GetNReleasedQps() const;
+
+    /// \return the statistics of all the NIC's QPs, released ones included, summed
+    RdmaQueuePair::Stats GetQpStatsTotal() const;
+
+    /// \return packets that arrived for a released QP (dropped)
+    uint64_t GetPacketsForReleasedQps() const;
 
     /**
      * \brief Post a message on a QP (same as qp->PostSend()).
@@ -566,6 +599,48 @@ class RdmaNic : public Object, public RoceFrameSink
     uint64_t m_ccPrototypeBatch{0}; //!< the batch it was made in (0: none)
     std::string m_ccName;           //!< its name as set
     Time m_reorderWindow;           //!< time-based loss detection: constant part of the window
+    RdmaQueuePair::Stats m_releasedStats; //!< the released QPs' statistics, summed
+    uint32_t m_nReleased{0};              //!< QPs released
+    uint64_t m_packetsForReleased{0};     //!< packets that arrived for a released QP
+    /// QueuePairList's walk over the live QPs: the last live index asked and its slot
+    mutable std::pair<std::size_t, std::size_t> m_liveCursor{SIZE_MAX, 0};
+
+    friend class RdmaNicQueuePairListAccessor;
+
+    /**
+     * \brief The i-th QP that is not released (QueuePairList).
+     * \param i index among the live QPs
+     * \param [out] slot its creation index
+     * \return the QP
+     */
+    Ptr<RdmaQueuePair> GetLiveQp(std::size_t i, std::size_t* slot) const;
+
+    /**
+     * \brief Release the QP now if it is still idle (ReleaseQp's event).
+     * \param qpn the QP number
+     */
+    void DoReleaseQp(uint32_t qpn);
+
+    /**
+     * \brief Count a packet for a QP number that belonged to a released QP.
+     * \param qpn the packet's destination QP number
+     * \param cnp the packet is a CNP
+     * \return true if the number is a released QP's (the packet is then counted)
+     */
+    bool CountForReleased(uint32_t qpn, bool cnp);
+};
+
+/**
+ * \ingroup ai-training
+ * \brief The accessor of RdmaNic's QueuePairList: the QPs that are not released, each under
+ *        its creation index (so a Config path's index names the same QP after others were
+ *        released).
+ */
+class RdmaNicQueuePairListAccessor : public ObjectPtrContainerAccessor
+{
+  private:
+    bool DoGetN(const ObjectBase* object, std::size_t* n) const override;
+    Ptr<Object> DoGet(const ObjectBase* object, std::size_t i, std::size_t* index) const override;
 };
 
 } // namespace ns3

@@ -97,6 +97,63 @@ RdmaQueuePair::DoDispose()
     Object::DoDispose();
 }
 
+void
+RdmaQueuePair::Stats::Add(const Stats& o)
+{
+    bytesPosted += o.bytesPosted;
+    bytesSent += o.bytesSent;
+    bytesAcked += o.bytesAcked;
+    packetsSent += o.packetsSent;
+    packetsRetransmitted += o.packetsRetransmitted;
+    naksSent += o.naksSent;
+    naksReceived += o.naksReceived;
+    acksSent += o.acksSent;
+    timeouts += o.timeouts;
+    cnpsSent += o.cnpsSent;
+    cnpsReceived += o.cnpsReceived;
+    messagesCompleted += o.messagesCompleted;
+    messagesReceived += o.messagesReceived;
+    bytesReceived += o.bytesReceived;
+    duplicatesReceived += o.duplicatesReceived;
+    spuriousReported += o.spuriousReported;
+}
+
+void
+RdmaQueuePair::ReleaseResources()
+{
+    m_released = true;
+    m_rtoEvent.Cancel();
+    m_reoEvent.Cancel();
+    m_rtoDeadline = Time(0);
+    if (m_cc)
+    {
+        m_cc->Stop();
+        m_cc->SetRateListener(nullptr, nullptr);
+        m_cc->Dispose();
+        m_cc = nullptr;
+    }
+    // the rings' buffers go: an idle QP keeps m_nxt == m_endSeq and no resend, so a stale
+    // entry of the NIC's pacing heap or ready ring finds nothing to send
+    m_messages.release();
+    m_sendTime.release();
+    m_sacked.release();
+    m_retxQueue.release();
+    m_ooo.release();
+    if (m_uet)
+    {
+        m_uet->credit.requestEvent.Cancel();
+        m_uet.reset();
+    }
+    m_sendDone = MakeNullCallback<void, uint64_t, uint64_t, Time, Time>();
+    m_recvDone = MakeNullCallback<void, uint64_t, uint64_t, Time, Time>();
+}
+
+bool
+RdmaQueuePair::IsReleased() const
+{
+    return m_released;
+}
+
 uint64_t
 RdmaQueuePair::PostSend(uint64_t bytes, Verb verb)
 {

@@ -75,6 +75,12 @@ class RdmaQueuePair : public Object
         uint64_t duplicatesReceived{0};   //!< data packets received again
         uint64_t spuriousReported{0};     //!< requester: duplicates the responder reported
                                           //!< (a packet was sent again that had arrived)
+
+        /**
+         * \brief Add another QP's statistics to these, field by field.
+         * \param other the statistics to add
+         */
+        void Add(const Stats& other);
     };
 
     /**
@@ -127,6 +133,12 @@ class RdmaQueuePair : public Object
     const Stats& GetStats() const;
     /// \return true if every posted message is acknowledged
     bool IsIdle() const;
+    /**
+     * \return true once the NIC has released the QP (RdmaNic::ReleaseQp): its number, peer,
+     *         priority, transport and statistics stay readable, it has no congestion control
+     *         any more (GetCongestionControl() is null) and cannot post messages
+     */
+    bool IsReleased() const;
     /// \return bytes sent but not yet acknowledged
     uint64_t GetBytesInFlight() const;
     /**
@@ -258,6 +270,11 @@ class RdmaQueuePair : public Object
 
     Transport m_transport{RC};       //!< transport
     std::unique_ptr<UetState> m_uet; //!< UET state (made by the NIC for UET QPs; null for RC)
+    bool m_released{false};          //!< released by the NIC (RdmaNic::ReleaseQp)
+
+    /// Free what only a working QP needs (timers, congestion control, rings, callbacks, UET
+    /// state); called by the NIC when it releases the QP.
+    void ReleaseResources();
 };
 
 } // namespace ns3

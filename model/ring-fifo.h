@@ -152,6 +152,14 @@ class RingFifo
         m_head = 0;
     }
 
+    /// Remove every element and free the slots (the next push allocates again).
+    void release()
+    {
+        clear();
+        m_buf.reset();
+        m_cap = 0;
+    }
+
   private:
     /// Raw storage of one element.
     struct alignas(T) Storage

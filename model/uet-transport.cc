@@ -421,7 +421,10 @@ UetTransport::Receive(const uint8_t* b, uint32_t n, const Ptr<Packet>& packet)
     Ptr<RdmaQueuePair> qp = m_nic->GetQp(h.conn);
     if (!qp || qp->m_peerQpn == 0 || qp->m_transport != RdmaQueuePair::UET)
     {
-        NS_LOG_WARN("UET packet for unknown connection " << h.conn << " dropped");
+        if (qp || !m_nic->CountForReleased(h.conn, false))
+        {
+            NS_LOG_WARN("UET packet for unknown connection " << h.conn << " dropped");
+        }
         return;
     }
     if (h.type == UetHeader::DATA)
