@@ -77,6 +77,15 @@ RdmaQueuePair::~RdmaQueuePair() = default;
 void
 RdmaQueuePair::DoDispose()
 {
+    StopWork();
+    m_nic = nullptr;
+    m_messages.clear();
+    Object::DoDispose();
+}
+
+void
+RdmaQueuePair::StopWork()
+{
     m_rtoEvent.Cancel();
     m_reoEvent.Cancel();
     if (m_uet)
@@ -88,13 +97,10 @@ RdmaQueuePair::DoDispose()
         m_cc->Stop();
         m_cc->SetRateListener(nullptr, nullptr);
         m_cc->Dispose();
+        m_cc = nullptr;
     }
-    m_cc = nullptr;
-    m_nic = nullptr;
-    m_messages.clear();
     m_sendDone = MakeNullCallback<void, uint64_t, uint64_t, Time, Time>();
     m_recvDone = MakeNullCallback<void, uint64_t, uint64_t, Time, Time>();
-    Object::DoDispose();
 }
 
 void
@@ -122,16 +128,8 @@ void
 RdmaQueuePair::ReleaseResources()
 {
     m_released = true;
-    m_rtoEvent.Cancel();
-    m_reoEvent.Cancel();
+    StopWork();
     m_rtoDeadline = Time(0);
-    if (m_cc)
-    {
-        m_cc->Stop();
-        m_cc->SetRateListener(nullptr, nullptr);
-        m_cc->Dispose();
-        m_cc = nullptr;
-    }
     // the rings' buffers go: an idle QP keeps m_nxt == m_endSeq and no resend, so a stale
     // entry of the NIC's pacing heap or ready ring finds nothing to send
     m_messages.release();
@@ -139,13 +137,7 @@ RdmaQueuePair::ReleaseResources()
     m_sacked.release();
     m_retxQueue.release();
     m_ooo.release();
-    if (m_uet)
-    {
-        m_uet->credit.requestEvent.Cancel();
-        m_uet.reset();
-    }
-    m_sendDone = MakeNullCallback<void, uint64_t, uint64_t, Time, Time>();
-    m_recvDone = MakeNullCallback<void, uint64_t, uint64_t, Time, Time>();
+    m_uet.reset();
 }
 
 bool

@@ -272,8 +272,12 @@ class RdmaQueuePair : public Object
     std::unique_ptr<UetState> m_uet; //!< UET state (made by the NIC for UET QPs; null for RC)
     bool m_released{false};          //!< released by the NIC (RdmaNic::ReleaseQp)
 
-    /// Free what only a working QP needs (timers, congestion control, rings, callbacks, UET
-    /// state); called by the NIC when it releases the QP.
+    /// Cancel the timers, stop and free the congestion control, drop the callbacks (both
+    /// DoDispose and ReleaseResources).
+    void StopWork();
+
+    /// StopWork, and free the rings and the UET state too; called by the NIC when it releases
+    /// the QP.
     void ReleaseResources();
 };
 
