@@ -26,7 +26,8 @@ RingAlgorithm::GetTypeId()
 }
 
 RingAlgorithm::RingAlgorithm()
-    : m_steps(0),
+    : m_ranks(0),
+      m_steps(0),
       m_qps(1)
 {
 }
@@ -36,7 +37,8 @@ RingAlgorithm::~RingAlgorithm() = default;
 void
 RingAlgorithm::DoDispose()
 {
-    m_lanes.clear();
+    m_qpLanes.clear();
+    m_received.clear();
     CollectiveAlgorithm::DoDispose();
 }
 
@@ -58,6 +60,7 @@ RingAlgorithm::Begin(const Communicator::Op& op)
 {
     const uint32_t n = m_comm->GetNRanks();
     const uint32_t channels = m_comm->GetChannels();
+    m_ranks = n;
     m_qps = m_comm->GetQpsPerConnection();
     m_stepLatency = m_comm->GetStepLatency();
     m_steps = op.kind == Communicator::ALL_REDUCE ? 2 * (n - 1) : n - 1;
@@ -65,17 +68,13 @@ RingAlgorithm::Begin(const Communicator::Op& op)
     m_blocks.Set((op.bytes + parts - 1) / parts, m_comm->GetChunkBytes());
     const uint32_t nChunks = m_blocks.nChunks;
     m_comm->ExpectLanes(uint64_t(n) * channels);
-    m_lanes.resize(channels);
-    for (auto& lanes : m_lanes)
+    m_received.assign(parts, 0);
+    m_qpLanes.assign(parts * m_qps, QpLane());
+    for (uint64_t i = 0; i < m_qpLanes.size(); ++i)
     {
-        lanes.resize(n);
-        for (auto& lane : lanes)
-        {
-            lane.rxCount.assign(m_qps, 0);
-            lane.txNext.assign(m_qps, 0);
-            lane.ready.assign(uint64_t(m_steps) * nChunks, 0);
-            lane.received = 0;
-        }
+        const uint32_t qp = i % m_qps;
+        // chunks k = qp (mod Q) of a step
+        m_qpLanes[i].perStep = qp < nChunks ? (nChunks - qp + m_qps - 1) / m_qps : 0;
     }
     NS_LOG_INFO(Communicator::KindName(op.kind)
                 << " of " << op.bytes << " B on " << n << " ranks: " << m_steps << " steps of "
@@ -106,32 +105,32 @@ RingAlgorithm::Begin(const Communicator::Op& op)
 void
 RingAlgorithm::Ready(uint32_t channel, uint32_t rank, uint32_t step, uint32_t chunk)
 {
-    m_lanes[channel][rank].ready[uint64_t(step) * m_blocks.nChunks + chunk] = 1;
-    Post(channel, rank, chunk % m_qps);
+    const uint32_t qp = chunk % m_qps;
+    QpLane& q = m_qpLanes[(uint64_t(channel) * m_ranks + rank) * m_qps + qp];
+    const uint64_t position = uint64_t(step) * q.perStep + (chunk - qp) / m_qps;
+    if (position != q.ready)
+    {
+        // the order Begin and OnRingChunk make chunks ready in; a break would post wrong chunks
+        NS_FATAL_ERROR("RingAlgorithm: chunk " << chunk << " of step " << step << " of rank "
+                                               << rank << " became ready out of order");
+    }
+    q.ready = position + 1;
+    Post(channel, rank, qp);
 }
 
 void
 RingAlgorithm::Post(uint32_t channel, uint32_t rank, uint32_t qp)
 {
-    Lane& lane = m_lanes[channel][rank];
-    const uint32_t nChunks = m_blocks.nChunks;
-    if (qp >= nChunks)
+    QpLane& q = m_qpLanes[(uint64_t(channel) * m_ranks + rank) * m_qps + qp];
+    while (q.txNext < q.ready) // chunks leave each QP in step order
     {
-        return;
-    }
-    const uint64_t perStep = (nChunks - qp + m_qps - 1) / m_qps; // chunks k = qp (mod Q)
-    const uint64_t total = perStep * m_steps;
-    while (lane.txNext[qp] < total)
-    {
-        const uint64_t p = lane.txNext[qp];
-        const uint32_t s = static_cast<uint32_t>(p / perStep);
-        const uint32_t k = static_cast<uint32_t>(qp + (p % perStep) * m_qps);
-        if (!lane.ready[uint64_t(s) * nChunks + k])
-        {
-            return; // chunks leave each QP in step order
-        }
+        const uint32_t k = qp + q.txIndex * m_qps;
         m_comm->GetRingQp(channel, rank, qp)->PostSend(m_blocks.Bytes(k));
-        ++lane.txNext[qp];
+        ++q.txNext;
+        if (++q.txIndex == q.perStep)
+        {
+            q.txIndex = 0;
+        }
     }
 }
 
@@ -139,13 +138,15 @@ void
 RingAlgorithm::OnRingChunk(uint32_t channel, uint32_t rank, uint32_t qp, uint64_t bytes)
 {
     NS_ASSERT_MSG(m_comm->IsRunning(), "a chunk arrived while no collective runs");
-    Lane& lane = m_lanes[channel][rank];
-    const uint32_t nChunks = m_blocks.nChunks;
-    const uint64_t perStep = (nChunks - qp + m_qps - 1) / m_qps;
-    const uint64_t p = lane.rxCount[qp]++;
-    const uint32_t s = static_cast<uint32_t>(p / perStep);
-    const uint32_t k = static_cast<uint32_t>(qp + (p % perStep) * m_qps);
-    ++lane.received;
+    const uint64_t lane = uint64_t(channel) * m_ranks + rank;
+    QpLane& q = m_qpLanes[lane * m_qps + qp];
+    const uint32_t s = q.rxStep;
+    const uint32_t k = qp + q.rxIndex * m_qps;
+    if (++q.rxIndex == q.perStep)
+    {
+        q.rxIndex = 0;
+        ++q.rxStep;
+    }
     if (s + 1 < m_steps)
     {
         if (m_stepLatency.IsStrictlyPositive())
@@ -163,7 +164,7 @@ RingAlgorithm::OnRingChunk(uint32_t channel, uint32_t rank, uint32_t qp, uint64_
             Ready(channel, rank, s + 1, k);
         }
     }
-    if (lane.received == uint64_t(m_steps) * nChunks)
+    if (++m_received[lane] == uint64_t(m_steps) * m_blocks.nChunks)
     {
         m_comm->LaneDone(rank);
     }

@@ -43,13 +43,21 @@ class RingAlgorithm : public CollectiveAlgorithm
     void DoDispose() override;
 
   private:
-    /// Per (channel, rank) progress of the running collective.
-    struct Lane
+    /**
+     * Progress of one QP of one (channel, rank) lane of the running collective. A QP's chunks
+     * leave in step order, chunk k = qp + i * Q being the i-th of its step; a chunk of step
+     * s + 1 becomes ready when the QP's matching chunk of step s arrives from the predecessor,
+     * and the QP's arrivals come in that same order, so the chunks that may be posted are
+     * always a prefix of the QP's sequence: a count, not a flag per chunk.
+     */
+    struct QpLane
     {
-        std::vector<uint64_t> rxCount; //!< chunks received per QP (from the predecessor)
-        std::vector<uint64_t> txNext;  //!< next chunk position to post per QP
-        std::vector<uint8_t> ready;    //!< [step * chunks + chunk]: the chunk may be posted
-        uint64_t received{0};          //!< chunks received in all
+        uint32_t rxStep{0};  //!< step of the next chunk to arrive from the predecessor
+        uint32_t rxIndex{0}; //!< its index i within the step
+        uint32_t txIndex{0}; //!< index i (within its step) of the next chunk to post
+        uint32_t perStep{0}; //!< this QP's chunks per step
+        uint64_t txNext{0};  //!< position (step * perStep + i) of the next chunk to post
+        uint64_t ready{0};   //!< positions below this may be posted
     };
 
     /**
@@ -68,11 +76,13 @@ class RingAlgorithm : public CollectiveAlgorithm
      */
     void Post(uint32_t channel, uint32_t rank, uint32_t qp);
 
-    std::vector<std::vector<Lane>> m_lanes; //!< [channel][rank]
-    uint32_t m_steps;                       //!< steps of the running collective
-    uint32_t m_qps;                         //!< QPs per connection
-    Time m_stepLatency;                     //!< the communicator's StepLatency
-    Blocks m_blocks;                        //!< the running collective's block and chunks
+    std::vector<QpLane> m_qpLanes;    //!< [(channel * ranks + rank) * QPs + qp]
+    std::vector<uint64_t> m_received; //!< chunks received per lane [channel * ranks + rank]
+    uint32_t m_ranks;                 //!< ranks of the running collective
+    uint32_t m_steps;                 //!< steps of the running collective
+    uint32_t m_qps;                   //!< QPs per connection
+    Time m_stepLatency;               //!< the communicator's StepLatency
+    Blocks m_blocks;                  //!< the running collective's block and chunks
 };
 
 } // namespace ns3
