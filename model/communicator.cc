@@ -50,48 +50,56 @@ Communicator::GetTypeId()
                 "reduce-scatter), Auto (by size and ranks, AutoAlgorithm), file:PATH (a schedule "
                 "file, "
                 "ScheduleAlgorithm) or the TypeId name of a CollectiveAlgorithm subclass "
-                "(kinds it does not support use Ring).",
+                "(kinds it does not support use Ring). Fixed at Setup().",
                 StringValue("Ring"),
                 MakeStringAccessor(&Communicator::SetAlgorithm, &Communicator::GetAlgorithm),
                 MakeStringChecker())
-            .AddAttribute("Channels",
-                          "Rings, each over its own connections (NCCL channels; >= 1).",
-                          UintegerValue(1),
-                          MakeUintegerAccessor(&Communicator::m_channels),
-                          MakeUintegerChecker<uint32_t>(1, 64))
-            .AddAttribute("QpsPerConnection",
-                          "Queue pairs per connection; chunk k uses QP k mod n (>= 1).",
-                          UintegerValue(1),
-                          MakeUintegerAccessor(&Communicator::m_qps),
-                          MakeUintegerChecker<uint32_t>(1, 64))
-            .AddAttribute("ChunkBytes",
-                          "Largest RDMA message a block is cut into (NCCL's slice; >= 1).",
-                          UintegerValue(1024 * 1024),
-                          MakeUintegerAccessor(&Communicator::m_chunkBytes),
-                          MakeUintegerChecker<uint64_t>(1))
-            .AddAttribute("StepLatency",
-                          "Software latency added before each chunk of a step is sent (alpha).",
-                          TimeValue(Seconds(0)),
-                          MakeTimeAccessor(&Communicator::m_stepLatency),
-                          MakeTimeChecker(Time(0)))
-            .AddAttribute("Priority",
-                          "Priority of the collective's queue pairs.",
-                          UintegerValue(3),
-                          MakeUintegerAccessor(&Communicator::m_priority),
-                          MakeUintegerChecker<uint8_t>(0, 7))
+            .AddAttribute(
+                "Channels",
+                "Rings, each over its own connections (NCCL channels; >= 1). Fixed at Setup().",
+                UintegerValue(1),
+                MakeUintegerAccessor(&Communicator::SetChannels, &Communicator::GetChannels),
+                MakeUintegerChecker<uint32_t>(1, 64))
+            .AddAttribute(
+                "QpsPerConnection",
+                "Queue pairs per connection; chunk k uses QP k mod n (>= 1). Fixed at Setup().",
+                UintegerValue(1),
+                MakeUintegerAccessor(&Communicator::SetQpsPerConnection,
+                                     &Communicator::GetQpsPerConnection),
+                MakeUintegerChecker<uint32_t>(1, 64))
+            .AddAttribute(
+                "ChunkBytes",
+                "Largest RDMA message a block is cut into (NCCL's slice; >= 1).",
+                UintegerValue(1024 * 1024),
+                MakeUintegerAccessor(&Communicator::SetChunkBytes, &Communicator::GetChunkBytes),
+                MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute(
+                "StepLatency",
+                "Software latency added before each chunk of a step is sent (alpha).",
+                TimeValue(Seconds(0)),
+                MakeTimeAccessor(&Communicator::SetStepLatency, &Communicator::GetStepLatency),
+                MakeTimeChecker(Time(0)))
+            .AddAttribute(
+                "Priority",
+                "Priority of the collective's queue pairs. Fixed at Setup().",
+                UintegerValue(3),
+                MakeUintegerAccessor(&Communicator::SetPriority, &Communicator::GetPriority),
+                MakeUintegerChecker<uint8_t>(0, 7))
             .AddAttribute(
                 "Transport",
                 "Transport of the collective's queue pairs: Nic (each NIC's "
-                "ns3::RdmaNic::Transport), Rc or Uet (see UetTransport).",
+                "ns3::RdmaNic::Transport), Rc or Uet (see UetTransport). Fixed at Setup().",
                 StringValue("Nic"),
                 MakeStringAccessor(&Communicator::SetTransport, &Communicator::GetTransport),
                 MakeStringChecker())
             .AddAttribute("GpusPerServer",
                           "Ranks per server: rank r is GPU r mod g of server r / g (must divide "
                           "the number of ranks; 1 = every rank on its own server). Servers of "
-                          "several GPUs run hierarchical collectives with NVLink inside.",
+                          "several GPUs run hierarchical collectives with NVLink inside. Fixed at "
+                          "Setup().",
                           UintegerValue(1),
-                          MakeUintegerAccessor(&Communicator::m_gpusPerServer),
+                          MakeUintegerAccessor(&Communicator::SetGpusPerServer,
+                                               &Communicator::GetGpusPerServer),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("NvLinkBandwidth",
                           "NVLink bandwidth per GPU and direction (H100: 450 GB/s).",
@@ -163,8 +171,81 @@ Communicator::DoDispose()
 }
 
 void
+Communicator::RefuseAfterSetup(const char* attribute, bool changes) const
+{
+    if (changes && !m_ranks.empty())
+    {
+        NS_FATAL_ERROR("Communicator: attribute " << attribute
+                                                  << " cannot change after Setup() (the "
+                                                     "connections and the placement exist); "
+                                                     "set it before Setup()");
+    }
+}
+
+void
+Communicator::SetChannels(uint32_t channels)
+{
+    RefuseAfterSetup("Channels", channels != m_channels);
+    m_channels = channels;
+}
+
+void
+Communicator::SetQpsPerConnection(uint32_t qps)
+{
+    RefuseAfterSetup("QpsPerConnection", qps != m_qps);
+    m_qps = qps;
+}
+
+void
+Communicator::SetPriority(uint8_t priority)
+{
+    RefuseAfterSetup("Priority", priority != m_priority);
+    m_priority = priority;
+}
+
+uint8_t
+Communicator::GetPriority() const
+{
+    return m_priority;
+}
+
+void
+Communicator::SetGpusPerServer(uint32_t gpus)
+{
+    RefuseAfterSetup("GpusPerServer", gpus != m_gpusPerServer);
+    m_gpusPerServer = gpus;
+}
+
+uint32_t
+Communicator::GetGpusPerServer() const
+{
+    return m_gpusPerServer;
+}
+
+void
+Communicator::SetChunkBytes(uint64_t bytes)
+{
+    m_chunkBytes = bytes;
+    for (const Ptr<Communicator>& rail : m_rails)
+    {
+        rail->SetChunkBytes(bytes); // the fabric part of a collective over servers
+    }
+}
+
+void
+Communicator::SetStepLatency(Time latency)
+{
+    m_stepLatency = latency;
+    for (const Ptr<Communicator>& rail : m_rails)
+    {
+        rail->SetStepLatency(latency);
+    }
+}
+
+void
 Communicator::SetAlgorithm(std::string name)
 {
+    RefuseAfterSetup("Algorithm", name != m_algorithm);
     if (name.rfind("file:", 0) == 0)
     {
         CollectiveAlgorithm::Create(name); // reads and validates the schedule now
@@ -273,6 +354,7 @@ Communicator::Setup(const std::vector<Ptr<RdmaNic>>& ranks)
             rail->SetAttribute("ChunkBytes", UintegerValue(m_chunkBytes));
             rail->SetAttribute("StepLatency", TimeValue(m_stepLatency));
             rail->SetAttribute("Priority", UintegerValue(m_priority));
+            rail->SetAttribute("Transport", StringValue(m_transport));
             std::vector<Ptr<RdmaNic>> nics;
             for (const auto& server : servers)
             {
@@ -292,7 +374,7 @@ Communicator::Setup(const std::vector<Ptr<RdmaNic>>& ranks)
     m_busId = ControlBus::Register(MakeCallback(&Communicator::OnNotice, this));
     m_p2p = CreateObject<P2pTransfers>();
     m_p2p->Attach(this, m_busId, NOTICE_P2P);
-    m_ringTx.assign(m_channels, std::vector<std::vector<Ptr<RdmaQueuePair>>>(n));
+    m_ringTx.assign(uint64_t(m_channels) * n * m_qps, nullptr);
     QpCreationBatch batch; // the ring's connections: one CC instance copied per NIC
     for (uint32_t c = 0; c < m_channels; ++c)
     {
@@ -307,7 +389,7 @@ Communicator::Setup(const std::vector<Ptr<RdmaNic>>& ranks)
                 auto [a, b] = Connect(r, next, sport);
                 b->SetReceiveCompletionCallback(
                     MakeCallback(&Communicator::OnRingReceive, this, c, next, q));
-                m_ringTx[c][r].push_back(a);
+                m_ringTx[(uint64_t(c) * n + r) * m_qps + q] = a;
             }
         }
     }
@@ -326,6 +408,7 @@ Communicator::Setup(const std::vector<Ptr<RdmaNic>>& ranks)
 void
 Communicator::SetTransport(std::string name)
 {
+    RefuseAfterSetup("Transport", name != m_transport);
     if (name != "Nic" && name != "Rc" && name != "Uet")
     {
         NS_FATAL_ERROR("Communicator: Transport \"" << name << "\" is not allowed (Nic, Rc, Uet)");

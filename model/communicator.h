@@ -284,7 +284,7 @@ class Communicator : public Object
      */
     const Ptr<RdmaQueuePair>& GetRingQp(uint32_t channel, uint32_t rank, uint32_t qp) const
     {
-        return m_ringTx[channel][rank][qp];
+        return m_ringTx[(uint64_t(channel) * m_ranks.size() + rank) * m_qps + qp];
     }
 
     /**
@@ -400,6 +400,20 @@ class Communicator : public Object
      */
     void OnNotice(const std::vector<uint64_t>& words);
     /**
+     * \brief Stop the run if an attribute fixed at Setup() changes after it.
+     * \param attribute the attribute's name, for the message
+     * \param changes whether the new value differs from the current one
+     */
+    void RefuseAfterSetup(const char* attribute, bool changes) const;
+    void SetChannels(uint32_t channels);    //!< setter of Channels
+    void SetQpsPerConnection(uint32_t qps); //!< setter of QpsPerConnection
+    void SetPriority(uint8_t priority);     //!< setter of Priority
+    uint8_t GetPriority() const;            //!< \return the Priority attribute
+    void SetGpusPerServer(uint32_t gpus);   //!< setter of GpusPerServer
+    uint32_t GetGpusPerServer() const;      //!< \return the GpusPerServer attribute
+    void SetChunkBytes(uint64_t bytes);     //!< setter of ChunkBytes (and of the rails')
+    void SetStepLatency(Time latency);      //!< setter of StepLatency (and of the rails')
+    /**
      * \brief Setter of Transport.
      * \param name Nic, Rc or Uet (anything else is fatal)
      */
@@ -447,14 +461,14 @@ class Communicator : public Object
     std::string m_transport; //!< Transport: Nic, Rc or Uet
     std::string m_algorithm; //!< algorithm name
 
-    std::vector<Ptr<RdmaNic>> m_ranks; //!< NICs
-    std::vector<uint8_t> m_local;      //!< per rank: its NIC is simulated here
-    uint32_t m_busId{NO_BUS};          //!< ControlBus handler id
-    std::vector<std::vector<std::vector<Ptr<RdmaQueuePair>>>> m_ringTx; //!< [channel][rank][qp]
-    std::deque<Op> m_queue;        //!< waiting and running collectives
-    bool m_running;                //!< m_queue.front() is running
-    uint64_t m_lanesLeft;          //!< lanes that still expect chunks
-    std::vector<Result> m_results; //!< completed collectives
+    std::vector<Ptr<RdmaNic>> m_ranks;        //!< NICs
+    std::vector<uint8_t> m_local;             //!< per rank: its NIC is simulated here
+    uint32_t m_busId{NO_BUS};                 //!< ControlBus handler id
+    std::vector<Ptr<RdmaQueuePair>> m_ringTx; //!< [(channel * ranks + rank) * QPs + qp]
+    std::deque<Op> m_queue;                   //!< waiting and running collectives
+    bool m_running;                           //!< m_queue.front() is running
+    uint64_t m_lanesLeft;                     //!< lanes that still expect chunks
+    std::vector<Result> m_results;            //!< completed collectives
 
     Ptr<CollectiveAlgorithm> m_selected;     //!< the Algorithm (all-reduce, ...)
     Ptr<CollectiveAlgorithm> m_ring;         //!< ring (kinds m_selected does not support)

@@ -14,6 +14,7 @@
 #include "ns3/communicator.h"
 #include "ns3/fat-tree-helper.h"
 #include "ns3/leaf-spine-helper.h"
+#include "ns3/nstime.h"
 #include "ns3/rdma-helper.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/string.h"
@@ -151,6 +152,75 @@ TEST_F(Ns3Fixture, CommunicatorBadInput)
             CreateObject<Communicator>()->Setup({nics[0], nics[0]});
         },
         "every rank needs its own RdmaNic");
+}
+
+TEST_F(Ns3Fixture, CommunicatorAttributesFixedAtSetupRefuseAChangeAfterIt)
+{
+    // the ring's connections, their priority and transport, the placement on servers and the
+    // algorithm are made in Setup(): a later change would do nothing (or break the indexing of
+    // the connections), so it stops the run; the same value, or any value before Setup, is fine
+    struct Case
+    {
+        const char* name;
+        Ptr<AttributeValue> before; //!< set before Setup (then kept)
+        Ptr<AttributeValue> after;  //!< a different value after Setup
+    };
+
+    const std::vector<Case> cases = {
+        {"Channels", Create<UintegerValue>(2), Create<UintegerValue>(3)},
+        {"QpsPerConnection", Create<UintegerValue>(2), Create<UintegerValue>(1)},
+        {"Priority", Create<UintegerValue>(5), Create<UintegerValue>(3)},
+        {"GpusPerServer", Create<UintegerValue>(2), Create<UintegerValue>(1)},
+        {"Algorithm", Create<StringValue>("HalvingDoubling"), Create<StringValue>("Ring")},
+        {"Transport", Create<StringValue>("Rc"), Create<StringValue>("Uet")}};
+    LeafSpineHelper fabric(2, 2, 1); // four hosts
+    fabric.Install();
+    auto nics = RdmaHelper().Install(fabric);
+    for (const Case& c : cases)
+    {
+        Ptr<Communicator> comm = CreateObject<Communicator>();
+        comm->SetAttribute(c.name, *c.before);
+        comm->Setup(nics);
+        comm->SetAttribute(c.name, *c.before); // unchanged: accepted
+        std::string kept;
+        std::string wanted;
+        {
+            auto v = c.before->Copy();
+            comm->GetAttribute(c.name, *v);
+            kept = v->SerializeToString(nullptr);
+            wanted = c.before->SerializeToString(nullptr);
+        }
+        EXPECT_EQ(kept, wanted) << c.name;
+        EXPECT_DEATH(comm->SetAttribute(c.name, *c.after),
+                     std::string("attribute ") + c.name +
+                         " cannot change after Setup\\(\\) \\(the connections and the "
+                         "placement exist\\); set it before Setup\\(\\)")
+            << c.name;
+    }
+    // a change before Setup takes effect: two channels of two QPs make four ring QPs per rank
+    Ptr<Communicator> comm = CreateObject<Communicator>();
+    comm->SetAttribute("Channels", UintegerValue(2));
+    comm->SetAttribute("QpsPerConnection", UintegerValue(2));
+    const uint32_t qps = nics[0]->GetNQps();
+    comm->Setup(nics);
+    EXPECT_EQ(nics[0]->GetNQps() - qps, 2u * 2u * 2u) << "to the next rank and from the previous";
+    EXPECT_NE(comm->GetRingQp(1, 3, 1), nullptr);
+    // ChunkBytes and StepLatency apply to the next collective, also to the rails of a
+    // communicator over servers (which carry its fabric part)
+    Ptr<Communicator> servers = CreateObject<Communicator>();
+    servers->SetAttribute("GpusPerServer", UintegerValue(2));
+    servers->SetAttribute("Transport", StringValue("Uet"));
+    servers->Setup(nics);
+    ASSERT_EQ(servers->GetRails().size(), 2u);
+    servers->SetAttribute("ChunkBytes", UintegerValue(65536));
+    servers->SetAttribute("StepLatency", TimeValue(MicroSeconds(3)));
+    for (const Ptr<Communicator>& rail : servers->GetRails())
+    {
+        EXPECT_EQ(rail->GetChunkBytes(), 65536u);
+        EXPECT_EQ(rail->GetStepLatency(), MicroSeconds(3));
+        // and the rails' connections have the communicator's transport
+        EXPECT_EQ(rail->GetRingQp(0, 0, 0)->GetTransport(), RdmaQueuePair::UET);
+    }
 }
 
 TEST_F(Ns3Fixture, PipelinedBroadcastMatchesItsClosedForm)
