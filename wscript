@@ -119,6 +119,7 @@ def build(bld):
         'test/cc-dcqcn-config-test.cc',
         'test/cc-dcqcn-timer-test.cc',
         'test/cc-dctcp-test.cc',
+        'test/cc-late-attributes-test.cc',
         'test/cc-nscc-test.cc',
         'test/cc-hpcc-test.cc',
         'test/cc-timely-test.cc',

@@ -24,7 +24,8 @@ RoceCongestionOps::GetTypeId()
                             .AddAttribute("MinRate",
                                           "The rate never goes below this.",
                                           DataRateValue(DataRate("100Mbps")),
-                                          MakeDataRateAccessor(&RoceCongestionOps::m_minRate),
+                                          MakeDataRateAccessor(&RoceCongestionOps::SetMinRate,
+                                                               &RoceCongestionOps::GetMinRate),
                                           MakeDataRateChecker())
                             .AddTraceSource("Rate",
                                             "The sending rate of the QP (bit/s).",
@@ -56,15 +57,47 @@ RoceCongestionOps::Start(const Context& ctx)
     {
         NS_FATAL_ERROR(GetName() << ": line rate 0 bps is not allowed");
     }
-    if (m_minRate.GetBitRate() == 0 || m_minRate > ctx.lineRate)
-    {
-        NS_FATAL_ERROR(GetName() << ": MinRate " << m_minRate.GetBitRate()
-                                 << " bps is not allowed (0 < MinRate <= line rate "
-                                 << ctx.lineRate.GetBitRate() << " bps)");
-    }
+    CheckMinRate(ctx.lineRate);
     m_ctx = ctx;
     m_started = true;
     AssignRate(ctx.lineRate.GetBitRate());
+}
+
+void
+RoceCongestionOps::CheckMinRate(DataRate lineRate) const
+{
+    if (m_minRate.GetBitRate() == 0 || m_minRate > lineRate)
+    {
+        NS_FATAL_ERROR(GetName() << ": MinRate " << m_minRate.GetBitRate()
+                                 << " bps is not allowed (0 < MinRate <= line rate "
+                                 << lineRate.GetBitRate() << " bps)");
+    }
+}
+
+void
+RoceCongestionOps::SetMinRate(DataRate rate)
+{
+    m_minRate = rate;
+    if (m_started)
+    {
+        CheckMinRate(m_ctx.lineRate);
+        MinRateChanged();
+        if (m_rateBps.Get() < rate.GetBitRate())
+        {
+            SetRate(static_cast<double>(rate.GetBitRate())); // never below the new floor
+        }
+    }
+}
+
+DataRate
+RoceCongestionOps::GetMinRate() const
+{
+    return m_minRate;
+}
+
+void
+RoceCongestionOps::MinRateChanged()
+{
 }
 
 void

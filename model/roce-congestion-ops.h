@@ -169,6 +169,12 @@ class RoceCongestionOps : public Object
     virtual Ptr<RoceCongestionOps> DoCopy() const;
 
     /**
+     * \brief MinRate changed after Start() (and was checked): a subclass that derived values
+     *        from it at Start() derives them again. The default does nothing.
+     */
+    virtual void MinRateChanged();
+
+    /**
      * \brief Set the sending rate, clamped to [MinRate, line rate]; fires the Rate trace.
      * \param bps the new rate in bit/s
      */
@@ -183,6 +189,18 @@ class RoceCongestionOps : public Object
     bool m_started;                  //!< Start() was called
 
   private:
+    /**
+     * \brief Setter of MinRate: after Start() the new floor is checked and applies at once.
+     * \param rate the floor
+     */
+    void SetMinRate(DataRate rate);
+    /// \return the MinRate attribute
+    DataRate GetMinRate() const;
+    /**
+     * \brief Stop the run unless 0 < MinRate <= the line rate.
+     * \param lineRate the line rate
+     */
+    void CheckMinRate(DataRate lineRate) const;
     /**
      * \brief Change the rate: the listener first, then the Rate trace (if it changes).
      * \param bps the new rate in bit/s

@@ -91,6 +91,10 @@ RoceHpcc::SetEta(double eta)
         NS_FATAL_ERROR("RoceHpcc: Eta " << eta << " is not allowed (0 < Eta <= 1)");
     }
     m_eta = eta;
+    if (m_started)
+    {
+        Derive(); // W_AI follows Eta when RateAI is 0; applies from the next ACK
+    }
 }
 
 double
@@ -119,6 +123,10 @@ void
 RoceHpcc::SetRateAi(DataRate rate)
 {
     m_rateAi = rate;
+    if (m_started)
+    {
+        Derive(); // applies from the next ACK
+    }
 }
 
 DataRate
@@ -152,10 +160,7 @@ RoceHpcc::Start(const Context& ctx)
     // Bytes in T at rate r: r x T_ns / 8e9 (in ns, which keeps round numbers exact).
     const double tNs = BaseRttNs();
     m_wMax = LineRate() * tNs / 8e9;
-    m_wMin = m_minRate.GetBitRate() * tNs / 8e9;
-    const double rateAi = m_rateAi.GetBitRate() ? static_cast<double>(m_rateAi.GetBitRate())
-                                                : LineRate() * (1.0 - m_eta) / DEFAULT_FLOWS;
-    m_wAi = rateAi * tNs / 8e9;
+    Derive();
     m_w = m_wMax;
     m_wc = m_wMax;
     m_incStage = 0;
@@ -165,6 +170,22 @@ RoceHpcc::Start(const Context& ctx)
     m_utilization = 1.0;
     m_window = static_cast<uint64_t>(std::llround(m_w));
     SetRate(std::round(m_w * 8e9 / tNs));
+}
+
+void
+RoceHpcc::Derive()
+{
+    const double tNs = BaseRttNs();
+    m_wMin = m_minRate.GetBitRate() * tNs / 8e9;
+    const double rateAi = m_rateAi.GetBitRate() ? static_cast<double>(m_rateAi.GetBitRate())
+                                                : LineRate() * (1.0 - m_eta) / DEFAULT_FLOWS;
+    m_wAi = rateAi * tNs / 8e9;
+}
+
+void
+RoceHpcc::MinRateChanged()
+{
+    Derive();
 }
 
 uint64_t

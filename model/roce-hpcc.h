@@ -108,7 +108,11 @@ class RoceHpcc : public RoceCongestionOps
   protected:
     Ptr<RoceCongestionOps> DoCopy() const override;
 
+    void MinRateChanged() override;
+
   private:
+    /// Derive the window floor (MinRate) and W_AI (RateAI or Eta) for the base RTT.
+    void Derive();
     /**
      * \brief Setter of Eta.
      * \param eta target utilisation, 0 < eta <= 1

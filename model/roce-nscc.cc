@@ -240,6 +240,7 @@ RoceNscc::SetMaxWindow(double bdps)
 {
     Require(bdps > 0.0, "MaxWindow", bdps, "must be > 0");
     m_maxWindow = bdps;
+    Rederive();
 }
 
 double
@@ -253,6 +254,7 @@ RoceNscc::SetMinWindow(double mtus)
 {
     Require(mtus > 0.0, "MinWindow", mtus, "must be > 0");
     m_minWindow = mtus;
+    Rederive();
 }
 
 double
@@ -266,6 +268,7 @@ RoceNscc::SetTargetQueueDelay(Time t)
 {
     Require(!t.IsStrictlyNegative(), "TargetQueueDelay", t.As(Time::US), "must be >= 0");
     m_targetAttr = t;
+    Rederive();
 }
 
 Time
@@ -305,6 +308,7 @@ RoceNscc::SetFairIncrease(double mtus)
 {
     Require(mtus >= 0.0, "FairIncrease", mtus, "must be >= 0");
     m_fairIncrease = mtus;
+    Rederive();
 }
 
 double
@@ -318,6 +322,7 @@ RoceNscc::SetProportionalIncrease(double mtus)
 {
     Require(mtus >= 0.0, "ProportionalIncrease", mtus, "must be >= 0");
     m_proportionalIncrease = mtus;
+    Rederive();
 }
 
 double
@@ -331,6 +336,7 @@ RoceNscc::SetEta(double mtus)
 {
     Require(mtus >= 0.0, "Eta", mtus, "must be >= 0");
     m_eta = mtus;
+    Rederive();
 }
 
 double
@@ -370,6 +376,7 @@ RoceNscc::SetAdjustBytes(uint32_t mtus)
 {
     Require(mtus >= 1, "AdjustBytes", mtus, "must be >= 1");
     m_adjustBytes = mtus;
+    Rederive();
 }
 
 uint32_t
@@ -512,21 +519,7 @@ RoceNscc::Start(const Context& ctx)
     RoceCongestionOps::Start(ctx);
     m_baseNs = static_cast<double>(ctx.baseRtt.GetNanoSeconds());
     m_bdp = LineRate() * m_baseNs / 8e9;
-    m_wMax = m_maxWindow * m_bdp;
-    m_wMin = m_minWindow * ctx.mtu;
-    if (m_wMin > m_wMax)
-    {
-        NS_FATAL_ERROR("RoceNscc: MinWindow " << m_minWindow << " MTUs (" << m_wMin
-                                              << " B) is not allowed (must be <= MaxWindow "
-                                              << m_maxWindow << " BDPs = " << m_wMax << " B)");
-    }
-    m_target = m_targetAttr.IsZero() ? 0.75 * m_baseNs
-                                     : static_cast<double>(m_targetAttr.GetNanoSeconds());
-    const double scale = m_bdp / REFERENCE_BDP;
-    m_fiBytes = m_fairIncrease * ctx.mtu * scale;
-    m_piBytes = m_proportionalIncrease * ctx.mtu * scale;
-    m_etaBytes = m_eta * ctx.mtu * scale;
-    m_adjustCap = static_cast<double>(m_adjustBytes) * ctx.mtu;
+    Derive();
     const Time now = LeanSimulatorImpl::FastNow();
     m_w = m_initialWindow * m_bdp;
     m_inc = 0;
@@ -547,6 +540,42 @@ RoceNscc::Start(const Context& ctx)
     m_decreases = 0;
     m_quickAdapts = 0;
     Publish();
+}
+
+void
+RoceNscc::Derive()
+{
+    const uint32_t mtu = m_ctx.mtu;
+    m_wMax = m_maxWindow * m_bdp;
+    m_wMin = m_minWindow * mtu;
+    if (m_wMin > m_wMax)
+    {
+        NS_FATAL_ERROR("RoceNscc: MinWindow " << m_minWindow << " MTUs (" << m_wMin
+                                              << " B) is not allowed (must be <= MaxWindow "
+                                              << m_maxWindow << " BDPs = " << m_wMax << " B)");
+    }
+    m_target = m_targetAttr.IsZero() ? 0.75 * m_baseNs
+                                     : static_cast<double>(m_targetAttr.GetNanoSeconds());
+    const double scale = m_bdp / REFERENCE_BDP;
+    m_fiBytes = m_fairIncrease * mtu * scale;
+    m_piBytes = m_proportionalIncrease * mtu * scale;
+    m_etaBytes = m_eta * mtu * scale;
+    m_adjustCap = static_cast<double>(m_adjustBytes) * mtu;
+}
+
+void
+RoceNscc::Rederive()
+{
+    if (!m_started)
+    {
+        return; // Start() derives them
+    }
+    Derive();
+    if (m_w > m_wMax || m_w < m_wMin)
+    {
+        m_w = std::min(m_wMax, std::max(m_wMin, m_w)); // a window within the new bounds
+        Publish();
+    }
 }
 
 void

@@ -167,6 +167,11 @@ class RoceNscc : public RoceCongestionOps
     void QuickAdapt(double bytes);
     /// Clamp W, publish it (Window trace) and set the pacing rate.
     void Publish();
+    /// Compute the window bounds, target and increase steps from the attributes and the context.
+    void Derive();
+    /// After an attribute they derive from changed: once started, derive them again (and keep
+    /// the window within the new bounds), so that a change applies from the next ACK.
+    void Rederive();
 
     // attributes
     double m_initialWindow;        //!< InitialWindow (BDPs)

@@ -73,7 +73,7 @@ RoceSwitch::GetTypeId()
                           "Seed of the ECMP hash; 0 = derived from the node id (every switch "
                           "hashes differently, deterministically).",
                           UintegerValue(0),
-                          MakeUintegerAccessor(&RoceSwitch::m_seedAttr),
+                          MakeUintegerAccessor(&RoceSwitch::SetHashSeed, &RoceSwitch::GetHashSeed),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("FlowletGap",
                           "Flowlet load balancing: idle time after which a flow may move.",
@@ -218,6 +218,11 @@ RoceSwitch::SetLoadBalancingName(std::string name)
         if (name == LB_NAMES[i])
         {
             m_lb = static_cast<LoadBalancing>(i);
+            if (m_configured && m_lb == FLOWLET && m_flowlets.empty())
+            {
+                // switched to flowlets while running: every flow starts a new flowlet
+                m_flowlets.assign(FLOWLET_TABLE, Flowlet{Time(0), NO_ROUTE});
+            }
             return;
         }
     }
@@ -229,6 +234,28 @@ std::string
 RoceSwitch::GetLoadBalancingName() const
 {
     return LB_NAMES[m_lb];
+}
+
+void
+RoceSwitch::SetHashSeed(uint32_t seed)
+{
+    m_seedAttr = seed;
+    if (m_configured)
+    {
+        UpdateSeed(); // while running: the flows hash anew from the next packet on
+    }
+}
+
+uint32_t
+RoceSwitch::GetHashSeed() const
+{
+    return m_seedAttr;
+}
+
+void
+RoceSwitch::UpdateSeed()
+{
+    m_seed = Mix(m_seedAttr ? m_seedAttr : 0x5eed0000ULL + (m_node ? m_node->GetId() : 0));
 }
 
 void
@@ -372,7 +399,7 @@ RoceSwitch::Configure()
     m_stats.Reset(m_ports.size() * NPRIO);
     m_pausedUpstream.assign(m_ports.size() * NPRIO, 0);
     m_refreshEvent.clear(); // allocated when the first pause is sent
-    m_seed = Mix(m_seedAttr ? m_seedAttr : 0x5eed0000ULL + (m_node ? m_node->GetId() : 0));
+    UpdateSeed();
     if (m_lb == FLOWLET)
     {
         m_flowlets.assign(FLOWLET_TABLE, Flowlet{Time(0), NO_ROUTE});

@@ -294,6 +294,15 @@ class RoceSwitch : public Object, public RoceFrameSink
     void SetLoadBalancingName(std::string name);
     /// \return the LoadBalancing name
     std::string GetLoadBalancingName() const;
+    /**
+     * \brief Setter of HashSeed; on a running switch the new seed applies from the next packet.
+     * \param seed the seed (0: derived from the node id)
+     */
+    void SetHashSeed(uint32_t seed);
+    /// \return the HashSeed attribute
+    uint32_t GetHashSeed() const;
+    /// Compute the hash seed in use from HashSeed and the node id.
+    void UpdateSeed();
 
     /// What the frame path reads of a port: its device and the MAC at the cable's far end.
     struct PortHot

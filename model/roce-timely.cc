@@ -114,6 +114,10 @@ RoceTimely::SetTLow(Time t)
                                            << " ns is not allowed (must be >= 0)");
     }
     m_tLow = t;
+    if (m_started)
+    {
+        CheckThresholds(); // (before Start the pair is checked there, in either order of sets)
+    }
 }
 
 Time
@@ -131,6 +135,10 @@ RoceTimely::SetTHigh(Time t)
                                             << " ns is not allowed (must be > 0)");
     }
     m_tHigh = t;
+    if (m_started)
+    {
+        CheckThresholds();
+    }
 }
 
 Time
@@ -175,6 +183,10 @@ void
 RoceTimely::SetAdditiveStep(DataRate step)
 {
     m_step = step;
+    if (m_started)
+    {
+        DeriveStep(); // applies from the next rate increase
+    }
 }
 
 DataRate
@@ -221,14 +233,9 @@ void
 RoceTimely::Start(const Context& ctx)
 {
     NS_LOG_FUNCTION(this);
-    if (m_tLow >= m_tHigh)
-    {
-        NS_FATAL_ERROR("RoceTimely: TLow " << m_tLow.GetNanoSeconds()
-                                           << " ns is not allowed (must be < THigh "
-                                           << m_tHigh.GetNanoSeconds() << " ns)");
-    }
+    CheckThresholds();
     RoceCongestionOps::Start(ctx);
-    m_stepBps = m_step.GetBitRate() ? m_step.GetBitRate() : std::round(LineRate() / 1000);
+    DeriveStep();
     m_segmentAcked = 0;
     m_eventSeq = 0;
     m_prevTimeNs = 0;
@@ -239,6 +246,23 @@ RoceTimely::Start(const Context& ctx)
     m_gradient = 0;
     m_negCount = 0;
     SetRate(m_rate);
+}
+
+void
+RoceTimely::CheckThresholds() const
+{
+    if (m_tLow >= m_tHigh)
+    {
+        NS_FATAL_ERROR("RoceTimely: TLow " << m_tLow.GetNanoSeconds()
+                                           << " ns is not allowed (must be < THigh "
+                                           << m_tHigh.GetNanoSeconds() << " ns)");
+    }
+}
+
+void
+RoceTimely::DeriveStep()
+{
+    m_stepBps = m_step.GetBitRate() ? m_step.GetBitRate() : std::round(LineRate() / 1000);
 }
 
 void

@@ -101,6 +101,10 @@ class RoceTimely : public RoceCongestionOps
     Ptr<RoceCongestionOps> DoCopy() const override;
 
   private:
+    /// Stop the run unless TLow < THigh.
+    void CheckThresholds() const;
+    /// The additive step in use: AdditiveStep, or line rate / 1000 when it is 0.
+    void DeriveStep();
     /**
      * \brief Setter of TLow.
      * \param t >= 0

@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <numeric>
 #include <unistd.h>
 
 using namespace ns3;
@@ -534,13 +535,23 @@ namespace
 /// Max / mean of the bytes sent on leaf 0's uplinks for a permutation across a leaf-spine.
 struct Spread
 {
-    double maxOverMean; //!< max uplink load / mean uplink load
-    uint64_t delivered; //!< packets delivered
-    uint64_t drops;     //!< switch drops
+    double maxOverMean;        //!< max uplink load / mean uplink load
+    uint64_t delivered;        //!< packets delivered
+    uint64_t drops;            //!< switch drops
+    std::vector<double> early; //!< bytes per uplink of leaf 0 at the change (if any)
+    std::vector<double> late;  //!< bytes per uplink of leaf 0 after it
 };
 
+/**
+ * \param lb the switches' LoadBalancing
+ * \param change if not empty: at 40 us (the streams run about 160 us) Config::Set this
+ *        RoceSwitch attribute on every switch to changeValue
+ * \param changeValue its value
+ */
 Spread
-RunPermutation(const std::string& lb)
+RunPermutation(const std::string& lb,
+               const std::string& change = "",
+               const AttributeValue& changeValue = StringValue(""))
 {
     Config::SetDefault("ns3::RoceSwitch::LoadBalancing", StringValue(lb));
     const uint32_t hostsPerLeaf = 8;
@@ -576,8 +587,24 @@ RunPermutation(const std::string& lb)
         f.Stream(h, h + hostsPerLeaf, 1000, "50Gbps");
         sinks.push_back(f.Sink(h + hostsPerLeaf));
     }
+    std::vector<double> early(up[0].size());
+    if (!change.empty())
+    {
+        Ptr<AttributeValue> value = changeValue.Copy();
+        Simulator::Schedule(MicroSeconds(40), [&f, &up, &early, change, value]() {
+            for (uint32_t i = 0; i < up[0].size(); ++i)
+            {
+                early[i] = f.sw[0]->GetPortStats(up[0][i], 3).enqueuedBytes;
+            }
+            Config::Set("/NodeList/*/$ns3::RoceSwitch/" + change, *value);
+        });
+    }
     Simulator::Run();
-    Spread r{0, 0, f.SwitchDrops()};
+    Spread r{0, 0, f.SwitchDrops(), early, {}};
+    for (uint32_t i = 0; i < up[0].size(); ++i)
+    {
+        r.late.push_back(f.sw[0]->GetPortStats(up[0][i], 3).enqueuedBytes - early[i]);
+    }
     double sum = 0;
     double mx = 0;
     for (uint32_t p : up[0])
@@ -617,4 +644,43 @@ TEST_F(Ns3Fixture, SprayingAndAdaptiveRoutingSpreadAPermutationBetterThanEcmp)
     EXPECT_LT(adaptive.maxOverMean, 1.1);
     EXPECT_LT(spray.maxOverMean, ecmp.maxOverMean);
     EXPECT_LT(adaptive.maxOverMean, ecmp.maxOverMean);
+}
+
+TEST_F(Ns3Fixture, LoadBalancingAndHashSeedChangedWhileRunningApplyFromTheNextPacket)
+{
+    // the same permutation; at 40 us every switch is told something new through Config::Set
+    const Spread ecmp = RunPermutation("Ecmp", "HashSeed", UintegerValue(0));
+    ASSERT_EQ(ecmp.early.size(), 4u);
+    // unchanged (HashSeed 0 is the default): every flow keeps its uplink, so each uplink's
+    // share of the bytes after 40 us is its share before
+    const double earlySum = std::accumulate(ecmp.early.begin(), ecmp.early.end(), 0.0);
+    const double lateSum = std::accumulate(ecmp.late.begin(), ecmp.late.end(), 0.0);
+    ASSERT_GT(earlySum, 0);
+    ASSERT_GT(lateSum, 0);
+    for (uint32_t i = 0; i < 4; ++i)
+    {
+        EXPECT_NEAR(ecmp.late[i] / lateSum, ecmp.early[i] / earlySum, 0.02) << "uplink " << i;
+    }
+    // a new seed re-hashes the flows from the next packet on: the shares change
+    const Spread seeded = RunPermutation("Ecmp", "HashSeed", UintegerValue(12345));
+    EXPECT_EQ(seeded.delivered, 8000u);
+    double moved = 0;
+    for (uint32_t i = 0; i < 4; ++i)
+    {
+        EXPECT_NEAR(seeded.early[i], ecmp.early[i], 1e-9) << "the same run until the change";
+        moved += std::abs(seeded.late[i] / lateSum - seeded.early[i] / earlySum);
+    }
+    EXPECT_GT(moved, 0.1) << "no flow moved to another uplink after the new HashSeed";
+    // spraying from 40 us on: after the change every uplink carries the same bytes
+    const Spread spray = RunPermutation("Ecmp", "LoadBalancing", StringValue("Spray"));
+    EXPECT_EQ(spray.delivered, 8000u);
+    const double sprayLate = std::accumulate(spray.late.begin(), spray.late.end(), 0.0);
+    for (uint32_t i = 0; i < 4; ++i)
+    {
+        EXPECT_NEAR(spray.late[i] / sprayLate, 0.25, 0.01) << "uplink " << i;
+    }
+    // flowlets from 40 us on (the switch sizes its flowlet table then): the run completes
+    const Spread flowlet = RunPermutation("Ecmp", "LoadBalancing", StringValue("Flowlet"));
+    EXPECT_EQ(flowlet.delivered, 8000u);
+    EXPECT_EQ(flowlet.drops, 0u);
 }
