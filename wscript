@@ -133,6 +133,7 @@ def build(bld):
         'test/distributed-test.cc',
         'test/file-topology-test.cc',
         'test/flat-heap-scheduler-test.cc',
+        'test/late-attributes-test.cc',
         'test/lean-simulator-impl-test.cc',
         'test/scheduler-building-blocks-test.cc',
         'test/partition-independent-scheduler-test.cc',

@@ -27,6 +27,22 @@ MakeEnumAccessorFor(M member, long)
     return ns3::MakeEnumAccessor(member);
 }
 
+/// ns-3 >= 3.41, a setter and a getter.
+template <typename E, typename S, typename G>
+auto
+MakeEnumAccessorFor(S setter, G getter, int) -> decltype(ns3::MakeEnumAccessor<E>(setter, getter))
+{
+    return ns3::MakeEnumAccessor<E>(setter, getter);
+}
+
+/// ns-3 <= 3.40, a setter and a getter.
+template <typename E, typename S, typename G>
+Ptr<const AttributeAccessor>
+MakeEnumAccessorFor(S setter, G getter, long)
+{
+    return ns3::MakeEnumAccessor(setter, getter);
+}
+
 } // namespace ait_detail
 
 /**
@@ -45,6 +61,24 @@ Ptr<const AttributeAccessor>
 MakeAitEnumAccessor(M member)
 {
     return ait_detail::MakeEnumAccessorFor<E>(member, 0);
+}
+
+/**
+ * \ingroup ai-training
+ * \brief MakeAitEnumAccessor with a setter and a getter (e.g. a setter that checks the value).
+ *
+ * \tparam E the enum type
+ * \tparam S the setter pointer type
+ * \tparam G the getter pointer type
+ * \param setter the setter
+ * \param getter the getter
+ * \returns the attribute accessor
+ */
+template <typename E, typename S, typename G>
+Ptr<const AttributeAccessor>
+MakeAitEnumAccessor(S setter, G getter)
+{
+    return ait_detail::MakeEnumAccessorFor<E>(setter, getter, 0);
 }
 
 } // namespace ns3

@@ -79,11 +79,13 @@ RdmaNic::GetTypeId()
             .SetParent<Object>()
             .SetGroupName("AiTraining")
             .AddConstructor<RdmaNic>()
-            .AddAttribute("Mtu",
-                          "RoCE MTU: payload bytes per packet (256, 512, 1024, 2048 or 4096).",
-                          UintegerValue(4096),
-                          MakeUintegerAccessor(&RdmaNic::m_mtu),
-                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute(
+                "Mtu",
+                "RoCE MTU: payload bytes per packet (256, 512, 1024, 2048 or 4096). Fixed "
+                "once the NIC has a queue pair.",
+                UintegerValue(4096),
+                MakeUintegerAccessor(&RdmaNic::SetMtu, &RdmaNic::GetMtu),
+                MakeUintegerChecker<uint32_t>())
             .AddAttribute(
                 "CongestionControl",
                 "Dcqcn, Hpcc, Timely, Dctcp, Nscc, None (line rate), or the TypeId name of a "
@@ -92,14 +94,17 @@ RdmaNic::GetTypeId()
                 StringValue("Dcqcn"),
                 MakeStringAccessor(&RdmaNic::SetCongestionControl, &RdmaNic::GetCongestionControl),
                 MakeStringChecker())
-            .AddAttribute("LossRecovery",
-                          "GoBackN (lossless RoCE) or SelectiveRepeat (IRN-style).",
-                          EnumValue(RdmaNic::GO_BACK_N),
-                          MakeAitEnumAccessor<RdmaNic::LossRecovery>(&RdmaNic::m_recovery),
-                          MakeEnumChecker(RdmaNic::GO_BACK_N,
-                                          "GoBackN",
-                                          RdmaNic::SELECTIVE_REPEAT,
-                                          "SelectiveRepeat"))
+            .AddAttribute(
+                "LossRecovery",
+                "GoBackN (lossless RoCE) or SelectiveRepeat (IRN-style). Fixed once the NIC "
+                "has a queue pair.",
+                EnumValue(RdmaNic::GO_BACK_N),
+                MakeAitEnumAccessor<RdmaNic::LossRecovery>(&RdmaNic::SetLossRecovery,
+                                                           &RdmaNic::GetLossRecovery),
+                MakeEnumChecker(RdmaNic::GO_BACK_N,
+                                "GoBackN",
+                                RdmaNic::SELECTIVE_REPEAT,
+                                "SelectiveRepeat"))
             .AddAttribute("Transport",
                           "Transport of the queue pairs CreateQp(priority, sourcePort) makes: Rc "
                           "(RoCEv2 reliable connection) or Uet (Ultra Ethernet-style: per-packet "
@@ -354,16 +359,7 @@ RdmaNic::Setup(Ptr<RoceNetDevice> device, Ipv4Address address)
     {
         NS_FATAL_ERROR("RdmaNic::Setup: the NIC is already attached to a port");
     }
-    if (m_mtu != 256 && m_mtu != 512 && m_mtu != 1024 && m_mtu != 2048 && m_mtu != 4096)
-    {
-        NS_FATAL_ERROR("RdmaNic: Mtu " << m_mtu << " is not allowed (256, 512, 1024, 2048, 4096)");
-    }
-    const uint32_t need = m_mtu + 20 + 8 + 12 + 16 + 4;
-    if (device->GetMtu() < need)
-    {
-        NS_FATAL_ERROR("RdmaNic: RoCE Mtu " << m_mtu << " needs a device Mtu of at least " << need
-                                            << " bytes; the device has " << device->GetMtu());
-    }
+    CheckDeviceMtu(m_mtu, device);
     if (m_rtoMax < m_rtoInitial)
     {
         NS_FATAL_ERROR("RdmaNic: RtoMax " << m_rtoMax.As(Time::US) << " is below RtoInitial "
@@ -434,10 +430,54 @@ RdmaNic::GetAnalyticalTransport() const
     return m_analytical;
 }
 
+void
+RdmaNic::CheckDeviceMtu(uint32_t mtu, Ptr<RoceNetDevice> device)
+{
+    const uint32_t need = mtu + 20 + 8 + 12 + 16 + 4;
+    if (device->GetMtu() < need)
+    {
+        NS_FATAL_ERROR("RdmaNic: RoCE Mtu " << mtu << " needs a device Mtu of at least " << need
+                                            << " bytes; the device has " << device->GetMtu());
+    }
+}
+
+void
+RdmaNic::SetMtu(uint32_t mtu)
+{
+    if (mtu != 256 && mtu != 512 && mtu != 1024 && mtu != 2048 && mtu != 4096)
+    {
+        NS_FATAL_ERROR("RdmaNic: Mtu " << mtu << " is not allowed (256, 512, 1024, 2048, 4096)");
+    }
+    if (!m_qps.empty() && mtu != m_mtu)
+    {
+        // messages are cut into packets of the MTU they were posted with, and the congestion
+        // control of each queue pair learnt it when the QP was connected
+        NS_FATAL_ERROR("RdmaNic: Mtu cannot change once the NIC has queue pairs (set it before "
+                       "the first connection, e.g. with Config::SetDefault)");
+    }
+    if (m_device)
+    {
+        CheckDeviceMtu(mtu, m_device);
+    }
+    m_mtu = mtu;
+}
+
 uint32_t
 RdmaNic::GetMtu() const
 {
     return m_mtu;
+}
+
+void
+RdmaNic::SetLossRecovery(LossRecovery recovery)
+{
+    if (!m_qps.empty() && recovery != m_recovery)
+    {
+        // the queue pairs' state is kept for one scheme
+        NS_FATAL_ERROR("RdmaNic: LossRecovery cannot change once the NIC has queue pairs (set it "
+                       "before the first connection, e.g. with Config::SetDefault)");
+    }
+    m_recovery = recovery;
 }
 
 RdmaNic::LossRecovery

@@ -207,6 +207,22 @@ class RdmaNic : public Object, public RoceFrameSink
     void DoDispose() override;
 
   private:
+    /**
+     * \brief Stop the run unless the device carries packets of this RoCE MTU.
+     * \param mtu RoCE MTU
+     * \param device the NIC's port
+     */
+    static void CheckDeviceMtu(uint32_t mtu, Ptr<RoceNetDevice> device);
+    /**
+     * \brief Setter of Mtu: 256, 512, 1024, 2048 or 4096; fixed once the NIC has a QP.
+     * \param mtu payload bytes per packet
+     */
+    void SetMtu(uint32_t mtu);
+    /**
+     * \brief Setter of LossRecovery; fixed once the NIC has a QP.
+     * \param recovery the scheme
+     */
+    void SetLossRecovery(LossRecovery recovery);
     friend class RdmaQueuePair;
     friend class UetTransport;
     friend class AnalyticalTransport;

@@ -36,16 +36,19 @@ SwitchMmu::GetTypeId()
             .SetParent<Object>()
             .SetGroupName("AiTraining")
             .AddConstructor<SwitchMmu>()
-            .AddAttribute("BufferSize",
-                          "Total packet buffer of the switch in bytes.",
-                          UintegerValue(32 * 1024 * 1024),
-                          MakeUintegerAccessor(&SwitchMmu::m_bufferSize),
-                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute(
+                "BufferSize",
+                "Total packet buffer of the switch in bytes. Fixed once the switch has started "
+                "(Simulator::Run).",
+                UintegerValue(32 * 1024 * 1024),
+                MakeUintegerAccessor(&SwitchMmu::SetBufferSize, &SwitchMmu::GetBufferSize),
+                MakeUintegerChecker<uint64_t>(1))
             .AddAttribute("ReservedBytes",
                           "Bytes reserved for each ingress (port, priority) before it draws on "
-                          "the shared pool.",
+                          "the shared pool. Fixed once the switch has started (Simulator::Run).",
                           UintegerValue(4096),
-                          MakeUintegerAccessor(&SwitchMmu::m_reserved),
+                          MakeUintegerAccessor(&SwitchMmu::SetReservedBytes,
+                                               &SwitchMmu::GetReservedBytesAttribute),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute(
                 "ThresholdMode",
@@ -90,14 +93,18 @@ SwitchMmu::GetTypeId()
                           MakeUintegerChecker<uint64_t>())
             .AddAttribute("HeadroomBytes",
                           "Headroom per (port, lossless priority); 0 = computed per port as "
-                          "2 x cable delay x rate + 2 x largest frame + PfcResponseTime x rate.",
+                          "2 x cable delay x rate + 2 x largest frame + PfcResponseTime x rate. "
+                          "Fixed once the switch has started (Simulator::Run).",
                           UintegerValue(0),
-                          MakeUintegerAccessor(&SwitchMmu::m_headroomAttr),
+                          MakeUintegerAccessor(&SwitchMmu::SetHeadroomBytes,
+                                               &SwitchMmu::GetHeadroomBytesAttribute),
                           MakeUintegerChecker<uint64_t>())
             .AddAttribute("PfcResponseTime",
-                          "Time a port needs to react to a pause (for the computed headroom).",
+                          "Time a port needs to react to a pause (for the computed headroom). "
+                          "Fixed once the switch has started (Simulator::Run).",
                           TimeValue(MicroSeconds(1)),
-                          MakeTimeAccessor(&SwitchMmu::m_responseTime),
+                          MakeTimeAccessor(&SwitchMmu::SetPfcResponseTime,
+                                           &SwitchMmu::GetPfcResponseTimeAttribute),
                           MakeTimeChecker(Time(0)))
             .AddAttribute(
                 "PauseQuanta",
@@ -108,7 +115,7 @@ SwitchMmu::GetTypeId()
                 MakeUintegerChecker<uint16_t>(1))
             .AddAttribute("LosslessPriorities",
                           "Comma-separated priorities protected by PFC (others are lossy); "
-                          "empty = all lossy.",
+                          "empty = all lossy. Fixed once the switch has started (Simulator::Run).",
                           StringValue("3"),
                           MakeStringAccessor(&SwitchMmu::SetLosslessPriorities,
                                              &SwitchMmu::GetLosslessPriorities),
@@ -118,16 +125,20 @@ SwitchMmu::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&SwitchMmu::m_ecnEnabled),
                           MakeBooleanChecker())
-            .AddAttribute("EcnKmin",
-                          "RED Kmin in bytes; 0 = 100 KB x port rate / 25 Gb/s.",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&SwitchMmu::m_kminAttr),
-                          MakeUintegerChecker<uint64_t>())
-            .AddAttribute("EcnKmax",
-                          "RED Kmax in bytes; 0 = 400 KB x port rate / 25 Gb/s.",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&SwitchMmu::m_kmaxAttr),
-                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute(
+                "EcnKmin",
+                "RED Kmin in bytes; 0 = 100 KB x port rate / 25 Gb/s. Fixed once the switch has "
+                "started (Simulator::Run).",
+                UintegerValue(0),
+                MakeUintegerAccessor(&SwitchMmu::SetEcnKmin, &SwitchMmu::GetEcnKminAttribute),
+                MakeUintegerChecker<uint64_t>())
+            .AddAttribute(
+                "EcnKmax",
+                "RED Kmax in bytes; 0 = 400 KB x port rate / 25 Gb/s. Fixed once the switch has "
+                "started (Simulator::Run).",
+                UintegerValue(0),
+                MakeUintegerAccessor(&SwitchMmu::SetEcnKmax, &SwitchMmu::GetEcnKmaxAttribute),
+                MakeUintegerChecker<uint64_t>())
             .AddAttribute("EcnPmax",
                           "RED marking probability at Kmax (0..1].",
                           DoubleValue(0.2),
@@ -175,6 +186,91 @@ SwitchMmu::AssignStreams(int64_t stream)
 }
 
 void
+SwitchMmu::RefuseAfterConfigure(const char* attribute, bool changes) const
+{
+    if (changes && m_configured)
+    {
+        NS_FATAL_ERROR("SwitchMmu: " << attribute
+                                     << " cannot change once the switch has started (the buffer "
+                                        "is carved into reserved, headroom and shared parts and "
+                                        "the ECN thresholds are set then); set it before "
+                                        "Simulator::Run()");
+    }
+}
+
+void
+SwitchMmu::SetBufferSize(uint64_t value)
+{
+    RefuseAfterConfigure("BufferSize", value != m_bufferSize);
+    m_bufferSize = value;
+}
+
+void
+SwitchMmu::SetReservedBytes(uint32_t value)
+{
+    RefuseAfterConfigure("ReservedBytes", value != m_reserved);
+    m_reserved = value;
+}
+
+uint32_t
+SwitchMmu::GetReservedBytesAttribute() const
+{
+    return m_reserved;
+}
+
+void
+SwitchMmu::SetHeadroomBytes(uint64_t value)
+{
+    RefuseAfterConfigure("HeadroomBytes", value != m_headroomAttr);
+    m_headroomAttr = value;
+}
+
+uint64_t
+SwitchMmu::GetHeadroomBytesAttribute() const
+{
+    return m_headroomAttr;
+}
+
+void
+SwitchMmu::SetPfcResponseTime(Time value)
+{
+    RefuseAfterConfigure("PfcResponseTime", value != m_responseTime);
+    m_responseTime = value;
+}
+
+Time
+SwitchMmu::GetPfcResponseTimeAttribute() const
+{
+    return m_responseTime;
+}
+
+void
+SwitchMmu::SetEcnKmin(uint64_t value)
+{
+    RefuseAfterConfigure("EcnKmin", value != m_kminAttr);
+    m_kminAttr = value;
+}
+
+uint64_t
+SwitchMmu::GetEcnKminAttribute() const
+{
+    return m_kminAttr;
+}
+
+void
+SwitchMmu::SetEcnKmax(uint64_t value)
+{
+    RefuseAfterConfigure("EcnKmax", value != m_kmaxAttr);
+    m_kmaxAttr = value;
+}
+
+uint64_t
+SwitchMmu::GetEcnKmaxAttribute() const
+{
+    return m_kmaxAttr;
+}
+
+void
 SwitchMmu::SetLosslessPriorities(std::string list)
 {
     std::array<bool, NPRIO> l{};
@@ -203,6 +299,7 @@ SwitchMmu::SetLosslessPriorities(std::string list)
         }
         l[v] = true;
     }
+    RefuseAfterConfigure("LosslessPriorities", l != m_lossless);
     m_lossless = l;
 }
 

@@ -265,6 +265,23 @@ class SwitchMmu : public Object
     };
 
     /**
+     * \brief Stop the run if an attribute Configure() consumes changes after it ran.
+     * \param attribute the attribute's name
+     * \param changes whether the new value differs
+     */
+    void RefuseAfterConfigure(const char* attribute, bool changes) const;
+    void SetBufferSize(uint64_t value);         //!< setter of BufferSize (fixed once configured)
+    void SetReservedBytes(uint32_t value);      //!< setter of ReservedBytes (fixed once configured)
+    uint32_t GetReservedBytesAttribute() const; //!< \return the ReservedBytes attribute
+    void SetHeadroomBytes(uint64_t value);      //!< setter of HeadroomBytes (fixed once configured)
+    uint64_t GetHeadroomBytesAttribute() const; //!< \return the HeadroomBytes attribute
+    void SetPfcResponseTime(Time value);      //!< setter of PfcResponseTime (fixed once configured)
+    Time GetPfcResponseTimeAttribute() const; //!< \return the PfcResponseTime attribute
+    void SetEcnKmin(uint64_t value);          //!< setter of EcnKmin (fixed once configured)
+    uint64_t GetEcnKminAttribute() const;     //!< \return the EcnKmin attribute
+    void SetEcnKmax(uint64_t value);          //!< setter of EcnKmax (fixed once configured)
+    uint64_t GetEcnKmaxAttribute() const;     //!< \return the EcnKmax attribute
+    /**
      * \brief Setter of LosslessPriorities.
      * \param list comma-separated priorities
      */

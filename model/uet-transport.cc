@@ -128,11 +128,13 @@ UetTransport::GetTypeId()
             .AddAttribute("ReceiverCredit",
                           "Receiver credit (RCCC / EQDS-style pull, see UetCreditPacer): "
                           "receivers pace CREDITs over the connections that want bytes, senders "
-                          "send beyond UnscheduledBytes only what is credited. Set it before "
-                          "the first UET queue pair is created; false (the default) sends no "
+                          "send beyond UnscheduledBytes only what is credited. Fixed once the "
+                          "NIC has a UET queue pair (the transport is created with the first "
+                          "one: set it with Config::SetDefault); false (the default) sends no "
                           "CREDIT or REQUEST.",
                           BooleanValue(false),
-                          MakeBooleanAccessor(&UetTransport::m_credit),
+                          MakeBooleanAccessor(&UetTransport::SetReceiverCredit,
+                                              &UetTransport::IsCreditEnabled),
                           MakeBooleanChecker())
             .AddAttribute("CreditPacer",
                           "The NIC's credit pacer (its attributes: ns3::UetCreditPacer).",
@@ -156,6 +158,18 @@ UetTransport::UetTransport()
       m_repsMaxQueueDelay(Time(0)),
       m_credit(false)
 {
+}
+
+void
+UetTransport::SetReceiverCredit(bool credit)
+{
+    if (m_nic && credit != m_credit)
+    {
+        // the messages already posted were (or were not) announced to the receivers' pacers
+        NS_FATAL_ERROR("UetTransport: ReceiverCredit cannot change once the NIC has UET queue "
+                       "pairs (set it with Config::SetDefault before the first UET connection)");
+    }
+    m_credit = credit;
 }
 
 UetTransport::~UetTransport() = default;

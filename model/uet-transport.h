@@ -104,6 +104,12 @@ class UetTransport : public Object
         return m_credit;
     }
 
+    /**
+     * \brief Setter of ReceiverCredit (fixed once the NIC has a UET queue pair).
+     * \param credit whether receivers pace CREDITs
+     */
+    void SetReceiverCredit(bool credit);
+
     /// \return the credit pacer (null until SetNic)
     Ptr<UetCreditPacer> GetCreditPacer() const;
 
