@@ -13,6 +13,7 @@ def build(bld):
     module.source = [
         'model/aeth-header.cc',
         'model/bth-header.cc',
+        'model/communicator-attributes.cc',
         'model/communicator.cc',
         'model/server-layout.cc',
         'model/entered-collectives.cc',
