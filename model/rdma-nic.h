@@ -223,6 +223,35 @@ class RdmaNic : public Object, public RoceFrameSink
      * \param recovery the scheme
      */
     void SetLossRecovery(LossRecovery recovery);
+    /// \brief Stop the run unless RtoMax >= RtoInitial and ReorderThreshold and ReorderWindow
+    /// fit LossRecovery (at Setup(), and whenever one of them is set once the NIC is set up).
+    void CheckLossDetection() const;
+    /**
+     * \brief Stop the run if a congestion control that needs ECN runs without EcnCapable.
+     * \param cc a queue pair's congestion control
+     */
+    void CheckEcnCapable(const RoceCongestionOps& cc) const;
+    /// \brief Setter of RtoInitial. \param rto the initial timeout
+    void SetRtoInitial(Time rto);
+    /// \return RtoInitial
+    Time GetRtoInitialAttribute() const;
+    /// \brief Setter of RtoMax. \param rto the largest timeout
+    void SetRtoMax(Time rto);
+    /// \return RtoMax
+    Time GetRtoMaxAttribute() const;
+    /// \brief Setter of ReorderThreshold. \param packets the threshold (0: time-based)
+    void SetReorderThreshold(uint32_t packets);
+    /// \return ReorderThreshold
+    uint32_t GetReorderThresholdAttribute() const;
+    /// \brief Setter of ReorderWindow. \param window the constant part of the reorder window
+    void SetReorderWindow(Time window);
+    /// \return ReorderWindow
+    Time GetReorderWindowAttribute() const;
+    /// \brief Setter of EcnCapable: false is refused while a queue pair's congestion control
+    /// needs ECN. \param capable send data as ECT(0)
+    void SetEcnCapable(bool capable);
+    /// \return EcnCapable
+    bool GetEcnCapableAttribute() const;
     friend class RdmaQueuePair;
     friend class UetTransport;
     friend class AnalyticalTransport;

@@ -55,7 +55,8 @@ RoceNetDevice::GetTypeId()
                           MakeMac48AddressChecker())
             .AddAttribute(
                 "DataRate",
-                "Line rate of the port.",
+                "Line rate of the port. Fixed once the simulation has started or a queue "
+                "pair of the NIC on this port is connected.",
                 DataRateValue(DataRate("100Gbps")),
                 MakeDataRateAccessor(&RoceNetDevice::SetDataRate, &RoceNetDevice::GetDataRate),
                 MakeDataRateChecker())
@@ -96,7 +97,9 @@ RoceNetDevice::GetTypeId()
                 "DwrrWeights",
                 "Comma-separated weights of priorities 0..7 (8 positive integers). "
                 "The DWRR quantum of a priority is weight x the largest frame. "
-                "Priorities served in strict priority must keep weight 1.",
+                "Priorities served in strict priority must keep weight 1 (checked when the "
+                "device is initialized and whenever this or StrictPriorityClasses is set "
+                "after it). Applies from the next frame.",
                 StringValue("1,1,1,1,1,1,1,1"),
                 MakeStringAccessor(&RoceNetDevice::SetDwrrWeights, &RoceNetDevice::GetDwrrWeights),
                 MakeStringChecker())
@@ -240,7 +243,21 @@ RoceNetDevice::SetDataRate(DataRate rate)
         NS_FATAL_ERROR("RoceNetDevice: DataRate " << rate.GetBitRate()
                                                   << " bps is not allowed (must be > 0)");
     }
+    if (rate.GetBitRate() != m_bps && (m_rateInUse || IsInitialized()))
+    {
+        // the queue pairs' line-rate caps, the switches' PFC headroom and ECN thresholds and
+        // the analytical transport's paths were derived from the old rate
+        NS_FATAL_ERROR("RoceNetDevice: DataRate cannot change once the device is in use (the "
+                       "simulation has started or a queue pair of its NIC is connected): set it "
+                       "before, e.g. with the topology helper or Config::SetDefault");
+    }
     m_bps = rate.GetBitRate();
+}
+
+void
+RoceNetDevice::FixDataRate()
+{
+    m_rateInUse = true;
 }
 
 DataRate
@@ -302,6 +319,26 @@ RoceNetDevice::SetStrictPriorityClasses(uint32_t n)
         NS_FATAL_ERROR("RoceNetDevice: StrictPriorityClasses " << n << " is not allowed (0..8)");
     }
     m_strictClasses = n;
+    if (IsInitialized())
+    {
+        CheckStrictWeights(); // before, DoInitialize() checks them together
+    }
+}
+
+void
+RoceNetDevice::CheckStrictWeights() const
+{
+    for (uint32_t p = NUM_PRIORITIES - m_strictClasses; p < NUM_PRIORITIES; ++p)
+    {
+        if (m_weights[p] != 1)
+        {
+            NS_FATAL_ERROR("RoceNetDevice: DwrrWeights gives priority "
+                           << p << " weight " << m_weights[p] << ", but priority " << p
+                           << " is served in strict priority "
+                           << "(StrictPriorityClasses=" << m_strictClasses
+                           << "); give it weight 1 or lower StrictPriorityClasses");
+        }
+    }
 }
 
 void
@@ -343,6 +380,10 @@ RoceNetDevice::SetDwrrWeights(std::string weights)
                        << " values (8 comma-separated integers 1..1000000, one per priority 0..7)");
     }
     m_weights = w;
+    if (IsInitialized())
+    {
+        CheckStrictWeights();
+    }
 }
 
 std::string

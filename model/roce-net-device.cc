@@ -80,17 +80,7 @@ RoceNetDevice::~RoceNetDevice()
 void
 RoceNetDevice::DoInitialize()
 {
-    for (uint32_t p = NUM_PRIORITIES - m_strictClasses; p < NUM_PRIORITIES; ++p)
-    {
-        if (m_weights[p] != 1)
-        {
-            NS_FATAL_ERROR("RoceNetDevice: DwrrWeights gives priority "
-                           << p << " weight " << m_weights[p] << ", but priority " << p
-                           << " is served in strict priority "
-                           << "(StrictPriorityClasses=" << m_strictClasses
-                           << "); give it weight 1 or lower StrictPriorityClasses");
-        }
-    }
+    CheckStrictWeights();
     if (m_channel)
     {
         m_channel->PrepareEnd(this); // a cable to another process (MPI) is set up here

@@ -148,12 +148,19 @@ class alignas(64) RoceNetDevice : public NetDevice
     bool Attach(Ptr<RoceChannel> channel);
 
     /**
-     * \brief Set the line rate.
+     * \brief Set the line rate; fixed once the simulation has started or a queue pair of the
+     * NIC on this port is connected (FixDataRate).
      * \param rate the rate; zero is rejected
      */
     void SetDataRate(DataRate rate);
     /// \return the line rate
     DataRate GetDataRate() const;
+    /**
+     * \brief Note that the line rate was handed out (a queue pair's congestion control took it
+     * as its line rate): from now on, like once the device is initialized (the simulation has
+     * started), SetDataRate refuses a different rate.
+     */
+    void FixDataRate();
 
     /**
      * \brief Set the silence between two frames.
@@ -599,6 +606,9 @@ class alignas(64) RoceNetDevice : public NetDevice
      * \param n number of strict-priority classes (0..8)
      */
     void SetStrictPriorityClasses(uint32_t n);
+    /// \brief Stop the run if a strict-priority class has a DWRR weight other than 1 (at
+    /// initialization, and whenever DwrrWeights or StrictPriorityClasses is set after it).
+    void CheckStrictWeights() const;
     /**
      * \brief Setter of VlanId.
      * \param vid the VLAN ID (0..4094)
@@ -768,11 +778,12 @@ class alignas(64) RoceNetDevice : public NetDevice
     /// \return the pause state (allocated on first use)
     PauseState& Pause();
 
-    std::unique_ptr<PauseState> m_pause;                   //!< pause state (null: never paused)
-    uint64_t m_rxDrops;                                    //!< receive drops
-    Time m_watchdogLimit;                                  //!< PFC watchdog limit (0 = off)
-    bool m_watchdogStop;                                   //!< stop the simulation when it fires
-    uint64_t m_watchdogEvents;                             //!< times the watchdog fired
+    std::unique_ptr<PauseState> m_pause; //!< pause state (null: never paused)
+    uint64_t m_rxDrops;                  //!< receive drops
+    Time m_watchdogLimit;                //!< PFC watchdog limit (0 = off)
+    bool m_watchdogStop;                 //!< stop the simulation when it fires
+    bool m_rateInUse{false};   //!< a queue pair of the NIC on this port was given the DataRate
+    uint64_t m_watchdogEvents; //!< times the watchdog fired
     NetDevice::ReceiveCallback m_rxCallback;               //!< generic receive callback
     NetDevice::PromiscReceiveCallback m_promiscRxCallback; //!< promiscuous callback
 };

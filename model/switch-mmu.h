@@ -281,6 +281,21 @@ class SwitchMmu : public Object
     uint64_t GetEcnKminAttribute() const;     //!< \return the EcnKmin attribute
     void SetEcnKmax(uint64_t value);          //!< setter of EcnKmax (fixed once configured)
     uint64_t GetEcnKmaxAttribute() const;     //!< \return the EcnKmax attribute
+    /// \brief Stop the run if ThresholdMode is Static and XonBytes >= XoffBytes (at Configure(),
+    /// and whenever one of them is set after it).
+    void CheckStaticThresholds() const;
+    void SetThresholdMode(ThresholdMode mode);       //!< setter of ThresholdMode
+    ThresholdMode GetThresholdModeAttribute() const; //!< \return the ThresholdMode attribute
+    void SetXoffBytes(uint64_t value);               //!< setter of XoffBytes
+    uint64_t GetXoffBytesAttribute() const;          //!< \return the XoffBytes attribute
+    void SetXonBytes(uint64_t value);                //!< setter of XonBytes
+    uint64_t GetXonBytesAttribute() const;           //!< \return the XonBytes attribute
+    void SetAlpha(double alpha);                     //!< setter of Alpha (> 0)
+    double GetAlphaAttribute() const;                //!< \return the Alpha attribute
+    void SetLossyAlpha(double alpha);                //!< setter of LossyAlpha (> 0)
+    double GetLossyAlphaAttribute() const;           //!< \return the LossyAlpha attribute
+    void SetEcnPmax(double pmax);                    //!< setter of EcnPmax (0 < Pmax <= 1)
+    double GetEcnPmaxAttribute() const;              //!< \return the EcnPmax attribute
     /**
      * \brief Setter of LosslessPriorities.
      * \param list comma-separated priorities

@@ -36,9 +36,11 @@ TrainingWorker::GetTypeId()
             .AddAttribute("ComputeJitter",
                           "If set, every compute time is also multiplied by a sample of this "
                           "random variable (negative samples count as 0), e.g. a "
-                          "NormalRandomVariable with mean 1.",
+                          "NormalRandomVariable with mean 1. Its stream is the one "
+                          "AssignStreams gives the worker, also when it is set afterwards.",
                           PointerValue(),
-                          MakePointerAccessor(&TrainingWorker::m_jitter),
+                          MakePointerAccessor(&TrainingWorker::SetComputeJitter,
+                                              &TrainingWorker::GetComputeJitter),
                           MakePointerChecker<RandomVariableStream>())
             .AddTraceSource("OpStart",
                             "An op of the program started.",
@@ -109,11 +111,28 @@ TrainingWorker::GetStepsDone() const
 int64_t
 TrainingWorker::AssignStreams(int64_t stream)
 {
+    m_stream = stream;
     if (m_jitter)
     {
         m_jitter->SetStream(stream);
     }
     return 1;
+}
+
+void
+TrainingWorker::SetComputeJitter(Ptr<RandomVariableStream> jitter)
+{
+    m_jitter = jitter;
+    if (m_jitter && m_stream >= 0)
+    {
+        m_jitter->SetStream(m_stream); // set after AssignStreams: still reproducible
+    }
+}
+
+Ptr<RandomVariableStream>
+TrainingWorker::GetComputeJitter() const
+{
+    return m_jitter;
 }
 
 void

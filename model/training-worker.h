@@ -65,11 +65,20 @@ class TrainingWorker : public Application
     void MessageArrived(int32_t peer);
 
     /**
-     * \brief Assign a fixed random stream to the jitter variable.
+     * \brief Assign a fixed random stream to the jitter variable (also to one set later).
      * \param stream first stream index
      * \return streams used (1)
      */
     int64_t AssignStreams(int64_t stream);
+
+    /**
+     * \brief Setter of ComputeJitter; a variable set after AssignStreams() gets the stream
+     * assigned to this worker.
+     * \param jitter the random variable (null: no jitter)
+     */
+    void SetComputeJitter(Ptr<RandomVariableStream> jitter);
+    /// \return the ComputeJitter variable (null if none)
+    Ptr<RandomVariableStream> GetComputeJitter() const;
 
     /**
      * TracedCallback signature of op starts and ends.
@@ -150,6 +159,7 @@ class TrainingWorker : public Application
     const std::vector<WorkloadOp>* m_ops; //!< the program's ops
     double m_slowdown;                    //!< compute slowdown factor
     Ptr<RandomVariableStream> m_jitter;   //!< compute jitter factor (may be null)
+    int64_t m_stream{-1};                 //!< stream given by AssignStreams (-1: none yet)
     uint32_t m_step;                      //!< current step
     Time m_stepStart;                     //!< when it started
     std::deque<OpState> m_window;         //!< state of ops m_base.. (see State())

@@ -5,19 +5,29 @@
  * MMU's buffer carving and ECN thresholds when the switch starts, UET's ReceiverCredit by the
  * first UET queue pair): set before that, they take effect; set to another value after it,
  * they stop the run with one line saying so instead of being silently ignored. The same value
- * again is accepted. (Congestion-control attributes set after Start() apply instead:
- * cc-late-attributes-test.cc.)
+ * again is accepted. Attributes read per packet apply when set, and the checks that relate them
+ * (RtoMax >= RtoInitial, the reorder settings against LossRecovery, EcnCapable against the
+ * congestion control, Xon < Xoff, strict-priority DWRR weights) run whenever they are set on an
+ * object in use, not only when it is set up. A device's DataRate is fixed once handed out.
+ * (Congestion-control attributes set after Start() apply: cc-late-attributes-test.cc.)
  */
 #include "ait-switch-scenario.h"
 #include "ait-test-fixture.h"
 
 #include "ns3/boolean.h"
+#include "ns3/data-rate.h"
+#include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/nstime.h"
+#include "ns3/pointer.h"
+#include "ns3/random-variable-stream.h"
 #include "ns3/rdma-helper.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/rdma-queue-pair.h"
+#include "ns3/roce-net-device.h"
+#include "ns3/string.h"
 #include "ns3/switch-mmu.h"
+#include "ns3/training-worker.h"
 #include "ns3/uet-transport.h"
 
 using namespace ns3;
@@ -131,4 +141,192 @@ TEST_F(Ns3Fixture, UetReceiverCreditIsFixedOnceTheNicHasUetQueuePairs)
                  "UetTransport: ReceiverCredit cannot change once the NIC has UET queue pairs "
                  "\\(set it with Config::SetDefault before the first UET connection\\)");
     Simulator::Destroy();
+}
+
+TEST_F(Ns3Fixture, NicLossDetectionAndEcnCapableAreCheckedWhenSetOnASetUpNic)
+{
+    {
+        // before Setup, the combination is checked at Setup (any order of setting)
+        Ptr<RdmaNic> nic = CreateObject<RdmaNic>();
+        nic->SetAttribute("RtoInitial", TimeValue(MilliSeconds(100)));
+        nic->SetAttribute("RtoMax", TimeValue(MilliSeconds(200)));
+        nic->SetAttribute("ReorderThreshold", UintegerValue(3));
+        nic->SetAttribute("LossRecovery", EnumValue(RdmaNic::SELECTIVE_REPEAT));
+        // after Install, a valid change is taken
+        TwoNics t;
+        t.a->SetAttribute("RtoInitial", TimeValue(MicroSeconds(500)));
+        t.a->SetAttribute("LossRecovery", EnumValue(RdmaNic::SELECTIVE_REPEAT));
+        t.a->SetAttribute("ReorderThreshold", UintegerValue(3));
+        TimeValue rto;
+        t.a->GetAttribute("RtoInitial", rto);
+        EXPECT_EQ(rto.Get(), MicroSeconds(500));
+        UintegerValue threshold;
+        t.a->GetAttribute("ReorderThreshold", threshold);
+        EXPECT_EQ(threshold.Get(), 3u);
+        Simulator::Destroy();
+    }
+    // after Install, an invalid combination stops the run when it is set (it was accepted)
+    EXPECT_DEATH(
+        {
+            TwoNics t;
+            t.a->SetAttribute("RtoMax", TimeValue(MicroSeconds(500)));
+        },
+        "RdmaNic: RtoMax \\+?500.*us is below RtoInitial \\+?1000.*us");
+    EXPECT_DEATH(
+        {
+            TwoNics t;
+            t.a->SetAttribute("RtoInitial", TimeValue(MilliSeconds(100)));
+        },
+        "RdmaNic: RtoMax .* is below RtoInitial \\+?100000.*us");
+    EXPECT_DEATH(
+        {
+            TwoNics t;
+            t.a->SetAttribute("ReorderThreshold", UintegerValue(3));
+        },
+        "RdmaNic: ReorderThreshold 3 is not allowed with LossRecovery GoBackN");
+    EXPECT_DEATH(
+        {
+            TwoNics t;
+            t.a->SetAttribute("ReorderWindow", TimeValue(MicroSeconds(5)));
+        },
+        "RdmaNic: ReorderWindow \\+?5.*us is not allowed with LossRecovery GoBackN");
+    EXPECT_DEATH(
+        {
+            TwoNics t;
+            t.a->SetAttribute("LossRecovery", EnumValue(RdmaNic::SELECTIVE_REPEAT));
+            t.a->SetAttribute("ReorderThreshold", UintegerValue(3));
+            t.a->SetAttribute("LossRecovery", EnumValue(RdmaNic::GO_BACK_N)); // no QP yet
+        },
+        "RdmaNic: ReorderThreshold 3 is not allowed with LossRecovery GoBackN");
+    {
+        // EcnCapable false: fine while no queue pair's congestion control needs ECN
+        TwoNics t;
+        t.a->SetAttribute("CongestionControl", StringValue("Hpcc"));
+        t.rdma.Connect(t.a, t.b);
+        t.a->SetAttribute("EcnCapable", BooleanValue(false));
+        BooleanValue ecn;
+        t.a->GetAttribute("EcnCapable", ecn);
+        EXPECT_FALSE(ecn.Get());
+        Simulator::Destroy();
+    }
+    EXPECT_DEATH(
+        {
+            TwoNics t;
+            t.rdma.Connect(t.a, t.b); // DCQCN
+            t.a->SetAttribute("EcnCapable", BooleanValue(false));
+        },
+        "RdmaNic: CongestionControl Dcqcn reacts to ECN marks only, but EcnCapable is false");
+}
+
+TEST_F(Ns3Fixture, SwitchMmuFactorsAreCheckedWhenSetAndStaticThresholdsAfterTheStart)
+{
+    // value checks run when the value is set, not only when the switch starts (NaN and
+    // infinity are refused by the attribute's checker)
+    for (const char* name : {"Alpha", "LossyAlpha"})
+    {
+        for (double v : {0.0, -1.0})
+        {
+            EXPECT_DEATH(CreateObject<SwitchMmu>()->SetAttribute(name, DoubleValue(v)),
+                         std::string("SwitchMmu: ") + name + " .* is not allowed \\(> 0\\)")
+                << name << " " << v;
+        }
+    }
+    for (double v : {0.0, 1.5})
+    {
+        EXPECT_DEATH(CreateObject<SwitchMmu>()->SetAttribute("EcnPmax", DoubleValue(v)),
+                     "SwitchMmu: EcnPmax .* is not allowed \\(0 < EcnPmax <= 1\\)")
+            << v;
+    }
+    {
+        TwoNics t;
+        Ptr<SwitchMmu> mmu = t.f.sw[0]->GetMmu();
+        Ptr<RdmaQueuePair> qp = t.rdma.Connect(t.a, t.b).first;
+        qp->PostSend(100000);
+        Simulator::Run();
+        ASSERT_TRUE(mmu->IsConfigured());
+        // applied after the start (read per packet)
+        mmu->SetAttribute("Alpha", DoubleValue(0.5));
+        mmu->SetAttribute("EcnPmax", DoubleValue(1.0));
+        const uint64_t shared = mmu->GetPfcThreshold();
+        mmu->SetAttribute("Alpha", DoubleValue(0.25));
+        EXPECT_GT(shared, 0u);
+        EXPECT_NEAR(double(mmu->GetPfcThreshold()), shared / 2.0, 1.0) << "Alpha x free buffer";
+        // dynamic mode: the static pair is not used and not checked
+        mmu->SetAttribute("XonBytes", UintegerValue(300000));
+        EXPECT_DEATH(mmu->SetAttribute("ThresholdMode", StringValue("Static")),
+                     "SwitchMmu: XonBytes 300000 must be below XoffBytes 204800");
+        mmu->SetAttribute("XonBytes", UintegerValue(100000));
+        mmu->SetAttribute("ThresholdMode", StringValue("Static"));
+        EXPECT_EQ(mmu->GetPfcThreshold(), 204800u) << "static: XoffBytes";
+        EXPECT_DEATH(mmu->SetAttribute("XoffBytes", UintegerValue(50000)),
+                     "SwitchMmu: XonBytes 100000 must be below XoffBytes 50000");
+        Simulator::Destroy();
+    }
+}
+
+TEST_F(Ns3Fixture, DeviceDataRateIsFixedInUseAndStrictPriorityWeightsAreCheckedAfterTheStart)
+{
+    {
+        // before the first connection: taken, and the queue pair's line rate follows it
+        TwoNics t;
+        t.f.hostDev[0]->SetAttribute("DataRate", StringValue("50Gbps"));
+        Ptr<RdmaQueuePair> qp = t.rdma.Connect(t.a, t.b).first;
+        EXPECT_EQ(qp->GetCongestionControl()->GetRate(), DataRate("50Gbps"));
+        t.f.hostDev[0]->SetAttribute("DataRate", StringValue("50Gbps")); // the same: fine
+        Simulator::Destroy();
+    }
+    EXPECT_DEATH(
+        {
+            TwoNics t;
+            t.rdma.Connect(t.a, t.b);
+            t.f.hostDev[1]->SetAttribute("DataRate", StringValue("25Gbps"));
+        },
+        "RoceNetDevice: DataRate cannot change once the device is in use \\(the simulation has "
+        "started or a queue pair of its NIC is connected\\)");
+    {
+        TwoNics t;
+        Ptr<RdmaQueuePair> qp = t.rdma.Connect(t.a, t.b).first;
+        qp->PostSend(10000);
+        Simulator::Run();
+        // a switch port (whose MMU derived its headroom and ECN thresholds from the rate)
+        EXPECT_DEATH(t.f.hostPeer[0]->SetAttribute("DataRate", StringValue("25Gbps")),
+                     "RoceNetDevice: DataRate cannot change once the device is in use");
+        // strict-priority weights: checked when set after the start (they were checked only
+        // at initialization), and applied (read per frame) when valid
+        t.f.hostPeer[0]->SetAttribute("DwrrWeights", StringValue("1,2,1,1,1,1,1,1"));
+        StringValue w;
+        t.f.hostPeer[0]->GetAttribute("DwrrWeights", w);
+        EXPECT_EQ(w.Get(), "1,2,1,1,1,1,1,1");
+        EXPECT_DEATH(
+            t.f.hostPeer[0]->SetAttribute("DwrrWeights", StringValue("1,1,1,1,1,1,1,4")),
+            "RoceNetDevice: DwrrWeights gives priority 7 weight 4, but priority 7 is served in "
+            "strict priority \\(StrictPriorityClasses=2\\)");
+        t.f.hostPeer[0]->SetAttribute("DwrrWeights", StringValue("1,1,1,1,1,3,1,1"));
+        EXPECT_DEATH(t.f.hostPeer[0]->SetAttribute("StrictPriorityClasses", UintegerValue(3)),
+                     "DwrrWeights gives priority 5 weight 3, but priority 5 is served in strict "
+                     "priority \\(StrictPriorityClasses=3\\)");
+        Simulator::Destroy();
+    }
+}
+
+TEST_F(Ns3Fixture, ComputeJitterSetAfterAssignStreamsGetsTheWorkersStream)
+{
+    Ptr<TrainingWorker> w = CreateObject<TrainingWorker>();
+    Ptr<NormalRandomVariable> before = CreateObject<NormalRandomVariable>();
+    w->SetAttribute("ComputeJitter", PointerValue(before));
+    EXPECT_EQ(w->AssignStreams(77), 1);
+    EXPECT_EQ(before->GetStream(), 77);
+    // set afterwards: it ran on an automatic stream (results depended on what else was made)
+    Ptr<NormalRandomVariable> after = CreateObject<NormalRandomVariable>();
+    w->SetAttribute("ComputeJitter", PointerValue(after));
+    EXPECT_EQ(after->GetStream(), 77);
+    PointerValue p;
+    w->GetAttribute("ComputeJitter", p);
+    EXPECT_EQ(p.Get<RandomVariableStream>(), after);
+    // a worker without AssignStreams leaves the variable's stream alone
+    Ptr<TrainingWorker> other = CreateObject<TrainingWorker>();
+    Ptr<NormalRandomVariable> own = CreateObject<NormalRandomVariable>();
+    own->SetStream(5);
+    other->SetAttribute("ComputeJitter", PointerValue(own));
+    EXPECT_EQ(own->GetStream(), 5);
 }
