@@ -10,7 +10,8 @@
 # merged per-flow, per-port and per-cable results and the trace of every frame sent and
 # received (time, node, port, size) to be identical (cmake/compare-distributed.py). Bad
 # partitions must be refused with a clear message: a cable of zero delay between processes,
-# more processes than partitions, more partitions than processes.
+# more processes than partitions, more partitions than processes, a cable between processes
+# shortened during the run.
 # Then the study program ai-training-sim under mpirun: a congested k=4 study (PFC, ECN, DCQCN)
 # on 1, 2 and 4 processes, a k=8 collective and a training job with pipeline stages in different
 # pods on 1, 2 and 4, a k=4 all-reduce with every pcap on 1 and 2, --qpTrace on 1, 2 and 4, the double binary tree all-reduce, the
@@ -54,6 +55,22 @@ run mpi4 "${mpirun[@]}" -np 4 "$prog" --distributed=1
 run mpi4-null "${mpirun[@]}" -np 4 "$prog" --distributed=1 --nullMessage=1
 python3 "$ait_repo/cmake/compare-distributed.py" --failure "$out/one" "$out/mpi1" "$out/mpi2" \
   "$out/mpi2-null" "$out/mpi4" "$out/mpi4-null"
+# a shorter Delay on a cable between processes (link 33) during the run is refused (it bounds
+# the lookahead); on one process the same change runs
+if ! timeout 300 "$prog" --shortenLink=33 >"$out/shorten-one.log" 2>&1; then
+  cat "$out/shorten-one.log"
+  echo "check-mpi: --shortenLink=33 failed on one process" >&2
+  exit 1
+fi
+rc=0
+timeout 300 "${mpirun[@]}" -np 2 "$prog" --distributed=1 --shortenLink=33 >"$out/shorten.log" 2>&1 || rc=$?
+want="RoceChannel: Delay .*500ns is below the .*1000ns of this cable between processes"
+if [ "$rc" = 0 ] || ! grep -q -- "$want" "$out/shorten.log"; then
+  cat "$out/shorten.log"
+  echo "check-mpi: --shortenLink=33 on 2 processes exited $rc or did not say: $want" >&2
+  exit 1
+fi
+echo "   refused: mpirun -np 2 distributed-fat-tree --shortenLink=33 -> $(grep -m1 -o 'RoceChannel: Delay.*' "$out/shorten.log" | cut -c1-90)"
 
 echo "== ai-training-sim on 1, 2 (and 4) processes: the same output files"
 sim="$src/build/contrib/ai-training/examples/ns3.37-ai-training-sim-debug"

@@ -63,6 +63,7 @@ main(int argc, char* argv[])
     uint32_t k = 4;
     uint64_t bytes = 500000;
     int64_t failLink = -1;
+    int64_t shortenLink = -1;
     Time failAt = MicroSeconds(20);
     Time restoreAt = MicroSeconds(60);
     Time stopAt = MilliSeconds(3);
@@ -88,6 +89,10 @@ main(int argc, char* argv[])
                  "link index that fails at FailAt and comes back at RestoreAt "
                  "(-1: none)",
                  failLink);
+    cmd.AddValue("shortenLink",
+                 "link index whose Delay halves at --failAt (-1: none); a cable between two "
+                 "processes refuses it, as its Delay bounds the lookahead",
+                 shortenLink);
     // (the times are range-checked as they are parsed: ns-3 wraps larger ones around)
     cmd.AddValue("failAt", "when the link fails (0 .. 1000s)", failAt, Time(0), Seconds(1000));
     cmd.AddValue("restoreAt",
@@ -154,6 +159,9 @@ main(int argc, char* argv[])
     const int64_t links = 3 * int64_t(k) * k * k / 4; // host, edge-aggregation, aggregation-core
     cmd.Require("failLink",
                 failLink >= -1 && failLink < links,
+                "-1 (none) or a link index 0 .. " + std::to_string(links - 1));
+    cmd.Require("shortenLink",
+                shortenLink >= -1 && shortenLink < links,
                 "-1 (none) or a link index 0 .. " + std::to_string(links - 1));
     cmd.Require("failAt", !failAt.IsStrictlyNegative(), "must be >= 0");
     cmd.Require("restoreAt", restoreAt > failAt, "must be after --failAt");
@@ -279,6 +287,13 @@ main(int argc, char* argv[])
     {
         fabric.FailLink(failLink, failAt);
         fabric.RestoreLink(failLink, restoreAt);
+    }
+    if (shortenLink >= 0)
+    {
+        Ptr<RoceChannel> channel = fabric.GetLink(shortenLink).channel;
+        Simulator::Schedule(failAt, [channel]() {
+            channel->SetAttribute("Delay", TimeValue(channel->GetDelay() / 2));
+        });
     }
     if (trace)
     {

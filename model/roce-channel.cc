@@ -29,7 +29,10 @@ RoceChannel::GetTypeId()
             .SetGroupName("AiTraining")
             .AddConstructor<RoceChannel>()
             .AddAttribute("Delay",
-                          "One-way propagation delay of the cable (e.g. 5 ns per metre of fibre).",
+                          "One-way propagation delay of the cable (e.g. 5 ns per metre of fibre). "
+                          "Applies to the frames sent after it is set; a cable between two MPI "
+                          "processes refuses a shorter Delay once the run is set up (it bounds "
+                          "the lookahead).",
                           TimeValue(NanoSeconds(1000)),
                           MakeTimeAccessor(&RoceChannel::SetDelay, &RoceChannel::GetDelay),
                           MakeTimeChecker())
@@ -81,6 +84,14 @@ RoceChannel::SetDelay(Time delay)
     {
         NS_FATAL_ERROR("RoceChannel: Delay " << delay.As(Time::NS)
                                              << " is negative (allowed: >= 0 ns)");
+    }
+    if (delay < m_delay && (m_dir[0].remote || m_dir[1].remote))
+    {
+        // the distributed engine's lookahead (and the control bus's) was derived from it
+        NS_FATAL_ERROR("RoceChannel: Delay "
+                       << delay.As(Time::NS) << " is below the " << m_delay.As(Time::NS)
+                       << " of this cable between processes, which bounds the distributed "
+                          "engine's lookahead: once the cut is set up, its Delay can only grow");
     }
     m_delay = delay;
 }

@@ -117,7 +117,8 @@ class RoceChannel : public Channel
 
   private:
     /**
-     * \brief Setter of the Delay attribute; rejects negative values.
+     * \brief Setter of the Delay attribute; rejects negative values, and a shorter Delay on a
+     * cable between processes once it is set up (PrepareEnd).
      * \param delay the propagation delay
      */
     void SetDelay(Time delay);

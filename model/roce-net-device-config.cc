@@ -60,13 +60,15 @@ RoceNetDevice::GetTypeId()
                 DataRateValue(DataRate("100Gbps")),
                 MakeDataRateAccessor(&RoceNetDevice::SetDataRate, &RoceNetDevice::GetDataRate),
                 MakeDataRateChecker())
-            .AddAttribute("InterframeGap",
-                          "Silence after each frame (set 20 bytes' worth, e.g. 1.6 ns at "
-                          "100 Gb/s, to model preamble, SFD and IFG).",
-                          TimeValue(Seconds(0)),
-                          MakeTimeAccessor(&RoceNetDevice::SetInterframeGap,
-                                           &RoceNetDevice::GetInterframeGap),
-                          MakeTimeChecker())
+            .AddAttribute(
+                "InterframeGap",
+                "Silence after each frame (set 20 bytes' worth, e.g. 1.6 ns at "
+                "100 Gb/s, to model preamble, SFD and IFG). Fixed once the simulation has "
+                "started.",
+                TimeValue(Seconds(0)),
+                MakeTimeAccessor(&RoceNetDevice::SetInterframeGap,
+                                 &RoceNetDevice::GetInterframeGap),
+                MakeTimeChecker())
             .AddAttribute("FcsEnabled",
                           "Compute a real Ethernet FCS, carry it in the frame (and pcap) and "
                           "drop received frames whose FCS is wrong. The 4 FCS bytes count "
@@ -273,6 +275,12 @@ RoceNetDevice::SetInterframeGap(Time gap)
     {
         NS_FATAL_ERROR("RoceNetDevice: InterframeGap " << gap.As(Time::NS)
                                                        << " is negative (allowed: >= 0 ns)");
+    }
+    if (gap != m_ifg && IsInitialized())
+    {
+        // the analytical transport's paths and the statistics' ideal times include it
+        NS_FATAL_ERROR("RoceNetDevice: InterframeGap cannot change once the simulation has "
+                       "started: set it before, e.g. with the link helper or Config::SetDefault");
     }
     m_ifg = gap;
 }

@@ -264,13 +264,14 @@ TEST_F(Ns3Fixture, SwitchMmuFactorsAreCheckedWhenSetAndStaticThresholdsAfterTheS
     }
 }
 
-TEST_F(Ns3Fixture, DeviceDataRateIsFixedInUseAndStrictPriorityWeightsAreCheckedAfterTheStart)
+TEST_F(Ns3Fixture, DeviceRateAndGapAreFixedInUseAndStrictPriorityWeightsCheckedAfterTheStart)
 {
     {
         // before the first connection: taken, and the queue pair's line rate follows it
         TwoNics t;
         t.f.hostDev[0]->SetAttribute("DataRate", StringValue("50Gbps"));
         Ptr<RdmaQueuePair> qp = t.rdma.Connect(t.a, t.b).first;
+        t.f.hostDev[0]->SetAttribute("InterframeGap", TimeValue(NanoSeconds(2))); // not started
         EXPECT_EQ(qp->GetCongestionControl()->GetRate(), DataRate("50Gbps"));
         t.f.hostDev[0]->SetAttribute("DataRate", StringValue("50Gbps")); // the same: fine
         Simulator::Destroy();
@@ -291,6 +292,8 @@ TEST_F(Ns3Fixture, DeviceDataRateIsFixedInUseAndStrictPriorityWeightsAreCheckedA
         // a switch port (whose MMU derived its headroom and ECN thresholds from the rate)
         EXPECT_DEATH(t.f.hostPeer[0]->SetAttribute("DataRate", StringValue("25Gbps")),
                      "RoceNetDevice: DataRate cannot change once the device is in use");
+        EXPECT_DEATH(t.f.hostPeer[0]->SetAttribute("InterframeGap", TimeValue(NanoSeconds(2))),
+                     "RoceNetDevice: InterframeGap cannot change once the simulation has started");
         // strict-priority weights: checked when set after the start (they were checked only
         // at initialization), and applied (read per frame) when valid
         t.f.hostPeer[0]->SetAttribute("DwrrWeights", StringValue("1,2,1,1,1,1,1,1"));
