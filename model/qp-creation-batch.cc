@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include "qp-creation-batch.h"
 
+#include "rdma-nic.h"
+
 #include "ns3/log.h"
 
 namespace ns3
@@ -22,7 +24,10 @@ QpCreationBatch::QpCreationBatch()
 
 QpCreationBatch::~QpCreationBatch()
 {
-    --s_depth;
+    if (--s_depth == 0)
+    {
+        RdmaNic::CheckBatchDefaults(); // no congestion-control default changed inside
+    }
 }
 
 uint64_t

@@ -19,7 +19,11 @@ namespace ns3
  * them costs a small part of that. The queue pairs are the same either way: an attribute
  * default set with Config::SetDefault before a batch holds for all its QPs, one set after it
  * for the next batch's. Code that runs inside a batch (the loops that connect a collective's
- * ranks) must not change congestion-control defaults. Batches nest (the outermost one counts).
+ * ranks) must not change congestion-control defaults: when the outermost batch closes, each NIC
+ * that copied its instance more than once in it compares the instance's attribute values with a
+ * new instance of the class, and a difference stops the run naming the attribute
+ * (RdmaNic::CheckBatchDefaults; one comparison per NIC and batch, not per QP). Batches nest (the
+ * outermost one counts).
  *
  * The communicator and its algorithms open one around each set of connections they build;
  * a script that connects many QPs itself may open one around its loop:

@@ -32,6 +32,7 @@
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
+#include "ns3/object-ptr-container.h"
 #include "ns3/object-vector.h"
 #include "ns3/packet.h"
 #include "ns3/pointer.h"
@@ -42,6 +43,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <map>
 
@@ -62,6 +64,51 @@ Registry()
 {
     static std::map<uint32_t, Ptr<RdmaNic>> r;
     return r;
+}
+
+/// The NICs that made a congestion-control prototype in the open QpCreationBatch.
+std::vector<Ptr<RdmaNic>>&
+BatchNics()
+{
+    static std::vector<Ptr<RdmaNic>> v;
+    return v;
+}
+
+/**
+ * \param a an object
+ * \param b another of the same class
+ * \return the first attribute (of the class and its parents; pointer and container attributes
+ *         left out) whose values differ: its class::name and the two values, or empty strings
+ */
+std::array<std::string, 3>
+FirstDifference(const Object& a, const Object& b)
+{
+    for (TypeId t = a.GetInstanceTypeId(); t != Object::GetTypeId(); t = t.GetParent())
+    {
+        for (std::size_t i = 0; i < t.GetAttributeN(); ++i)
+        {
+            const TypeId::AttributeInformation info = t.GetAttribute(i);
+            if (!(info.flags & TypeId::ATTR_GET))
+            {
+                continue;
+            }
+            Ptr<AttributeValue> va = info.checker->Create();
+            Ptr<AttributeValue> vb = info.checker->Create();
+            if (DynamicCast<PointerValue>(va) || DynamicCast<ObjectPtrContainerValue>(va))
+            {
+                continue; // an object's address, not a default
+            }
+            a.GetAttribute(info.name, *va);
+            b.GetAttribute(info.name, *vb);
+            const std::string sa = va->SerializeToString(info.checker);
+            const std::string sb = vb->SerializeToString(info.checker);
+            if (sa != sb)
+            {
+                return {t.GetName() + "::" + info.name, sa, sb};
+            }
+        }
+    }
+    return {};
 }
 } // namespace
 
@@ -278,14 +325,54 @@ RdmaNic::NewCongestionControl()
         {
             m_ccPrototype = m_ccFactory.Create<RoceCongestionOps>();
             m_ccPrototypeBatch = batch;
+            m_ccPrototypeCopies = 0;
         }
         Ptr<RoceCongestionOps> copy = m_ccPrototype->Copy();
         if (copy)
         {
+            if (++m_ccPrototypeCopies == 2)
+            {
+                // a second copy could miss a default changed since the first: checked when the
+                // batch closes (the first copy is what the factory gives at that moment)
+                BatchNics().push_back(this);
+            }
             return copy;
         }
     }
     return m_ccFactory.Create<RoceCongestionOps>();
+}
+
+void
+RdmaNic::CheckBatchDefaults()
+{
+    std::vector<Ptr<RdmaNic>> nics;
+    nics.swap(BatchNics());
+    std::map<std::string, Ptr<RoceCongestionOps>> fresh; // one instance per class, made now
+    for (const auto& nic : nics)
+    {
+        const Ptr<RoceCongestionOps> prototype = nic->m_ccPrototype;
+        if (!prototype)
+        {
+            continue; // disposed
+        }
+        Ptr<RoceCongestionOps>& now = fresh[prototype->GetInstanceTypeId().GetName()];
+        if (!now)
+        {
+            ObjectFactory factory(prototype->GetInstanceTypeId().GetName());
+            now = factory.Create<RoceCongestionOps>();
+        }
+        const auto diff = FirstDifference(*prototype, *now);
+        if (!diff[0].empty())
+        {
+            NS_FATAL_ERROR("RdmaNic: the default of " << diff[0] << " changed from " << diff[1]
+                                                      << " to " << diff[2]
+                                                      << " while a QpCreationBatch was open (its "
+                                                         "queue pairs copy the values it opened "
+                                                         "with): set congestion-control defaults "
+                                                         "before the batch, or after it for the "
+                                                         "next one");
+        }
+    }
 }
 
 void

@@ -203,6 +203,14 @@ class RdmaNic : public Object, public RoceFrameSink
      */
     static Ptr<RdmaNic> FindByAddress(Ipv4Address address);
 
+    /**
+     * \brief Called when the outermost QpCreationBatch closes: stop the run if a default of a
+     * congestion-control attribute changed while it was open (the queue pairs of the batch
+     * copy the instance each NIC made when it first connected in the batch, so they would not
+     * follow the change as they do outside a batch).
+     */
+    static void CheckBatchDefaults();
+
   protected:
     void DoDispose() override;
 
@@ -641,9 +649,10 @@ class RdmaNic : public Object, public RoceFrameSink
     ObjectFactory m_ccFactory; //!< congestion control factory
     /// the instance copied for the QPs of the open QpCreationBatch (see NewCongestionControl)
     Ptr<RoceCongestionOps> m_ccPrototype;
-    uint64_t m_ccPrototypeBatch{0}; //!< the batch it was made in (0: none)
-    std::string m_ccName;           //!< its name as set
-    Time m_reorderWindow;           //!< time-based loss detection: constant part of the window
+    uint64_t m_ccPrototypeBatch{0};  //!< the batch it was made in (0: none)
+    uint32_t m_ccPrototypeCopies{0}; //!< copies of it made
+    std::string m_ccName;            //!< its name as set
+    Time m_reorderWindow;            //!< time-based loss detection: constant part of the window
     RdmaQueuePair::Stats m_releasedStats; //!< the released QPs' statistics, summed
     uint32_t m_nReleased{0};              //!< QPs released
     uint64_t m_packetsForReleased{0};     //!< packets that arrived for a released QP

@@ -4,12 +4,14 @@
  * QpCreationBatch and RoceCongestionOps::Copy: the queue pairs created in a batch get copies of
  * one congestion-control instance per NIC, with exactly the attribute values the factory would
  * give; a default changed between batches holds for the next one; a class without DoCopy is
- * constructed for every QP; copies are independent and carry no rate listener.
+ * constructed for every QP; copies are independent and carry no rate listener; a default
+ * changed inside a batch stops the run when the batch closes.
  */
 #include "ait-test-fixture.h"
 
 #include "ns3/communicator.h"
 #include "ns3/config.h"
+#include "ns3/data-rate.h"
 #include "ns3/double.h"
 #include "ns3/fat-tree-helper.h"
 #include "ns3/flow-helper.h"
@@ -23,6 +25,7 @@
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <set>
@@ -235,6 +238,72 @@ TEST_F(QpBatch, AClassWithoutDoCopyIsConstructedForEveryQueuePair)
         }
     }
     EXPECT_EQ(distinct.size(), 6u);
+}
+
+TEST_F(QpBatch, ADefaultChangedWhileABatchIsOpenStopsTheRunWhenTheOutermostBatchCloses)
+{
+    EXPECT_DEATH(
+        {
+            auto nics = TwoNics("Dcqcn");
+            Config::SetDefault("ns3::RoceDcqcn::G", DoubleValue(0.25));
+            QpCreationBatch batch;
+            RdmaHelper().Connect(nics[0], nics[1]);
+            Config::SetDefault("ns3::RoceDcqcn::G", DoubleValue(0.5));
+            RdmaHelper().Connect(nics[0], nics[1]); // would get G = 0.25
+        },
+        "RdmaNic: the default of ns3::RoceDcqcn::G changed from 0.25 to 0.5 while a "
+        "QpCreationBatch was open");
+    // nested: the inner batch's close does not check, the outermost one's does
+    EXPECT_DEATH(
+        {
+            auto nics = TwoNics("Hpcc");
+            QpCreationBatch outer;
+            {
+                QpCreationBatch inner;
+                RdmaHelper().Connect(nics[0], nics[1]);
+                Config::SetDefault("ns3::RoceCongestionOps::MinRate", StringValue("1Gbps"));
+                RdmaHelper().Connect(nics[0], nics[1]);
+            }
+            std::fprintf(stderr, "inner closed\n");
+        },
+        "inner closed.*RdmaNic: the default of ns3::RoceCongestionOps::MinRate changed from "
+        "100000000bps to 1000000000bps");
+    {
+        // a class whose queue pairs are constructed follows the change inside the batch: fine
+        auto nics = TwoNics("ns3::AitTestUncopyableCc");
+        Ptr<RdmaQueuePair> before;
+        Ptr<RdmaQueuePair> after;
+        {
+            QpCreationBatch batch;
+            before = RdmaHelper().Connect(nics[0], nics[1]).first;
+            Config::SetDefault("ns3::RoceCongestionOps::MinRate", StringValue("1Gbps"));
+            after = RdmaHelper().Connect(nics[0], nics[1]).first;
+        }
+        DataRateValue rate;
+        CcOf(after)->GetAttribute("MinRate", rate);
+        EXPECT_EQ(rate.Get(), DataRate("1Gbps"));
+        CcOf(before)->GetAttribute("MinRate", rate);
+        EXPECT_NE(rate.Get(), DataRate("1Gbps"));
+        Simulator::Destroy();
+    }
+    Config::SetDefault("ns3::RoceCongestionOps::MinRate", StringValue("100Mbps"));
+    {
+        // the defaults unchanged: the batch closes quietly; one queue pair per NIC after a
+        // change is a copy made when the factory gave the same (not compared)
+        auto nics = TwoNics("Dcqcn");
+        {
+            QpCreationBatch batch;
+            RdmaHelper().Connect(nics[0], nics[1]);
+            RdmaHelper().Connect(nics[0], nics[1]);
+        }
+        {
+            QpCreationBatch batch;
+            Config::SetDefault("ns3::RoceDcqcn::G", DoubleValue(0.5));
+            Ptr<RdmaQueuePair> qp = RdmaHelper().Connect(nics[0], nics[1]).first;
+            EXPECT_DOUBLE_EQ(DynamicCast<RoceDcqcn>(CcOf(qp))->GetG(), 0.5);
+        }
+        Simulator::Destroy();
+    }
 }
 
 TEST_F(QpBatch, BatchesNestAndEachOutermostBatchHasANewNumber)
