@@ -68,6 +68,7 @@ def build(bld):
         'model/qp-creation-batch.cc',
         'model/roce-net-device.cc',
         'model/roce-net-device-config.cc',
+        'model/roce-net-device-api.cc',
         'model/roce-net-device-pfc.cc',
         'model/roce-net-device-receive.cc',
         'model/roce-frame-descriptor.cc',
