@@ -90,8 +90,9 @@ main(int argc, char* argv[])
                  "(-1: none)",
                  failLink);
     cmd.AddValue("shortenLink",
-                 "link index whose Delay halves at --failAt (-1: none); a cable between two "
-                 "processes refuses it, as its Delay bounds the lookahead",
+                 "link index whose Delay halves at --failAt (-1: none): refused, a cable's Delay "
+                 "is fixed once the simulation has started (between two processes it bounds "
+                 "the lookahead)",
                  shortenLink);
     // (the times are range-checked as they are parsed: ns-3 wraps larger ones around)
     cmd.AddValue("failAt", "when the link fails (0 .. 1000s)", failAt, Time(0), Seconds(1000));

@@ -6,6 +6,7 @@
 #include "partition-independent-scheduler.h"
 #include "roce-net-device.h"
 #include "roce-remote-link.h"
+#include "roce-switch.h"
 #include "roce-wire-tag.h"
 
 #include "ns3/log.h"
@@ -30,9 +31,10 @@ RoceChannel::GetTypeId()
             .AddConstructor<RoceChannel>()
             .AddAttribute("Delay",
                           "One-way propagation delay of the cable (e.g. 5 ns per metre of fibre). "
-                          "Applies to the frames sent after it is set; a cable between two MPI "
-                          "processes refuses a shorter Delay once the run is set up (it bounds "
-                          "the lookahead).",
+                          "Fixed once the simulation has started or a switch at an end has "
+                          "sized its buffer (the PFC headroom, the analytical transport's paths, "
+                          "the ideal FCTs and, between MPI processes, the lookahead derive from "
+                          "it).",
                           TimeValue(NanoSeconds(1000)),
                           MakeTimeAccessor(&RoceChannel::SetDelay, &RoceChannel::GetDelay),
                           MakeTimeChecker())
@@ -85,15 +87,42 @@ RoceChannel::SetDelay(Time delay)
         NS_FATAL_ERROR("RoceChannel: Delay " << delay.As(Time::NS)
                                              << " is negative (allowed: >= 0 ns)");
     }
-    if (delay < m_delay && (m_dir[0].remote || m_dir[1].remote))
+    if (delay != m_delay && IsInUse())
     {
-        // the distributed engine's lookahead (and the control bus's) was derived from it
-        NS_FATAL_ERROR("RoceChannel: Delay "
-                       << delay.As(Time::NS) << " is below the " << m_delay.As(Time::NS)
-                       << " of this cable between processes, which bounds the distributed "
-                          "engine's lookahead: once the cut is set up, its Delay can only grow");
+        // the switches' PFC headroom, the analytical transport's paths, the statistics' ideal
+        // times and, on a cable between MPI processes, the distributed engine's lookahead (and
+        // the control bus's) were derived from the old delay
+        NS_FATAL_ERROR("RoceChannel: Delay cannot change from "
+                       << m_delay.As(Time::NS) << " to " << delay.As(Time::NS)
+                       << " once the simulation has started or a switch at an end has sized its "
+                          "buffer (PFC headroom, paths, ideal times and, between MPI processes, "
+                          "the lookahead derive from it): set it before, e.g. with the topology "
+                          "or link helper");
     }
     m_delay = delay;
+}
+
+bool
+RoceChannel::IsInUse() const
+{
+    for (const auto& dev : m_dev)
+    {
+        if (!dev)
+        {
+            continue;
+        }
+        if (dev->IsInitialized())
+        {
+            return true;
+        }
+        Ptr<Node> node = dev->GetNode();
+        Ptr<RoceSwitch> sw = node ? node->GetObject<RoceSwitch>() : nullptr;
+        if (sw && sw->GetMmu() && sw->GetMmu()->IsConfigured())
+        {
+            return true;
+        }
+    }
+    return false;
 }
 
 Time

@@ -117,11 +117,17 @@ class RoceChannel : public Channel
 
   private:
     /**
-     * \brief Setter of the Delay attribute; rejects negative values, and a shorter Delay on a
-     * cable between processes once it is set up (PrepareEnd).
+     * \brief Setter of the Delay attribute; rejects negative values, and any change once the
+     * cable is in use (IsInUse()).
      * \param delay the propagation delay
      */
     void SetDelay(Time delay);
+
+    /**
+     * \return true once a device at an end is initialized (the simulation has started) or the
+     * switch of an end has configured its MMU (its PFC headroom includes the delay)
+     */
+    bool IsInUse() const;
 
     /**
      * \brief Hand a frame to the far end unless the cable failed since it was sent.

@@ -8,7 +8,8 @@
  * again is accepted. Attributes read per packet apply when set, and the checks that relate them
  * (RtoMax >= RtoInitial, the reorder settings against LossRecovery, EcnCapable against the
  * congestion control, Xon < Xoff, strict-priority DWRR weights) run whenever they are set on an
- * object in use, not only when it is set up. A device's DataRate is fixed once handed out.
+ * object in use, not only when it is set up. A device's DataRate is fixed once handed out, a
+ * cable's Delay once the simulation has started.
  * (Congestion-control attributes set after Start() apply: cc-late-attributes-test.cc.)
  */
 #include "ait-switch-scenario.h"
@@ -24,6 +25,7 @@
 #include "ns3/rdma-helper.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/rdma-queue-pair.h"
+#include "ns3/roce-channel.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/string.h"
 #include "ns3/switch-mmu.h"
@@ -310,6 +312,28 @@ TEST_F(Ns3Fixture, DeviceRateAndGapAreFixedInUseAndStrictPriorityWeightsCheckedA
                      "priority \\(StrictPriorityClasses=3\\)");
         Simulator::Destroy();
     }
+}
+
+TEST_F(Ns3Fixture, CableDelayIsFixedOnceTheSimulationStarted)
+{
+    // before the start: taken, and the switch sizes the port's PFC headroom with it
+    // (2 x delay x rate + ...: 1 us more on host 0's cable is 2 x 12500 bytes more at 100 Gb/s)
+    TwoNics t;
+    Ptr<RoceChannel> cable = DynamicCast<RoceChannel>(t.f.hostDev[0]->GetChannel());
+    ASSERT_TRUE(cable);
+    cable->SetAttribute("Delay", TimeValue(MicroSeconds(2)));
+    Ptr<RdmaQueuePair> qp = t.rdma.Connect(t.a, t.b).first;
+    qp->PostSend(10000);
+    Simulator::Run();
+    Ptr<SwitchMmu> mmu = t.f.sw[0]->GetMmu();
+    EXPECT_EQ(mmu->GetHeadroom(0), mmu->GetHeadroom(1) + 25000);
+    cable->SetAttribute("Delay", TimeValue(MicroSeconds(2))); // the same value: fine
+    // after it: the headroom, the analytical paths, the ideal FCTs (and between MPI processes
+    // the lookahead) would keep the old delay
+    EXPECT_DEATH(cable->SetAttribute("Delay", TimeValue(MicroSeconds(1))),
+                 "RoceChannel: Delay cannot change from \\+2000ns to \\+1000ns once the "
+                 "simulation has started or a switch at an end has sized its buffer");
+    Simulator::Destroy();
 }
 
 TEST_F(Ns3Fixture, ComputeJitterSetAfterAssignStreamsGetsTheWorkersStream)
