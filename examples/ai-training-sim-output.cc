@@ -347,6 +347,17 @@ Study::Report()
                   << " (the record limit); the percentiles cover all " << c.messagesRecorded
                   << "\n";
     }
+    // a write that failed (a full disk) only set the file's fail bit: say so instead of
+    // leaving cut pcaps behind a run that looks complete (every process, its own pcaps)
+    const std::string badPcap = ClosePcaps();
+    if (!badPcap.empty())
+    {
+        std::cerr << "ai-training-sim: error: writing " << badPcap
+                  << " failed (is the disk full?): it misses frames; the other outputs are "
+                     "not written"
+                  << std::endl;
+        return 1;
+    }
     if (RoceMpiHelper::GetRank() != 0)
     {
         return ok ? 0 : 1; // the merged records (c.Ok()) are on process 0, which writes them
@@ -360,8 +371,19 @@ Study::Report()
     ok = ok && c.Ok();
 
     const std::string dir = m_o.outputDir;
-    std::ofstream(dir + "/steps.csv") << m_stepsCsv.str();
-    std::ofstream(dir + "/collectives.csv") << m_collCsv.str();
+    for (const auto& [name, text] : {std::make_pair("steps.csv", m_stepsCsv.str()),
+                                     std::make_pair("collectives.csv", m_collCsv.str())})
+    {
+        std::ofstream f(dir + "/" + name);
+        f << text;
+        f.close();
+        if (!f)
+        {
+            std::cerr << "ai-training-sim: error: writing " << dir << "/" << name
+                      << " failed (is the disk full?)" << std::endl;
+            return 1;
+        }
+    }
     m_stats->WriteCsv(dir);
     const std::string trafficFiles = WriteTraffic(dir) + WriteQpTrace(dir);
     const double wall =

@@ -240,6 +240,7 @@ Study::EnablePcaps()
             {
                 link.EnablePcap(name->second, dev, false, true);
                 m_pcaps.emplace_back(dev, name->second);
+                m_pcapFiles.push_back(link.GetPcapFiles().back().file);
             }
         }
     }
@@ -263,6 +264,22 @@ Study::NamePcapsByRank()
         }
         file = name;
     }
+}
+
+std::string
+Study::ClosePcaps()
+{
+    std::string failed;
+    for (size_t i = 0; i < m_pcapFiles.size(); ++i)
+    {
+        m_pcapFiles[i]->Close(); // writes what is buffered
+        if (m_pcapFiles[i]->Fail() && failed.empty())
+        {
+            failed = m_pcaps[i].second;
+        }
+    }
+    m_pcapFiles.clear();
+    return failed;
 }
 
 void

@@ -78,6 +78,11 @@ class Study
     /// Once the ranks are placed, add them to the hosts' pcap names (renames the files).
     void NamePcapsByRank();
     /**
+     * \brief Close this process's pcaps (after the run).
+     * \return the name of the first one a write to failed (a full disk), or ""
+     */
+    std::string ClosePcaps();
+    /**
      * \param ranks whether host names carry their ranks (placed by now)
      * \return the pcap file name of every host NIC and switch port
      */
@@ -195,6 +200,7 @@ class Study
     std::vector<uint32_t> m_rankHosts; //!< --collective: the host endpoint of each rank
     /// --pcap: the devices captured and their files
     std::vector<std::pair<ns3::Ptr<ns3::NetDevice>, std::string>> m_pcaps;
+    std::vector<ns3::Ptr<ns3::PcapFileWrapper>> m_pcapFiles; //!< m_pcaps' files, in order
 
     /// a QP of --qpTrace: the queue pair, its source and destination host endpoints
     struct TracedQp

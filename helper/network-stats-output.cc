@@ -16,8 +16,10 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -41,6 +43,13 @@ Format(const char* fmt, Args... args)
     return buf;
 }
 
+/// \return the text of errno after a failed stream operation ("" when the library set none)
+std::string
+Why()
+{
+    return errno ? std::string(": ") + std::strerror(errno) : std::string();
+}
+
 /// Open a file for writing or fail naming it.
 void
 OpenOrDie(std::ofstream& f, const std::string& path, const char* who)
@@ -48,7 +57,7 @@ OpenOrDie(std::ofstream& f, const std::string& path, const char* who)
     f.open(path, std::ios::out | std::ios::trunc | std::ios::binary);
     if (!f)
     {
-        NS_FATAL_ERROR(who << ": cannot write the file '" << path << "'");
+        NS_FATAL_ERROR(who << ": cannot write the file '" << path << "'" << Why());
     }
 }
 
@@ -59,7 +68,7 @@ CloseOrDie(std::ofstream& f, const std::string& path, const char* who)
     f.close();
     if (!f)
     {
-        NS_FATAL_ERROR(who << ": writing the file '" << path << "' failed");
+        NS_FATAL_ERROR(who << ": writing the file '" << path << "' failed" << Why());
     }
 }
 
@@ -256,7 +265,9 @@ NetworkStatsHelper::PrepareDirectory(const std::string& dir, const char* who)
         std::ofstream f(probe, std::ios::out | std::ios::trunc);
         if (!f || !(f << "x") || (f.close(), !f))
         {
-            NS_FATAL_ERROR(who << ": the directory '" << dir << "' is not writable");
+            const std::string why = Why();
+            std::remove(probe.c_str());
+            NS_FATAL_ERROR(who << ": the directory '" << dir << "' is not writable" << why);
         }
     }
     fs::remove(probe, ec);

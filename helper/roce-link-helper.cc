@@ -117,6 +117,13 @@ RoceLinkHelper::EnablePcapInternal(std::string prefix,
     pcapHelper.HookDefaultSink<RoceNetDevice>(device,
                                               promiscuous ? "PromiscSniffer" : "Sniffer",
                                               file);
+    m_pcapFiles.push_back({filename, file});
+}
+
+const std::vector<RoceLinkHelper::OpenedPcap>&
+RoceLinkHelper::GetPcapFiles() const
+{
+    return m_pcapFiles;
 }
 
 void

@@ -7,9 +7,11 @@
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
 #include "ns3/object-factory.h"
+#include "ns3/pcap-file-wrapper.h"
 #include "ns3/trace-helper.h"
 
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -87,6 +89,20 @@ class RoceLinkHelper : public PcapHelperForDevice, public AsciiTraceHelperForDev
     /// \return the snap length (0 = whole frames)
     uint32_t GetPcapSnapLen() const;
 
+    /// A pcap file this helper opened.
+    struct OpenedPcap
+    {
+        std::string name;          //!< its file name as opened
+        Ptr<PcapFileWrapper> file; //!< the file (the device's sniffer trace writes into it)
+    };
+
+    /**
+     * \return the pcap files this helper opened (EnablePcap*), in order. A write that fails
+     *         (a full disk) only sets the file's fail bit: Close() each after Simulator::Run()
+     *         and check Fail() to know that every frame was written.
+     */
+    const std::vector<OpenedPcap>& GetPcapFiles() const;
+
   private:
     void EnablePcapInternal(std::string prefix,
                             Ptr<NetDevice> nd,
@@ -97,10 +113,11 @@ class RoceLinkHelper : public PcapHelperForDevice, public AsciiTraceHelperForDev
                              Ptr<NetDevice> nd,
                              bool explicitFilename) override;
 
-    ObjectFactory m_deviceFactory;  //!< device factory
-    ObjectFactory m_channelFactory; //!< channel factory
-    bool m_pcapNanoseconds{true};   //!< nanosecond pcap timestamps
-    uint32_t m_pcapSnapLen{0};      //!< pcap snap length (0 = whole frames)
+    ObjectFactory m_deviceFactory;       //!< device factory
+    ObjectFactory m_channelFactory;      //!< channel factory
+    bool m_pcapNanoseconds{true};        //!< nanosecond pcap timestamps
+    uint32_t m_pcapSnapLen{0};           //!< pcap snap length (0 = whole frames)
+    std::vector<OpenedPcap> m_pcapFiles; //!< the pcap files opened
 };
 
 } // namespace ns3

@@ -337,6 +337,48 @@ TEST(StudyPcap, BadPcapAndQpTraceFlagsExit2WithOneLine)
     }
 }
 
+TEST(StudyPcap, AWriteThatFailsIsAnErrorNotACutFile)
+{
+    REQUIRE_SIM();
+    struct stat full;
+    if (stat("/dev/full", &full) != 0)
+    {
+        GTEST_SKIP() << "no /dev/full (every write to it fails: no space left on device)";
+    }
+    // a pcap whose writes fail as on a full disk: the frames were lost, so the run says so and
+    // writes nothing else (before, it ended with exit 0 and a cut pcap)
+    {
+        const std::string d = Dir("full-pcap");
+        Shell("mkdir -p " + d + " && ln -s /dev/full " + d + "/pcap-host0.pcap");
+        const Outcome o = RunSim("--collective=allreduce --bytes=1M --pcap=0 --plots=false "
+                                 "--progress=off --outputDir=" +
+                                 d);
+        EXPECT_EQ(o.rc, 1) << o.err;
+        EXPECT_NE(o.err.find("ai-training-sim: error: writing " + d +
+                             "/pcap-host0-rank0.pcap failed (is the disk full?): it misses "
+                             "frames; the other outputs are not written"),
+                  std::string::npos)
+            << o.err;
+        struct stat st;
+        EXPECT_NE(stat((d + "/summary.json").c_str(), &st), 0) << "summary.json written";
+        Shell("rm -rf " + d);
+    }
+    // steps.csv (written by the program itself, before the statistics' files)
+    {
+        const std::string d = Dir("full-steps");
+        Shell("mkdir -p " + d + " && ln -s /dev/full " + d + "/steps.csv");
+        const Outcome o = RunSim("--collective=allreduce --bytes=64K --plots=false "
+                                 "--progress=off --outputDir=" +
+                                 d);
+        EXPECT_EQ(o.rc, 1) << o.err;
+        EXPECT_NE(o.err.find("ai-training-sim: error: writing " + d +
+                             "/steps.csv failed (is the disk full?)"),
+                  std::string::npos)
+            << o.err;
+        Shell("rm -rf " + d);
+    }
+}
+
 TEST(StudyPcap, MicrosecondTimestampsOnRequest)
 {
     REQUIRE_SIM();
