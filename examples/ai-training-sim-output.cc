@@ -291,6 +291,22 @@ Study::WriteSummary(const Conservation& c, double wall) const
 int
 Study::Report()
 {
+    // a write that failed (a full disk) only set the file's fail bit: say so instead of
+    // leaving cut pcaps behind a run that looks complete (every process, its own pcaps)
+    const auto pcapFailed = [this](const std::string& name) {
+        std::cerr << "ai-training-sim: error: writing " << name
+                  << " failed (is the disk full?): it misses frames; "
+                  << (m_pcapStopped
+                          ? "the run stopped at " + Num(m_simSeconds * 1e3, 3) + " ms and "
+                          : std::string())
+                  << "the other outputs are not written" << std::endl;
+        return 1;
+    };
+    if (m_pcapStopped)
+    {
+        // (one process) before the steps and collectives, which the stop left unfinished
+        return pcapFailed(ClosePcaps());
+    }
     if (m_o.processes > 1 || m_o.controlLatency.IsStrictlyPositive())
     {
         // every process's measurements on process 0, in the partition-independent row order
@@ -347,16 +363,10 @@ Study::Report()
                   << " (the record limit); the percentiles cover all " << c.messagesRecorded
                   << "\n";
     }
-    // a write that failed (a full disk) only set the file's fail bit: say so instead of
-    // leaving cut pcaps behind a run that looks complete (every process, its own pcaps)
     const std::string badPcap = ClosePcaps();
     if (!badPcap.empty())
     {
-        std::cerr << "ai-training-sim: error: writing " << badPcap
-                  << " failed (is the disk full?): it misses frames; the other outputs are "
-                     "not written"
-                  << std::endl;
-        return 1;
+        return pcapFailed(badPcap);
     }
     if (RoceMpiHelper::GetRank() != 0)
     {

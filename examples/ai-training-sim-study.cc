@@ -52,17 +52,21 @@ class Progress
      *        percentage and the estimate of the remaining wall time
      * \param detail what is done, as text (e.g. "ops 12/40, steps 0/1")
      * \param interval wall seconds between two lines
+     * \param stop checked at every tick: true stops the simulation (a pcap that can no
+     *        longer be written)
      */
     Progress(bool on,
              std::function<double()> fraction,
              std::function<double()> work,
              std::function<std::string()> detail,
-             double interval)
+             double interval,
+             std::function<bool()> stop)
         : m_on(on),
           m_interval(interval),
           m_fraction(fraction),
           m_work(work),
           m_detail(detail),
+          m_stop(stop),
           m_start(std::chrono::steady_clock::now()),
           m_last(m_start)
     {
@@ -72,6 +76,11 @@ class Progress
 
     void Tick()
     {
+        if (m_stop())
+        {
+            Simulator::Stop();
+            return;
+        }
         const auto now = std::chrono::steady_clock::now();
         if (m_on && std::chrono::duration<double>(now - m_last).count() >= m_interval)
         {
@@ -119,6 +128,7 @@ class Progress
     std::function<double()> m_fraction;
     std::function<double()> m_work;
     std::function<std::string()> m_detail;
+    std::function<bool()> m_stop;
     std::chrono::steady_clock::time_point m_start;
     std::chrono::steady_clock::time_point m_last;
 };
@@ -471,7 +481,29 @@ Study::Run()
 {
     const bool show = RoceMpiHelper::GetRank() == 0 &&
                       (m_o.progress == "on" || (m_o.progress == "auto" && isatty(STDERR_FILENO)));
-    Progress progress(show, m_fraction, m_work, m_detail, m_o.progressInterval.GetSeconds());
+    // one process: a pcap whose writes fail (a full disk) stops the run at the next tick
+    // instead of simulating on for files that miss frames (several processes find out at the
+    // end: one process alone cannot stop)
+    Progress progress(show,
+                      m_fraction,
+                      m_work,
+                      m_detail,
+                      m_o.progressInterval.GetSeconds(),
+                      [this]() {
+                          if (m_o.processes > 1)
+                          {
+                              return false;
+                          }
+                          for (const auto& f : m_pcapFiles)
+                          {
+                              if (f->Fail())
+                              {
+                                  m_pcapStopped = true;
+                                  return true;
+                              }
+                          }
+                          return false;
+                      });
     Simulator::Stop(m_o.analytical ? ANALYTICAL_LIMIT : LIMIT);
     const auto wall0 = std::chrono::steady_clock::now();
     timespec cpu0{};

@@ -201,6 +201,7 @@ class Study
     /// --pcap: the devices captured and their files
     std::vector<std::pair<ns3::Ptr<ns3::NetDevice>, std::string>> m_pcaps;
     std::vector<ns3::Ptr<ns3::PcapFileWrapper>> m_pcapFiles; //!< m_pcaps' files, in order
+    bool m_pcapStopped{false}; //!< the run stopped because a pcap could not be written
 
     /// a QP of --qpTrace: the queue pair, its source and destination host endpoints
     struct TracedQp

@@ -346,12 +346,34 @@ TEST(StudyPcap, AWriteThatFailsIsAnErrorNotACutFile)
         GTEST_SKIP() << "no /dev/full (every write to it fails: no space left on device)";
     }
     // a pcap whose writes fail as on a full disk: the frames were lost, so the run says so and
-    // writes nothing else (before, it ended with exit 0 and a cut pcap)
+    // writes nothing else (before, it ended with exit 0 and a cut pcap). Once the file's buffer
+    // (8 KB) could not be written, the next progress tick (every 100 us simulated) stops the
+    // run: a 16 MiB all-reduce (about 3 ms) stops at 0.1 ms
     {
         const std::string d = Dir("full-pcap");
         Shell("mkdir -p " + d + " && ln -s /dev/full " + d + "/pcap-host0.pcap");
-        const Outcome o = RunSim("--collective=allreduce --bytes=1M --pcap=0 --plots=false "
+        const Outcome o = RunSim("--collective=allreduce --bytes=16M --pcap=0 --plots=false "
                                  "--progress=off --outputDir=" +
+                                 d);
+        EXPECT_EQ(o.rc, 1) << o.err;
+        EXPECT_NE(o.err.find("ai-training-sim: error: writing " + d +
+                             "/pcap-host0-rank0.pcap failed (is the disk full?): it misses "
+                             "frames; the run stopped at 0.100 ms and the other outputs are not "
+                             "written"),
+                  std::string::npos)
+            << o.err;
+        EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+        struct stat st;
+        EXPECT_NE(stat((d + "/summary.json").c_str(), &st), 0) << "summary.json written";
+        Shell("rm -rf " + d);
+    }
+    // a failure found only when the file is closed after the run (its frames, 30 bytes each
+    // with a 14-byte snap length, stayed in the buffer): the same error, the run was complete
+    {
+        const std::string d = Dir("full-pcap-end");
+        Shell("mkdir -p " + d + " && ln -s /dev/full " + d + "/pcap-host0.pcap");
+        const Outcome o = RunSim("--collective=allreduce --bytes=16K --pcap=0 --pcapSnapLen=14 "
+                                 "--plots=false --progress=off --outputDir=" +
                                  d);
         EXPECT_EQ(o.rc, 1) << o.err;
         EXPECT_NE(o.err.find("ai-training-sim: error: writing " + d +
@@ -359,8 +381,7 @@ TEST(StudyPcap, AWriteThatFailsIsAnErrorNotACutFile)
                              "frames; the other outputs are not written"),
                   std::string::npos)
             << o.err;
-        struct stat st;
-        EXPECT_NE(stat((d + "/summary.json").c_str(), &st), 0) << "summary.json written";
+        EXPECT_NE(o.out.find("every posted message is recorded"), std::string::npos) << o.out;
         Shell("rm -rf " + d);
     }
     // steps.csv (written by the program itself, before the statistics' files)
