@@ -345,18 +345,26 @@ TEST(StudyPcap, AWriteThatFailsIsAnErrorNotACutFile)
     {
         GTEST_SKIP() << "no /dev/full (every write to it fails: no space left on device)";
     }
-    // a pcap whose writes fail as on a full disk: the frames were lost, so the run says so and
-    // writes nothing else (before, it ended with exit 0 and a cut pcap). Once the file's buffer
-    // (8 KB) could not be written, the next progress tick (every 100 us simulated) stops the
-    // run: a 16 MiB all-reduce (about 3 ms) stops at 0.1 ms
+    // a run whose output FILE is /dev/full (its writes fail as on a full disk): its directory
+    // and what it did
+    const auto runOnFullDisk = [](const std::string& name,
+                                  const std::string& file,
+                                  const std::string& args) {
+        const std::string d = Dir(name);
+        Shell("mkdir -p " + d + " && ln -s /dev/full " + d + "/" + file);
+        return std::make_pair(d, RunSim(args + " --plots=false --progress=off --outputDir=" + d));
+    };
+    const std::string says = "ai-training-sim: error: writing ";
+    // a pcap whose writes fail: the frames were lost, so the run says so and writes nothing
+    // else (before, it ended with exit 0 and a cut pcap). Once the file's buffer (8 KB) could
+    // not be written, the next progress tick (every 100 us simulated) stops the run: a 16 MiB
+    // all-reduce (about 3 ms) stops at 0.1 ms
     {
-        const std::string d = Dir("full-pcap");
-        Shell("mkdir -p " + d + " && ln -s /dev/full " + d + "/pcap-host0.pcap");
-        const Outcome o = RunSim("--collective=allreduce --bytes=16M --pcap=0 --plots=false "
-                                 "--progress=off --outputDir=" +
-                                 d);
+        const auto [d, o] = runOnFullDisk("full-pcap",
+                                          "pcap-host0.pcap",
+                                          "--collective=allreduce --bytes=16M --pcap=0");
         EXPECT_EQ(o.rc, 1) << o.err;
-        EXPECT_NE(o.err.find("ai-training-sim: error: writing " + d +
+        EXPECT_NE(o.err.find(says + d +
                              "/pcap-host0-rank0.pcap failed (is the disk full?): it misses "
                              "frames; the run stopped at 0.100 ms and the other outputs are not "
                              "written"),
@@ -370,13 +378,12 @@ TEST(StudyPcap, AWriteThatFailsIsAnErrorNotACutFile)
     // a failure found only when the file is closed after the run (its frames, 30 bytes each
     // with a 14-byte snap length, stayed in the buffer): the same error, the run was complete
     {
-        const std::string d = Dir("full-pcap-end");
-        Shell("mkdir -p " + d + " && ln -s /dev/full " + d + "/pcap-host0.pcap");
-        const Outcome o = RunSim("--collective=allreduce --bytes=16K --pcap=0 --pcapSnapLen=14 "
-                                 "--plots=false --progress=off --outputDir=" +
-                                 d);
+        const auto [d, o] =
+            runOnFullDisk("full-pcap-end",
+                          "pcap-host0.pcap",
+                          "--collective=allreduce --bytes=16K --pcap=0 --pcapSnapLen=14");
         EXPECT_EQ(o.rc, 1) << o.err;
-        EXPECT_NE(o.err.find("ai-training-sim: error: writing " + d +
+        EXPECT_NE(o.err.find(says + d +
                              "/pcap-host0-rank0.pcap failed (is the disk full?): it misses "
                              "frames; the other outputs are not written"),
                   std::string::npos)
@@ -386,15 +393,10 @@ TEST(StudyPcap, AWriteThatFailsIsAnErrorNotACutFile)
     }
     // steps.csv (written by the program itself, before the statistics' files)
     {
-        const std::string d = Dir("full-steps");
-        Shell("mkdir -p " + d + " && ln -s /dev/full " + d + "/steps.csv");
-        const Outcome o = RunSim("--collective=allreduce --bytes=64K --plots=false "
-                                 "--progress=off --outputDir=" +
-                                 d);
+        const auto [d, o] =
+            runOnFullDisk("full-steps", "steps.csv", "--collective=allreduce --bytes=64K");
         EXPECT_EQ(o.rc, 1) << o.err;
-        EXPECT_NE(o.err.find("ai-training-sim: error: writing " + d +
-                             "/steps.csv failed (is the disk full?)"),
-                  std::string::npos)
+        EXPECT_NE(o.err.find(says + d + "/steps.csv failed (is the disk full?)"), std::string::npos)
             << o.err;
         Shell("rm -rf " + d);
     }
