@@ -173,6 +173,7 @@ def build(bld):
         'test/study-bad-input-test.cc',
         'test/analytical-study-test.cc',
         'test/study-pcap-test.cc',
+        'test/study-outputs-test.cc',
         'test/study-test.cc',
         'test/huge-pages-test.cc',
         'test/study-traffic-test.cc',

@@ -12,6 +12,8 @@
 #include "ns3/study-plots.h"
 #include "ns3/type-id.h"
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -206,11 +208,40 @@ Study::ReportTraining()
     return allDone;
 }
 
+bool
+WriteChecked(const std::string& path,
+             const std::function<void(std::ostream&)>& write,
+             std::string& error)
+{
+    errno = 0;
+    std::ofstream f(path, std::ios::out | std::ios::trunc | std::ios::binary);
+    if (f)
+    {
+        write(f);
+        f.close();
+    }
+    if (!f)
+    {
+        error = "writing the file '" + path + "' failed" +
+                (errno ? std::string(": ") + std::strerror(errno) : " (is the disk full?)");
+        return false;
+    }
+    return true;
+}
+
+bool
+Study::WriteSummary(const Conservation& c, double wall, std::string& error) const
+{
+    return WriteChecked(
+        m_o.outputDir + "/summary.json",
+        [this, &c, wall](std::ostream& js) { WriteSummaryTo(js, c, wall); },
+        error);
+}
+
 void
-Study::WriteSummary(const Conservation& c, double wall) const
+Study::WriteSummaryTo(std::ostream& js, const Conservation& c, double wall) const
 {
     const NetworkStatsHelper::Summary s = m_stats->GetSummary();
-    std::ofstream js(m_o.outputDir + "/summary.json");
     js << "{\n  \"config\": {\n";
     std::vector<std::pair<std::string, std::string>> config = m_o.config;
     std::string overrides = "{";
@@ -294,8 +325,8 @@ Study::Report()
     // a write that failed (a full disk) only set the file's fail bit: say so instead of
     // leaving cut pcaps behind a run that looks complete (every process, its own pcaps)
     const auto pcapFailed = [this](const std::string& name) {
-        std::cerr << "ai-training-sim: error: writing " << name
-                  << " failed (is the disk full?): it misses frames; "
+        std::cerr << "ai-training-sim: error: writing the file '" << name
+                  << "' failed (is the disk full?): it misses frames; "
                   << (m_pcapStopped
                           ? "the run stopped at " + Num(m_simSeconds * 1e3, 3) + " ms and "
                           : std::string())
@@ -380,27 +411,23 @@ Study::Report()
     }
     ok = ok && c.Ok();
 
+    // every file checked as it is closed; the first that could not be written whole (a full
+    // disk) ends the writing with one line naming it
     const std::string dir = m_o.outputDir;
-    for (const auto& [name, text] : {std::make_pair("steps.csv", m_stepsCsv.str()),
-                                     std::make_pair("collectives.csv", m_collCsv.str())})
-    {
-        std::ofstream f(dir + "/" + name);
-        f << text;
-        f.close();
-        if (!f)
-        {
-            std::cerr << "ai-training-sim: error: writing " << dir << "/" << name
-                      << " failed (is the disk full?)" << std::endl;
-            return 1;
-        }
-    }
-    m_stats->WriteCsv(dir);
-    const std::string trafficFiles = WriteTraffic(dir) + WriteQpTrace(dir);
+    std::string error;
+    std::string trafficFiles;
+    const auto text = [](const std::ostringstream& t) {
+        return [&t](std::ostream& f) { f << t.str(); };
+    };
+    bool written = WriteChecked(dir + "/steps.csv", text(m_stepsCsv), error) &&
+                   WriteChecked(dir + "/collectives.csv", text(m_collCsv), error) &&
+                   m_stats->WriteCsv(dir, error) && WriteTraffic(dir, trafficFiles, error) &&
+                   WriteQpTrace(dir, trafficFiles, error);
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - m_wallStart).count();
-    WriteSummary(c, wall);
+    written = written && WriteSummary(c, wall, error);
     std::string figures;
-    if (m_o.plots)
+    if (written && m_o.plots)
     {
         StudyPlots plots;
         plots.SetFormat(m_o.plotFormat);
@@ -413,10 +440,17 @@ Study::Report()
         {
             plots.SetTierNames({"host-leaf", "leaf-spine"});
         }
-        for (const std::string& f : plots.PlotAll(dir))
+        for (const std::string& f : plots.PlotAll(dir, error))
         {
             figures += ", " + f;
         }
+        written = error.empty();
+    }
+    if (!written)
+    {
+        std::cerr << "ai-training-sim: error: " << error << "; the outputs are incomplete"
+                  << std::endl;
+        return 1;
     }
     std::cout << "sim: " << Num(m_simSeconds * 1e3, 3) << " ms simulated"
               << (m_done ? " (work done at " + Num(m_workDone.GetSeconds() * 1e3, 3) +

@@ -410,12 +410,12 @@ Study::MergeQpTrace()
     });
 }
 
-std::string
-Study::WriteQpTrace(const std::string& dir)
+bool
+Study::WriteQpTrace(const std::string& dir, std::string& files, std::string& error)
 {
     if (m_o.qpTrace.empty())
     {
-        return "";
+        return true;
     }
     std::ostringstream csv;
     csv << "time_ns,src,dst,qpn,rate_bps,window_bytes,cnps,bytes_acked"
@@ -430,7 +430,13 @@ Study::WriteQpTrace(const std::string& dir)
         }
         csv << '\n';
     }
-    std::ofstream(dir + "/qp-trace.csv") << csv.str();
+    if (!WriteChecked(
+            dir + "/qp-trace.csv",
+            [&csv](std::ostream& f) { f << csv.str(); },
+            error))
+    {
+        return false;
+    }
     // a pair whose hosts never had a queue pair between them has no row: say so, rather than
     // leave the file to look as if its rows were lost
     for (const auto& [src, dst] : m_o.qpTrace)
@@ -447,7 +453,8 @@ Study::WriteQpTrace(const std::string& dir)
                       << ":" << d << std::endl;
         }
     }
-    return ", qp-trace.csv"; // qp-rate: StudyPlots, from this file
+    files += ", qp-trace.csv"; // qp-rate: StudyPlots, from this file
+    return true;
 }
 
 } // namespace aitsim

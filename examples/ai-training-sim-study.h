@@ -49,6 +49,17 @@ struct Conservation
  */
 void TrialBuild(const Options& o);
 
+/**
+ * \brief Write one output file, checked (a full disk is found when the file is closed).
+ * \param path the file
+ * \param write writes its contents to the stream
+ * \param [out] error on failure, one line naming the file and why
+ * \return true if the whole file was written
+ */
+bool WriteChecked(const std::string& path,
+                  const std::function<void(std::ostream&)>& write,
+                  std::string& error);
+
 /// One run of the study program.
 class Study
 {
@@ -110,9 +121,12 @@ class Study
     /**
      * \brief Write qp-trace.csv (MergeQpTrace() first; StudyPlots draws qp-rate from it).
      * \param dir the output directory
-     * \return the files written, as ", a, b" for the outputs line ("" without --qpTrace)
+     * \param [in,out] files the files written are appended, as ", a, b" for the outputs line
+     *        (nothing without --qpTrace)
+     * \param [out] error why a file could not be written
+     * \return false if it could not be written whole (WriteChecked)
      */
-    std::string WriteQpTrace(const std::string& dir);
+    bool WriteQpTrace(const std::string& dir, std::string& files, std::string& error);
     /// The last collective or step completed: from now on, wait for the last ACKs.
     void WorkDone();
     /// Stop once every queue pair is idle (of every process).
@@ -138,8 +152,21 @@ class Study
     void ReportBenchmark();
     /// Print the step and collective tables and fill the records; false if a job is unfinished.
     bool ReportTraining();
-    /// Write summary.json.
-    void WriteSummary(const Conservation& c, double wallSeconds) const;
+    /**
+     * \brief Write summary.json.
+     * \param c the conservation counts
+     * \param wallSeconds the wall time of the run so far
+     * \param [out] error why it could not be written
+     * \return false if it could not be written whole (WriteChecked)
+     */
+    bool WriteSummary(const Conservation& c, double wallSeconds, std::string& error) const;
+    /**
+     * \brief The contents of summary.json.
+     * \param js the stream
+     * \param c the conservation counts
+     * \param wallSeconds the wall time of the run so far
+     */
+    void WriteSummaryTo(std::ostream& js, const Conservation& c, double wallSeconds) const;
     /// Add one collective to collectives.csv and summary.json.
     void AddCollective(uint32_t job,
                        uint32_t step,
@@ -163,9 +190,11 @@ class Study
      * \brief Write fct-buckets.csv, background-fct-buckets.csv and, with --fctFormat=hpcc,
      *        fct.txt again in the HPCC encoding.
      * \param dir the output directory
-     * \return the files written, as ", a, b" for the outputs line
+     * \param [in,out] files the files written are appended, as ", a, b" for the outputs line
+     * \param [out] error why a file could not be written
+     * \return false if one could not be written whole (WriteChecked)
      */
-    std::string WriteTraffic(const std::string& dir) const;
+    bool WriteTraffic(const std::string& dir, std::string& files, std::string& error) const;
 
     const Options& m_o;                                //!< configuration
     bool m_trial;                                      //!< a trial build (no pcaps)

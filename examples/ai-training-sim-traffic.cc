@@ -64,16 +64,36 @@ Samples(const FlowHelper& flows, const NetworkStatsHelper& stats)
     return out;
 }
 
-/// Write slowdown by bucket of some flows; false (nothing written) if none completed.
+/**
+ * \brief Write slowdown by bucket of some flows (nothing if none completed).
+ * \param dir the output directory
+ * \param name the file name
+ * \param samples the completed flows
+ * \param [in,out] files ", NAME" appended when written
+ * \param [out] error why it could not be written
+ * \return false if it could not be written whole
+ */
 bool
-WriteBuckets(const std::string& path, const std::vector<FctReport::Sample>& samples)
+WriteBuckets(const std::string& dir,
+             const std::string& name,
+             const std::vector<FctReport::Sample>& samples,
+             std::string& files,
+             std::string& error)
 {
     if (samples.empty())
     {
+        return true;
+    }
+    if (!WriteChecked(
+            dir + "/" + name,
+            [&samples](std::ostream& f) {
+                FctReport::WriteCsv(f, FctReport::ByBucket(samples), FctReport::All(samples));
+            },
+            error))
+    {
         return false;
     }
-    std::ofstream f(path);
-    FctReport::WriteCsv(f, FctReport::ByBucket(samples), FctReport::All(samples));
+    files += ", " + name;
     return true;
 }
 
@@ -377,38 +397,45 @@ Study::ReportBackground() const
     }
 }
 
-std::string
-Study::WriteTraffic(const std::string& dir) const
+bool
+Study::WriteTraffic(const std::string& dir, std::string& files, std::string& error) const
 {
-    std::string files;
-    if (m_flowStarter && WriteBuckets(dir + "/fct-buckets.csv", Samples(*m_flowStarter, *m_stats)))
+    if (m_flowStarter &&
+        !WriteBuckets(dir, "fct-buckets.csv", Samples(*m_flowStarter, *m_stats), files, error))
     {
-        files += ", fct-buckets.csv";
+        return false;
     }
-    if (m_background && WriteBuckets(dir + "/background-fct-buckets.csv",
-                                     Samples(m_background->GetFlowHelper(), *m_stats)))
+    if (m_background && !WriteBuckets(dir,
+                                      "background-fct-buckets.csv",
+                                      Samples(m_background->GetFlowHelper(), *m_stats),
+                                      files,
+                                      error))
     {
-        files += ", background-fct-buckets.csv";
+        return false;
     }
-    if (m_o.hpccFct)
+    if (!m_o.hpccFct)
     {
-        // fct.txt again, with the HPCC simulator's addresses
-        std::vector<const FlowHelper*> starters;
-        if (m_flowStarter)
-        {
-            starters.push_back(m_flowStarter.get());
-        }
-        if (m_background)
-        {
-            starters.push_back(&m_background->GetFlowHelper());
-        }
-        std::ofstream f(dir + "/fct.txt");
-        FctReport::WriteHpccFct(f,
-                                m_stats->GetFlowRecords(),
-                                HostIds(m_o),
-                                FctReport::GetDports(starters));
+        return true;
     }
-    return files;
+    // fct.txt again, with the HPCC simulator's addresses
+    std::vector<const FlowHelper*> starters;
+    if (m_flowStarter)
+    {
+        starters.push_back(m_flowStarter.get());
+    }
+    if (m_background)
+    {
+        starters.push_back(&m_background->GetFlowHelper());
+    }
+    return WriteChecked(
+        dir + "/fct.txt",
+        [this, &starters](std::ostream& f) {
+            FctReport::WriteHpccFct(f,
+                                    m_stats->GetFlowRecords(),
+                                    HostIds(m_o),
+                                    FctReport::GetDports(starters));
+        },
+        error);
 }
 
 } // namespace aitsim

@@ -325,13 +325,31 @@ class NetworkStatsHelper
     Summary GetSummary() const;
 
     /**
-     * \brief Write flows.csv, ports.csv, queues.csv, pfc.csv, links.csv, fct.txt and pfc.txt.
+     * \brief Write flows.csv, ports.csv, queues.csv, pfc.csv, links.csv, link-tiers.csv,
+     *        fct.txt and pfc.txt, in that order.
      *
      * The directory is created if missing; one that cannot be created or written is a fatal
-     * error before any file is written.
+     * error before any file is written, and so is a file that cannot be written whole (a full
+     * disk: the error names the file and why). WriteCsv(dir, error) reports these instead.
      * \param dir the directory
      */
     void WriteCsv(const std::string& dir) const;
+
+    /**
+     * \brief WriteCsv(dir), reporting a directory or file that cannot be written instead of
+     *        stopping the program: for a program that wants to say so itself (and exit with
+     *        its own status) when, e.g., the disk is full.
+     *
+     * Files are written in the order of WriteCsv(dir); the first that cannot be opened or
+     * written whole (every write is checked when the file is closed) ends the call, leaving the
+     * files before it written and that one cut. Calling it before Install() is still a fatal
+     * error (a programming error, not an outcome of the run).
+     * \param dir the directory (created if missing)
+     * \param [out] error on failure, one line naming the directory or file and why (e.g.
+     *        "writing the file 'out/flows.csv' failed: No space left on device")
+     * \return true if every file was written
+     */
+    bool WriteCsv(const std::string& dir, std::string& error) const;
 
     /**
      * \brief After the simulation: gather every process's measurements on process 0 (MPI,
@@ -625,9 +643,10 @@ class NetworkStatsHelper
     /**
      * \brief Create a directory if needed and check that files can be written into it.
      * \param dir the directory
-     * \param who the calling method, for the message
+     * \param [out] error why not, when it cannot be
+     * \return true if files can be written into it
      */
-    static void PrepareDirectory(const std::string& dir, const char* who);
+    static bool PrepareDirectory(const std::string& dir, std::string& error);
 
     Time m_queueInterval;  //!< queue sampling interval
     Time m_linkInterval;   //!< link sampling interval

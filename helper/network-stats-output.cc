@@ -50,26 +50,31 @@ Why()
     return errno ? std::string(": ") + std::strerror(errno) : std::string();
 }
 
-/// Open a file for writing or fail naming it.
-void
-OpenOrDie(std::ofstream& f, const std::string& path, const char* who)
+/// Open a file for writing; false, with the error naming it, if it cannot be.
+bool
+Open(std::ofstream& f, const std::string& path, std::string& error)
 {
+    errno = 0;
     f.open(path, std::ios::out | std::ios::trunc | std::ios::binary);
     if (!f)
     {
-        NS_FATAL_ERROR(who << ": cannot write the file '" << path << "'" << Why());
+        error = "cannot write the file '" + path + "'" + Why();
+        return false;
     }
+    return true;
 }
 
-/// Close a file and check that everything was written.
-void
-CloseOrDie(std::ofstream& f, const std::string& path, const char* who)
+/// Close a file; false, with the error naming it, if not everything was written (a full disk).
+bool
+Close(std::ofstream& f, const std::string& path, std::string& error)
 {
     f.close();
     if (!f)
     {
-        NS_FATAL_ERROR(who << ": writing the file '" << path << "' failed" << Why());
+        error = "writing the file '" + path + "' failed" + Why();
+        return false;
     }
+    return true;
 }
 
 } // namespace
@@ -237,12 +242,13 @@ NetworkStatsHelper::GetSummary() const
 
 // ------------------------------------------------------------------ outputs
 
-void
-NetworkStatsHelper::PrepareDirectory(const std::string& dir, const char* who)
+bool
+NetworkStatsHelper::PrepareDirectory(const std::string& dir, std::string& error)
 {
     if (dir.empty())
     {
-        NS_FATAL_ERROR(who << ": empty directory name");
+        error = "empty directory name";
+        return false;
     }
     namespace fs = std::filesystem;
     std::error_code ec;
@@ -251,39 +257,57 @@ NetworkStatsHelper::PrepareDirectory(const std::string& dir, const char* who)
         fs::create_directories(dir, ec);
         if (ec)
         {
-            NS_FATAL_ERROR(who << ": cannot create the directory '" << dir
-                               << "': " << ec.message());
+            error = "cannot create the directory '" + dir + "': " + ec.message();
+            return false;
         }
     }
     if (!fs::is_directory(dir, ec))
     {
-        NS_FATAL_ERROR(who << ": '" << dir << "' is not a directory");
+        error = "'" + dir + "' is not a directory";
+        return false;
     }
     // a real write (root ignores permission bits, read-only file systems do not)
     const std::string probe = dir + "/.network-stats-write-test";
     {
+        errno = 0;
         std::ofstream f(probe, std::ios::out | std::ios::trunc);
         if (!f || !(f << "x") || (f.close(), !f))
         {
-            const std::string why = Why();
+            error = "the directory '" + dir + "' is not writable" + Why();
             std::remove(probe.c_str());
-            NS_FATAL_ERROR(who << ": the directory '" << dir << "' is not writable" << why);
+            return false;
         }
     }
     fs::remove(probe, ec);
+    return true;
 }
 
 void
 NetworkStatsHelper::WriteCsv(const std::string& dir) const
 {
-    const char* who = "NetworkStatsHelper::WriteCsv";
+    std::string error;
+    if (!WriteCsv(dir, error))
+    {
+        NS_FATAL_ERROR("NetworkStatsHelper::WriteCsv: " << error);
+    }
+}
+
+bool
+NetworkStatsHelper::WriteCsv(const std::string& dir, std::string& error) const
+{
     CheckInstalled("WriteCsv");
-    PrepareDirectory(dir, who);
+    if (!PrepareDirectory(dir, error))
+    {
+        return false;
+    }
     std::ofstream f;
 
     // flows
     std::string path = dir + "/flows.csv";
-    OpenOrDie(f, path, who);
+    if (!Open(f, path, error))
+    {
+        return false;
+    }
     f << "src,dst,qpn,sport,priority,msg_id,bytes,start_ns,end_ns,fct_ns,ideal_fct_ns,"
          "slowdown\n";
     for (const FlowRecord& r : m_records)
@@ -293,11 +317,17 @@ NetworkStatsHelper::WriteCsv(const std::string& dir) const
           << r.end.GetNanoSeconds() << ',' << r.GetFct().GetNanoSeconds() << ','
           << r.ideal.GetNanoSeconds() << ',' << Format("%.6f", r.GetSlowdown()) << '\n';
     }
-    CloseOrDie(f, path, who);
+    if (!Close(f, path, error))
+    {
+        return false;
+    }
 
     // ports
     path = dir + "/ports.csv";
-    OpenOrDie(f, path, who);
+    if (!Open(f, path, error))
+    {
+        return false;
+    }
     f << "switch,node,port,priority,pause_frames,resume_frames,paused_time_ns,ecn_marks,drops,"
          "max_queue_bytes,enqueued_packets,tx_frames,trimmed\n";
     for (uint32_t s = 0; s < m_switches.size(); ++s)
@@ -324,33 +354,51 @@ NetworkStatsHelper::WriteCsv(const std::string& dir) const
             }
         }
     }
-    CloseOrDie(f, path, who);
+    if (!Close(f, path, error))
+    {
+        return false;
+    }
 
     // queues
     path = dir + "/queues.csv";
-    OpenOrDie(f, path, who);
+    if (!Open(f, path, error))
+    {
+        return false;
+    }
     f << "time_ns,switch,node,port,priority,bytes\n";
     m_queueLog.ForEachRow([&f, this](int64_t timeNs, uint64_t key, uint64_t bytes) {
         const uint32_t sw = key >> 32;
         f << timeNs << ',' << sw << ',' << m_switches[sw].node << ',' << ((key >> 3) & 0x1fffffff)
           << ',' << (key & 7) << ',' << bytes << '\n';
     });
-    CloseOrDie(f, path, who);
+    if (!Close(f, path, error))
+    {
+        return false;
+    }
 
     // pfc
     path = dir + "/pfc.csv";
-    OpenOrDie(f, path, who);
+    if (!Open(f, path, error))
+    {
+        return false;
+    }
     f << "time_ns,switch,node,port,priority,type\n";
     for (const PfcEvent& e : m_pfcEvents)
     {
         f << e.timeNs << ',' << e.sw << ',' << m_switches[e.sw].node << ',' << e.port << ','
           << +e.priority << ',' << (e.pause ? "pause" : "resume") << '\n';
     }
-    CloseOrDie(f, path, who);
+    if (!Close(f, path, error))
+    {
+        return false;
+    }
 
     // links
     path = dir + "/links.csv";
-    OpenOrDie(f, path, who);
+    if (!Open(f, path, error))
+    {
+        return false;
+    }
     f << "start_ns,end_ns,link,tier,from_node,to_node,bytes,utilization\n";
     const int64_t iv = m_linkInterval.GetNanoSeconds();
     // per interval, link tier and direction (up: from the lower end): bytes, for link-tiers.csv
@@ -383,7 +431,10 @@ NetworkStatsHelper::WriteCsv(const std::string& dir) const
             linkRow(m_lastLinkSample.GetNanoSeconds(), now, dir, bytes);
         }
     }
-    CloseOrDie(f, path, who);
+    if (!Close(f, path, error))
+    {
+        return false;
+    }
 
     // link-tiers: every direction of a tier counts, busy or not
     std::map<std::pair<uint32_t, uint32_t>, std::pair<uint32_t, double>> tierRate; // n, bit/s
@@ -394,7 +445,10 @@ NetworkStatsHelper::WriteCsv(const std::string& dir) const
         t.second += m_dirs[i].dev->GetDataRate().GetBitRate();
     }
     path = dir + "/link-tiers.csv";
-    OpenOrDie(f, path, who);
+    if (!Open(f, path, error))
+    {
+        return false;
+    }
     f << "start_ns,end_ns,tier,direction,links,bytes,utilization\n";
     for (const auto& [interval, bytesOf] : tierBytes)
     {
@@ -409,11 +463,17 @@ NetworkStatsHelper::WriteCsv(const std::string& dir) const
               << Format("%.6f", capacity > 0 ? bytes * 8 / capacity : 0.0) << '\n';
         }
     }
-    CloseOrDie(f, path, who);
+    if (!Close(f, path, error))
+    {
+        return false;
+    }
 
     // HPCC fct.txt
     path = dir + "/fct.txt";
-    OpenOrDie(f, path, who);
+    if (!Open(f, path, error))
+    {
+        return false;
+    }
     for (const FlowRecord& r : m_records)
     {
         f << Format("%08x %08x %u %u %" PRIu64 " %" PRId64 " %" PRId64 " %" PRId64 "\n",
@@ -426,18 +486,28 @@ NetworkStatsHelper::WriteCsv(const std::string& dir) const
                     r.GetFct().GetNanoSeconds(),
                     r.ideal.GetNanoSeconds());
     }
-    CloseOrDie(f, path, who);
+    if (!Close(f, path, error))
+    {
+        return false;
+    }
 
     // HPCC pfc.txt
     path = dir + "/pfc.txt";
-    OpenOrDie(f, path, who);
+    if (!Open(f, path, error))
+    {
+        return false;
+    }
     for (const PfcRxEvent& e : m_pfcRxEvents)
     {
         const Direction& d = m_dirs[e.dir];
         f << e.timeNs << ' ' << d.fromNode << ' ' << (d.fromSwitch ? 1 : 0) << ' '
           << d.dev->GetIfIndex() << ' ' << (e.pause ? 1 : 0) << '\n';
     }
-    CloseOrDie(f, path, who);
+    if (!Close(f, path, error))
+    {
+        return false;
+    }
+    return true;
 }
 
 namespace

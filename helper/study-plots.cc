@@ -8,14 +8,18 @@
 #include "ns3/log.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <tuple>
 
 namespace ns3
@@ -25,6 +29,14 @@ NS_LOG_COMPONENT_DEFINE("StudyPlots");
 
 namespace
 {
+
+/// A figure that could not be written (what(): one line naming the file and why); caught by
+/// PlotAll and Plot, which report it or stop the program.
+class PlotError : public std::runtime_error
+{
+  public:
+    using std::runtime_error::runtime_error;
+};
 
 /// Quote a path for the shell (single quotes).
 std::string
@@ -219,13 +231,51 @@ StudyPlots::ReadCsv(const std::string& path, Csv& csv)
 void
 StudyPlots::WriteFile(const std::string& path, const std::string& text)
 {
+    errno = 0;
     std::ofstream f(path, std::ios::out | std::ios::trunc | std::ios::binary);
     f << text;
     f.close();
     if (!f)
     {
-        NS_FATAL_ERROR("StudyPlots: cannot write the file '" << path << "'");
+        throw PlotError("writing the file '" + path + "' failed" +
+                        (errno ? std::string(": ") + std::strerror(errno) : std::string()));
     }
+}
+
+bool
+StudyPlots::IsCompleteImage(const std::string& path)
+{
+    const size_t dot = path.rfind('.');
+    const std::string format = dot == std::string::npos ? "" : path.substr(dot + 1);
+    std::error_code ec;
+    if ((format != "png" && format != "svg" && format != "pdf") ||
+        !std::filesystem::is_regular_file(path, ec))
+    {
+        return false;
+    }
+    std::ifstream f(path, std::ios::binary);
+    f.seekg(0, std::ios::end);
+    const std::streamoff size = f.tellg();
+    const std::streamoff n = std::min<std::streamoff>(size, 64);
+    if (!f || n <= 0)
+    {
+        return false;
+    }
+    std::string tail(n, '\0');
+    f.seekg(size - n);
+    f.read(&tail[0], n);
+    if (!f)
+    {
+        return false;
+    }
+    if (format == "png")
+    {
+        // the IEND chunk: length 0, type, CRC
+        static const std::string iend("\0\0\0\0IEND\xae\x42\x60\x82", 12);
+        return tail.size() >= iend.size() &&
+               tail.compare(tail.size() - iend.size(), iend.size(), iend) == 0;
+    }
+    return tail.find(format == "svg" ? "</svg>" : "%%EOF") != std::string::npos;
 }
 
 std::string
@@ -298,11 +348,16 @@ StudyPlots::Draw(const std::string& dir,
     const int rc = std::system(cmd.c_str());
     if (rc != 0)
     {
-        NS_FATAL_ERROR("StudyPlots: gnuplot failed on '"
-                       << dir << "/" << name << ".gp' (exit status " << rc << "); see '" << dir
-                       << "/" << log << "'");
+        throw PlotError("gnuplot failed on '" + dir + "/" + name + ".gp' (exit status " +
+                        std::to_string(rc) + "); see '" + dir + "/" + log + "'");
     }
     std::remove((dir + "/" + log).c_str());
+    const std::string image = dir + "/" + name + "." + m_format;
+    if (!IsCompleteImage(image))
+    {
+        throw PlotError("writing the file '" + image + "' failed: gnuplot wrote it incomplete " +
+                        "(is the disk full?)");
+    }
 }
 
 void
@@ -321,7 +376,20 @@ StudyPlots::NoData(const std::string& dir, const std::string& name, const std::s
 std::vector<std::string>
 StudyPlots::PlotAll(const std::string& dir) const
 {
+    std::string error;
+    std::vector<std::string> written = PlotAll(dir, error);
+    if (!error.empty())
+    {
+        NS_FATAL_ERROR("StudyPlots: " << error);
+    }
+    return written;
+}
+
+std::vector<std::string>
+StudyPlots::PlotAll(const std::string& dir, std::string& error) const
+{
     std::vector<std::string> written;
+    error.clear();
     if (!HaveGnuplot())
     {
         std::cerr << "StudyPlots: gnuplot is not installed (e.g. apt-get install gnuplot-nox); no "
@@ -331,9 +399,17 @@ StudyPlots::PlotAll(const std::string& dir) const
     }
     for (const std::string& name : GetFigureNames())
     {
-        if (Plot(dir, name))
+        try
         {
-            written.push_back(name + "." + m_format);
+            if (PlotFigure(dir, name))
+            {
+                written.push_back(name + "." + m_format);
+            }
+        }
+        catch (const PlotError& e)
+        {
+            error = e.what();
+            return written;
         }
     }
     return written;
@@ -341,6 +417,19 @@ StudyPlots::PlotAll(const std::string& dir) const
 
 bool
 StudyPlots::Plot(const std::string& dir, const std::string& name) const
+{
+    try
+    {
+        return PlotFigure(dir, name);
+    }
+    catch (const PlotError& e)
+    {
+        NS_FATAL_ERROR("StudyPlots: " << e.what());
+    }
+}
+
+bool
+StudyPlots::PlotFigure(const std::string& dir, const std::string& name) const
 {
     if (name == "steps")
     {

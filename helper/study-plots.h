@@ -68,20 +68,47 @@ class StudyPlots
     static bool HaveGnuplot();
 
     /**
+     * \brief Whether an image file is complete: a regular file that ends as a file of its
+     *        format (its extension) ends: a PNG's IEND chunk, an SVG's closing tag, a PDF's
+     *        %%EOF. gnuplot exits 0 even when its own writes failed (a full disk), so every
+     *        figure is checked with this after gnuplot ran.
+     * \param path a .png, .svg or .pdf file
+     * \return false for a missing, cut or non-regular file, or another extension
+     */
+    static bool IsCompleteImage(const std::string& path);
+
+    /**
      * \brief Draw every figure the CSV files of a directory allow.
      * \param dir the result directory
      * \return the image files written (names without the directory); empty if gnuplot is not
      *         installed (a line on stderr says so). A failing gnuplot is a fatal error naming
-     *         the script and its log (NAME.log).
+     *         the script and its log (NAME.log), and so is a file that could not be written
+     *         whole (a .dat or .gp file, or an image gnuplot left incomplete: a full disk).
      */
     std::vector<std::string> PlotAll(const std::string& dir) const;
+
+    /**
+     * \brief PlotAll(dir), reporting a figure that could not be drawn instead of stopping the
+     *        program: for a program that says so itself (and exits with its own status).
+     *
+     * The first figure whose files cannot be written whole, or whose gnuplot fails, ends the
+     * call; the figures before it stay written.
+     * \param dir the result directory
+     * \param [out] error "" if every figure was drawn; else one line naming the file and why
+     *        (e.g. "writing the file 'out/steps.png' failed: gnuplot wrote it incomplete (is
+     *        the disk full?)")
+     * \return the image files written before any failure
+     */
+    std::vector<std::string> PlotAll(const std::string& dir, std::string& error) const;
 
     /**
      * \brief Draw one figure (see the table above).
      * \param dir the result directory
      * \param name steps|collectives|fct-cdf|slowdown-cdf|slowdown-buckets|queues|pfc|
      *        utilization|qp-rate
-     * \return whether it was drawn (false: its CSV is missing or, for some, empty)
+     * \return whether it was drawn (false: its CSV is missing or, for some, empty). As in
+     *         PlotAll(dir), a file that cannot be written whole or a failing gnuplot is a fatal
+     *         error.
      */
     bool Plot(const std::string& dir, const std::string& name) const;
 
@@ -116,6 +143,8 @@ class StudyPlots
               const std::string& gp) const;
     /// A figure that says "no data".
     void NoData(const std::string& dir, const std::string& name, const std::string& title) const;
+    /// Plot(dir, name), throwing the file-writing errors it meets (caught by PlotAll and Plot)
+    bool PlotFigure(const std::string& dir, const std::string& name) const;
 
     bool PlotSteps(const std::string& dir) const;              //!< steps
     bool PlotCollectives(const std::string& dir) const;        //!< collectives
@@ -128,7 +157,7 @@ class StudyPlots
     std::string TierName(uint32_t tier) const;                 //!< legend name of a tier
     static std::string Quote(const std::string& s);            //!< a gnuplot string
     static std::string Fmt(const char* fmt, double v);         //!< printf one number
-    static void WriteFile(const std::string& path, const std::string& text); //!< or die
+    static void WriteFile(const std::string& path, const std::string& text); //!< or throw
 
     std::string m_format;                 //!< png|svg|pdf
     uint32_t m_topQueues;                 //!< queues drawn

@@ -341,3 +341,43 @@ TEST_F(CompareBadInput, MalformedFlowsCsvStopsBeforeAnythingIsWritten)
         ExpectRejected(m); // with figures: the flows are drawn
     }
 }
+
+TEST_F(CompareBadInput, AnOutputThatCannotBeWrittenIsExitOneNamingIt)
+{
+    if (!Exists("/dev/full"))
+    {
+        GTEST_SKIP() << "no /dev/full (every write to it fails: no space left on device)";
+    }
+
+    // an output file that is /dev/full (its writes fail as on a full disk): one line naming it
+    // and exit status 1, not a Python traceback or an image gnuplot left empty behind exit 0
+    struct Case
+    {
+        std::string file;   //!< the output that is /dev/full
+        std::string reason; //!< as the line says it
+        bool figure;        //!< needs gnuplot
+    };
+
+    const std::vector<Case> cases = {
+        {"compare.csv", "No space left on device", false},
+        {"compare-steps.dat", "No space left on device", true},
+        {"compare-steps.png", "gnuplot wrote it incomplete (is the disk full?)", true},
+    };
+    for (const Case& c : cases)
+    {
+        if (c.figure && Shell("command -v gnuplot").empty())
+        {
+            continue;
+        }
+        const std::string out = Dir("full");
+        Shell("mkdir -p " + out + " && ln -s /dev/full " + out + "/" + c.file);
+        const ProgramRun r =
+            RunProgram(COMPARE + " " + s_training + " " + s_collective + " --out=" + out, 120);
+        EXPECT_EQ(r.rc, 1) << c.file << ": " << r.err;
+        EXPECT_EQ(r.err,
+                  "ait-compare: error: writing the file '" + out + "/" + c.file +
+                      "' failed: " + c.reason + "\n");
+        EXPECT_EQ(r.out.find("outputs: "), std::string::npos) << r.out;
+        Shell("rm -rf " + out);
+    }
+}

@@ -464,6 +464,43 @@ TEST_F(Ns3Fixture, StatsBadInput)
     EXPECT_DEATH(fresh.Install(notInstalled, {}), "topology is not installed");
 }
 
+TEST_F(Ns3Fixture, StatsWriteCsvReportsAFileItCouldNotWrite)
+{
+    if (!std::filesystem::exists("/dev/full"))
+    {
+        GTEST_SKIP() << "no /dev/full (every write to it fails: no space left on device)";
+    }
+    StatsFabric s(4, 1, 1);
+    RunIncast(s, 2, 100000);
+    // queues.csv is /dev/full: its writes fail as on a full disk
+    const std::string dir = OutDir("full");
+    std::filesystem::create_directories(dir);
+    std::filesystem::create_symlink("/dev/full", dir + "/queues.csv");
+    std::string error;
+    EXPECT_FALSE(s.stats.WriteCsv(dir, error));
+    EXPECT_EQ(error, "writing the file '" + dir + "/queues.csv' failed: No space left on device");
+    // the files before it are written, none after it
+    EXPECT_GT(std::filesystem::file_size(dir + "/flows.csv"), 100u);
+    EXPECT_TRUE(std::filesystem::exists(dir + "/ports.csv"));
+    EXPECT_FALSE(std::filesystem::exists(dir + "/pfc.csv"));
+    EXPECT_FALSE(std::filesystem::exists(dir + "/fct.txt"));
+    // WriteCsv(dir): the same, as a fatal error
+    EXPECT_DEATH(s.stats.WriteCsv(dir),
+                 "NetworkStatsHelper::WriteCsv: writing the file '" + dir +
+                     "/queues.csv' failed: No space left on device");
+    // a directory that cannot be created (below a regular file)
+    const std::string file = dir + "/flows.csv";
+    EXPECT_FALSE(s.stats.WriteCsv(file + "/out", error));
+    EXPECT_EQ(error.rfind("cannot create the directory '" + file + "/out': ", 0), 0u) << error;
+    // with room, every file
+    std::filesystem::remove(dir + "/queues.csv");
+    error = "unchanged";
+    EXPECT_TRUE(s.stats.WriteCsv(dir, error));
+    EXPECT_EQ(error, "unchanged");
+    EXPECT_TRUE(std::filesystem::exists(dir + "/pfc.txt"));
+    std::filesystem::remove_all(dir);
+}
+
 namespace
 {
 

@@ -726,3 +726,63 @@ TEST(StudyPlots, FromHandWrittenCsvsTopQueuesAndNoData)
     EXPECT_EQ(all, (std::vector<std::string>{"queues.png", "pfc.png"}));
     Shell("rm -rf " + d);
 }
+
+TEST(StudyPlots, AFigureThatCannotBeWrittenIsReported)
+{
+    if (!StudyPlots::HaveGnuplot())
+    {
+        GTEST_SKIP() << "gnuplot is not installed";
+    }
+    if (!Exists("/dev/full"))
+    {
+        GTEST_SKIP() << "no /dev/full (every write to it fails: no space left on device)";
+    }
+    const std::string d = Dir("full");
+    Shell("mkdir -p " + d);
+    std::ofstream(d + "/queues.csv") << "time_ns,switch,node,port,priority,bytes\n"
+                                        "10000,0,16,1,3,3000\n20000,0,16,1,3,0\n";
+    std::ofstream(d + "/pfc.csv") << "time_ns,switch,node,port,priority,type\n";
+    StudyPlots plots;
+    // an image gnuplot could not write (it exits 0 all the same): PlotAll(dir, error) reports
+    // it and returns the figures before it
+    Shell("ln -s /dev/full " + d + "/pfc.png");
+    std::string error;
+    EXPECT_EQ(plots.PlotAll(d, error), (std::vector<std::string>{"queues.png"}));
+    EXPECT_EQ(error,
+              "writing the file '" + d +
+                  "/pfc.png' failed: gnuplot wrote it incomplete (is the disk full?)");
+    EXPECT_DEATH(plots.PlotAll(d), "StudyPlots: writing the file '" + d + "/pfc.png' failed");
+    EXPECT_DEATH(plots.Plot(d, "pfc"), "gnuplot wrote it incomplete");
+    // a data file
+    Shell("rm " + d + "/pfc.png " + d + "/queues.dat && ln -s /dev/full " + d + "/queues.dat");
+    EXPECT_TRUE(plots.PlotAll(d, error).empty());
+    EXPECT_EQ(error, "writing the file '" + d + "/queues.dat' failed: No space left on device");
+    // with room: every figure
+    Shell("rm " + d + "/queues.dat");
+    EXPECT_EQ(plots.PlotAll(d, error), (std::vector<std::string>{"queues.png", "pfc.png"}));
+    EXPECT_EQ(error, "");
+    ExpectPng(d + "/pfc.png");
+    // an image cut short (a disk that filled up while gnuplot wrote it) is incomplete too: the
+    // check reads its end
+    EXPECT_TRUE(StudyPlots::IsCompleteImage(d + "/pfc.png"));
+    const std::string png = Slurp(d + "/pfc.png");
+    std::ofstream(d + "/cut.png", std::ios::binary) << png.substr(0, png.size() - 1);
+    EXPECT_FALSE(StudyPlots::IsCompleteImage(d + "/cut.png"));
+    std::ofstream(d + "/empty.png", std::ios::binary) << "";
+    EXPECT_FALSE(StudyPlots::IsCompleteImage(d + "/empty.png"));
+    EXPECT_FALSE(StudyPlots::IsCompleteImage(d + "/missing.png"));
+    EXPECT_FALSE(StudyPlots::IsCompleteImage("/dev/full")) << "not a regular file";
+    plots.SetFormat("svg");
+    ASSERT_TRUE(plots.Plot(d, "queues"));
+    const std::string svg = Slurp(d + "/queues.svg");
+    EXPECT_TRUE(StudyPlots::IsCompleteImage(d + "/queues.svg"));
+    std::ofstream(d + "/cut.svg") << svg.substr(0, svg.size() / 2);
+    EXPECT_FALSE(StudyPlots::IsCompleteImage(d + "/cut.svg"));
+    plots.SetFormat("pdf");
+    ASSERT_TRUE(plots.Plot(d, "queues"));
+    EXPECT_TRUE(StudyPlots::IsCompleteImage(d + "/queues.pdf"));
+    const std::string pdf = Slurp(d + "/queues.pdf");
+    std::ofstream(d + "/cut.pdf", std::ios::binary) << pdf.substr(0, pdf.size() - 8);
+    EXPECT_FALSE(StudyPlots::IsCompleteImage(d + "/cut.pdf"));
+    Shell("rm -rf " + d);
+}
