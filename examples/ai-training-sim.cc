@@ -80,6 +80,28 @@ PrepareOutputDir(const std::string& dir)
     }
 }
 
+/**
+ * \brief The results on stdout are an output too: redirected to a file on a full disk, their
+ *        writes fail (found when the buffer is flushed; a failure of an earlier flush, while
+ *        the results were printed, is kept by the stream, without its errno).
+ * \param rc the exit status so far
+ * \return rc, or 1 (with one line on stderr) if the standard output could not be written
+ */
+int
+CheckStdout(int rc)
+{
+    errno = 0;
+    if (std::cout.flush())
+    {
+        return rc;
+    }
+    std::cerr << "ai-training-sim: error: writing the standard output failed"
+              << (errno ? std::string(": ") + std::strerror(errno)
+                        : std::string(" (is the disk full?)"))
+              << std::endl;
+    return 1;
+}
+
 } // namespace
 
 int
@@ -90,7 +112,7 @@ main(int argc, char* argv[])
     const int swept = aitsim::RunSweep(argc, argv); // --sweep: the runs and their comparison
     if (swept >= 0)
     {
-        return swept;
+        return CheckStdout(swept);
     }
     const aitsim::Options o = aitsim::ParseOptions(argc, argv); // exits 2 on any user error
     if (!o.overrides.empty())
@@ -127,6 +149,10 @@ main(int argc, char* argv[])
         study.Build();
         study.Run();
         rc = study.Report();
+    }
+    if (RoceMpiHelper::GetRank() == 0)
+    {
+        rc = CheckStdout(rc);
     }
     RoceMpiHelper::Disable();
     return rc;

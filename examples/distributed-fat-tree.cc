@@ -398,7 +398,15 @@ main(int argc, char* argv[])
         }
     }
     os.close();
-    if (rank == 0)
+    // a write that failed (a full disk) only set the stream's fail bit: say so (each process
+    // its own file), not a cut result file
+    const bool written = out.empty() || static_cast<bool>(os);
+    if (!written)
+    {
+        std::cerr << "distributed-fat-tree: error: writing the file '" << file
+                  << "' failed (is the disk full?)" << std::endl;
+    }
+    if (rank == 0 && written)
     {
         std::cout << "distributed-fat-tree: k=" << k << ", " << flows.size() << " flows of "
                   << bytes << " B, " << RoceMpiHelper::GetSize() << " process(es), "
@@ -409,5 +417,5 @@ main(int argc, char* argv[])
     }
     Simulator::Destroy();
     RoceMpiHelper::Disable();
-    return 0;
+    return written ? 0 : 1;
 }

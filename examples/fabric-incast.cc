@@ -167,6 +167,14 @@ main(int argc, char* argv[])
         std::cout << "  pcap      : " << outDir << "/fabric-incast-" << edgePort->GetNode()->GetId()
                   << "-" << edgePort->GetIfIndex() << ".pcap (edge switch port to host 0)\n";
     }
+    // a write that failed (a full disk) only set the file's fail bit: say so, not a cut pcap
+    const std::string failed = fabric.GetLinkHelper().ClosePcaps();
     Simulator::Destroy();
+    if (!failed.empty())
+    {
+        std::cerr << "fabric-incast: error: writing the file '" << failed
+                  << "' failed (is the disk full?): it misses frames" << std::endl;
+        return 1;
+    }
     return 0;
 }

@@ -47,7 +47,20 @@ struct Outcome
     uint64_t flows{0};                      //!< flows posted
     Time end;                               //!< when the last one completed
     uint64_t pauses{0};                     //!< PFC pauses
+    std::string writeFailed;                //!< fct.txt, if its writes failed (a full disk)
 };
+
+/**
+ * \brief Close a file written by the example and check every write (a full disk).
+ * \param f the file
+ * \return true if everything was written
+ */
+bool
+Closed(std::ofstream& f)
+{
+    f.close();
+    return static_cast<bool>(f);
+}
 
 /**
  * \brief Run the flows under one congestion control.
@@ -105,6 +118,10 @@ Run(uint32_t k,
                                 stats.GetFlowRecords(),
                                 topo.hosts,
                                 FctReport::GetDports({&starter}));
+        if (!Closed(f))
+        {
+            o.writeFailed = fctPath;
+        }
     }
     Simulator::Destroy();
     Config::Reset();
@@ -249,6 +266,13 @@ main(int argc, char* argv[])
                   << std::fixed << std::setprecision(3) << o.end.GetSeconds() * 1e3 << " ms, "
                   << o.pauses << " PFC pauses; slowdown by flow size:\n"
                   << std::defaultfloat;
+        const std::string failed = " failed (is the disk full?)";
+        if (!o.writeFailed.empty())
+        {
+            std::cerr << "fct-slowdown: error: writing the file '" << o.writeFailed << "'" << failed
+                      << std::endl;
+            return 1;
+        }
         if (o.samples.size() != o.flows)
         {
             std::cerr << "fct-slowdown: only " << o.samples.size() << " of " << o.flows
@@ -261,8 +285,15 @@ main(int argc, char* argv[])
         FctReport::Print(std::cout, buckets, all);
         if (!outDir.empty())
         {
-            std::ofstream csv(outDir + "/fct-buckets-" + cc + ".csv");
+            const std::string path = outDir + "/fct-buckets-" + cc + ".csv";
+            std::ofstream csv(path);
             FctReport::WriteCsv(csv, buckets, all);
+            if (!Closed(csv))
+            {
+                std::cerr << "fct-slowdown: error: writing the file '" << path << "'" << failed
+                          << std::endl;
+                return 1;
+            }
         }
     }
     return 0;

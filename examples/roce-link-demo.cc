@@ -187,6 +187,14 @@ main(int argc, char* argv[])
         std::cout << "  pcaps     : " << outDir << "/roce-link-demo-0-0.pcap (host A), " << outDir
                   << "/roce-link-demo-1-0.pcap (host B)\n";
     }
+    // a write that failed (a full disk) only set the file's fail bit: say so, not a cut pcap
+    const std::string failed = link.ClosePcaps();
     Simulator::Destroy();
+    if (!failed.empty())
+    {
+        std::cerr << "roce-link-demo: error: writing the file '" << failed
+                  << "' failed (is the disk full?): it misses frames" << std::endl;
+        return 1;
+    }
     return 0;
 }

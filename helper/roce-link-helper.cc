@@ -126,6 +126,21 @@ RoceLinkHelper::GetPcapFiles() const
     return m_pcapFiles;
 }
 
+std::string
+RoceLinkHelper::ClosePcaps() const
+{
+    std::string failed;
+    for (const OpenedPcap& p : m_pcapFiles)
+    {
+        p.file->Close(); // writes what is buffered
+        if (p.file->Fail() && failed.empty())
+        {
+            failed = p.name;
+        }
+    }
+    return failed;
+}
+
 void
 RoceLinkHelper::EnableAsciiInternal(Ptr<OutputStreamWrapper> stream,
                                     std::string prefix,

@@ -103,6 +103,17 @@ class RoceLinkHelper : public PcapHelperForDevice, public AsciiTraceHelperForDev
      */
     const std::vector<OpenedPcap>& GetPcapFiles() const;
 
+    /**
+     * \brief After Simulator::Run(): close every pcap file this helper opened (writing what
+     *        is buffered) and check that every write succeeded.
+     *
+     * A write that fails (a full disk) only sets the file's fail bit, so without this check a
+     * cut pcap looks like a complete one. The files stay closed: frames sent afterwards are
+     * not recorded.
+     * \return the name of the first file a write to failed, or "" if all were written whole
+     */
+    std::string ClosePcaps() const;
+
   private:
     void EnablePcapInternal(std::string prefix,
                             Ptr<NetDevice> nd,

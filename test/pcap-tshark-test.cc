@@ -238,14 +238,18 @@ TEST_F(Ns3Fixture, DemoSamplePcapInTracesDecodes)
 namespace
 {
 
-/// Two hosts on one 100 Gb/s cable; host 0 sends `n` UD datagrams of 1024 B faster than the
-/// link (so they leave back to back); host 0's port is captured into `pcap`.
-void
-BackToBackCapture(const std::string& pcap, bool nanoseconds, uint32_t snapLen, uint32_t n)
+/**
+ * \brief Two hosts on one 100 Gb/s cable of `link`; host 0 sends `n` UD datagrams of 1024 B
+ *        faster than the link (so they leave back to back).
+ * \param link the link helper
+ * \param n datagrams
+ * \return the devices of host 0 and host 1
+ */
+NetDeviceContainer
+BackToBackUd(RoceLinkHelper& link, uint32_t n)
 {
     NodeContainer hosts;
     hosts.Create(2);
-    RoceLinkHelper link;
     link.SetDeviceAttribute("DataRate", StringValue("100Gbps"));
     NetDeviceContainer devs = link.Install(hosts);
     RoceUdHelper ud;
@@ -255,6 +259,15 @@ BackToBackCapture(const std::string& pcap, bool nanoseconds, uint32_t snapLen, u
     ud.InstallSource(hosts.Get(0), Ipv4Address("10.0.0.1"), Ipv4Address("10.0.0.2"))
         .Start(Seconds(0));
     ud.InstallSink(NodeContainer(hosts.Get(1)));
+    return devs;
+}
+
+/// BackToBackUd with host 0's port captured into `pcap`.
+void
+BackToBackCapture(const std::string& pcap, bool nanoseconds, uint32_t snapLen, uint32_t n)
+{
+    RoceLinkHelper link;
+    NetDeviceContainer devs = BackToBackUd(link, n);
     link.SetPcapNanoseconds(nanoseconds);
     link.SetPcapSnapLen(snapLen);
     EXPECT_EQ(link.GetPcapNanoseconds(), nanoseconds);
@@ -366,4 +379,37 @@ TEST_F(PcapFormat, SnapLengthCutsFramesAndKeepsTheirLength)
     EXPECT_NE(Capinfos(cut).find("nanoseconds (9)"), std::string::npos);
     EXPECT_NE(Shell("capinfos -l '" + cut + "'").find("file hdr: 62 bytes"), std::string::npos)
         << Shell("capinfos -l '" + cut + "'");
+}
+
+TEST_F(PcapFormat, ClosePcapsNamesTheFileWhoseWritesFailed)
+{
+    if (access("/dev/full", W_OK) != 0)
+    {
+        GTEST_SKIP() << "no /dev/full (every write to it fails: no space left on device)";
+    }
+    // both ends of a cable captured, one into /dev/full (its writes fail as on a full disk)
+    const std::string good = m_dir + "/good.pcap";
+    const std::string full = m_dir + "/full.pcap";
+    ASSERT_EQ(symlink("/dev/full", full.c_str()), 0);
+    RoceLinkHelper link;
+    NetDeviceContainer devs = BackToBackUd(link, 40);
+    link.EnablePcap(good, devs.Get(0), false, true);
+    link.EnablePcap(full, devs.Get(1), false, true);
+    ASSERT_EQ(link.GetPcapFiles().size(), 2u);
+    Simulator::Run();
+    // the frames (40 x 1090 B at host 1's port: more than the file's buffer) did not fit
+    EXPECT_EQ(link.ClosePcaps(), full);
+    Simulator::Destroy();
+    // the other file is whole: 24-byte header, then 40 records of 16 + 1090 bytes
+    std::ifstream in(good, std::ios::binary | std::ios::ate);
+    EXPECT_EQ(static_cast<uint64_t>(in.tellg()), 24u + 40u * (16u + 1090u));
+    // a helper whose files were all written: ""
+    RoceLinkHelper quiet;
+    NodeContainer pair;
+    pair.Create(2);
+    NetDeviceContainer d2 = quiet.Install(pair);
+    quiet.EnablePcap(m_dir + "/idle.pcap", d2.Get(0), false, true);
+    Simulator::Run();
+    EXPECT_EQ(quiet.ClosePcaps(), "");
+    Simulator::Destroy();
 }

@@ -137,3 +137,31 @@ TEST(StudyOutputs, EveryFileItWritesIsCheckedOnAFullDisk)
     }
     Shell("rm -rf " + d + " " + flows);
 }
+
+TEST(StudyOutputs, AStandardOutputThatCannotBeWrittenIsExitOne)
+{
+    if (SIM.empty())
+    {
+        GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
+    }
+    if (!Exists("/dev/full"))
+    {
+        GTEST_SKIP() << "no /dev/full (every write to it fails: no space left on device)";
+    }
+    // the printed results redirected to a file on a full disk: before, exit 0 and no results
+    const std::string d = Dir("stdout");
+    const std::string err = d + ".err";
+    const std::string rc =
+        Shell(SIM + " --collective=allreduce --bytes=64K --plots=false " +
+              "--progress=off --outputDir=" + d + " >/dev/full 2>" + err + "; echo $?");
+    EXPECT_EQ(rc, "1\n");
+    // (the reason is known when the last flush failed, not when an earlier one did)
+    const std::string says = ns3::test::Slurp(err);
+    EXPECT_TRUE(says == "ai-training-sim: error: writing the standard output failed: No space "
+                        "left on device\n" ||
+                says == "ai-training-sim: error: writing the standard output failed (is the "
+                        "disk full?)\n")
+        << says;
+    EXPECT_TRUE(Exists(d + "/summary.json")) << "the files were written";
+    Shell("rm -rf " + d + " " + err);
+}
