@@ -307,7 +307,8 @@ main(int argc, char** argv)
 #endif
         }
         std::ofstream out(path, std::ios::binary | std::ios::trunc);
-        if (!out || !out.write(bytes.data(), bytes.size()))
+        // (a full disk shows only when the buffered bytes are written, at close)
+        if (!out || !out.write(bytes.data(), bytes.size()) || (out.close(), !out))
         {
             Die(path, "cannot write");
         }
