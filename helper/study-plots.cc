@@ -20,6 +20,7 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <sys/wait.h>
 #include <tuple>
 
 namespace ns3
@@ -348,8 +349,14 @@ StudyPlots::Draw(const std::string& dir,
     const int rc = std::system(cmd.c_str());
     if (rc != 0)
     {
-        throw PlotError("gnuplot failed on '" + dir + "/" + name + ".gp' (exit status " +
-                        std::to_string(rc) + "); see '" + dir + "/" + log + "'");
+        // system()'s status: gnuplot's own exit status, or the signal that ended it
+        const std::string how = rc == -1        ? "could not be started"
+                                : WIFEXITED(rc) ? "exit status " + std::to_string(WEXITSTATUS(rc))
+                                : WIFSIGNALED(rc)
+                                    ? "killed by signal " + std::to_string(WTERMSIG(rc))
+                                    : "status " + std::to_string(rc);
+        throw PlotError("gnuplot failed on '" + dir + "/" + name + ".gp' (" + how + "); see '" +
+                        dir + "/" + log + "'");
     }
     std::remove((dir + "/" + log).c_str());
     const std::string image = dir + "/" + name + "." + m_format;

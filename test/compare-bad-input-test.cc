@@ -381,3 +381,21 @@ TEST_F(CompareBadInput, AnOutputThatCannotBeWrittenIsExitOneNamingIt)
         Shell("rm -rf " + out);
     }
 }
+
+TEST_F(CompareBadInput, AFailingGnuplotIsOneLine)
+{
+    // a gnuplot of our own first on PATH that fails: one line naming the script and its log
+    const std::string bin = Dir("fake-gnuplot");
+    Shell("mkdir -p " + bin + " && printf '#!/bin/sh\\necho oops >&2\\nexit 3\\n' > " + bin +
+          "/gnuplot && chmod +x " + bin + "/gnuplot");
+    const std::string out = Dir("out");
+    const ProgramRun r = RunProgram("env PATH=" + bin + ":$PATH " + COMPARE + " " + s_training +
+                                        " " + s_collective + " --out=" + out,
+                                    120);
+    EXPECT_EQ(r.rc, 1) << r.err;
+    EXPECT_EQ(r.err,
+              "ait-compare: error: gnuplot failed on '" + out +
+                  "/compare-steps.gp' (exit status 3); see '" + out + "/compare-steps.log'\n");
+    EXPECT_EQ(Slurp(out + "/compare-steps.log"), "oops\n") << "gnuplot's own words, kept";
+    Shell("rm -rf " + bin + " " + out);
+}

@@ -387,6 +387,12 @@ TEST_F(PcapFormat, ClosePcapsNamesTheFileWhoseWritesFailed)
     {
         GTEST_SKIP() << "no /dev/full (every write to it fails: no space left on device)";
     }
+#ifdef NS3_ASSERT_ENABLE
+    // an ns-3 built with asserts (the in-tree debug build) stops in PcapFile::Write at the
+    // first write that fails (NS_ASSERT(m_file.good())), before anyone can check the file;
+    // the standalone suite, on Debian's ns-3 (no asserts), runs this test
+    GTEST_SKIP() << "ns-3's PcapFile asserts on a failed write in this build";
+#endif
     // both ends of a cable captured, one into /dev/full (its writes fail as on a full disk)
     const std::string good = m_dir + "/good.pcap";
     const std::string full = m_dir + "/full.pcap";

@@ -165,3 +165,42 @@ TEST(StudyOutputs, AStandardOutputThatCannotBeWrittenIsExitOne)
     EXPECT_TRUE(Exists(d + "/summary.json")) << "the files were written";
     Shell("rm -rf " + d + " " + err);
 }
+
+TEST(StudyOutputs, AFailingGnuplotIsOneLine)
+{
+    if (SIM.empty())
+    {
+        GTEST_SKIP() << "ai-training-sim is not built here (in-tree test runner)";
+    }
+    // a gnuplot of our own first on PATH: one that fails, and one that exits 0 without
+    // writing its image (as gnuplot does when its writes fail)
+    const std::string bin = Dir("fake-gnuplot");
+    Shell("mkdir -p " + bin + "/fails " + bin + "/silent && printf '#!/bin/sh\\necho oops >&2\\n" +
+          "exit 3\\n' > " + bin + "/fails/gnuplot && printf '#!/bin/sh\\nexit 0\\n' > " + bin +
+          "/silent/gnuplot && chmod +x " + bin + "/fails/gnuplot " + bin + "/silent/gnuplot");
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"fails", "gnuplot failed on '%/collectives.gp' (exit status 3); see '%/collectives.log'"},
+        {"silent",
+         "writing the file '%/collectives.png' failed: gnuplot wrote it incomplete (is the disk "
+         "full?)"},
+    };
+    for (const auto& [fake, says] : cases)
+    {
+        const std::string d = Dir("gnuplot-" + fake);
+        const auto o = ns3::test::RunProgram("env PATH=" + bin + "/" + fake + ":$PATH " + SIM +
+                                                 " --collective=allreduce --bytes=64K " +
+                                                 "--progress=off --outputDir=" + d,
+                                             120);
+        EXPECT_EQ(o.rc, 1) << fake << ": " << o.err;
+        std::string line = says;
+        for (size_t at; (at = line.find('%')) != std::string::npos;)
+        {
+            line.replace(at, 1, d);
+        }
+        EXPECT_EQ(o.err, "ai-training-sim: error: " + line + "; the outputs are incomplete\n")
+            << fake;
+        EXPECT_TRUE(Exists(d + "/summary.json")) << "the files before the figures were written";
+        Shell("rm -rf " + d);
+    }
+    Shell("rm -rf " + bin);
+}
