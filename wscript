@@ -151,6 +151,7 @@ def build(bld):
         'test/header-pfc-vlan-test.cc',
         'test/header-icrc-test.cc',
         'test/network-stats-test.cc',
+        'test/network-stats-output-test.cc',
         'test/network-stats-ideal-test.cc',
         'test/flow-test.cc',
         'test/background-traffic-test.cc',
